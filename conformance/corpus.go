@@ -1,0 +1,165 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// CorpusCase is one line of a differential corpus: a fixture-format
+// document (kept as its exact JSON text) and the reference's verdict.
+type CorpusCase struct {
+	ID     string          `json:"id"`
+	Note   string          `json:"note"`
+	Doc    json.RawMessage `json:"doc"`
+	Expect struct {
+		Refused      bool              `json:"refused"`
+		Axes         map[string]string `json:"axes"`
+		ViewID       *string           `json:"view_id"`
+		LineageCount *int              `json:"lineage_count"`
+	} `json:"expect"`
+}
+
+// Parity counts agreement with the reference over a corpus.
+type Parity struct {
+	Total int `json:"total"`
+	// Verdict counts cases that agree on refusal-vs-evaluation and, when
+	// evaluated, on all five axes. This is the normative score.
+	Verdict int `json:"verdict"`
+	// ViewID and Lineage count agreement on evaluated cases that carry them.
+	ViewID, ViewIDTotal   int
+	Lineage, LineageTotal int
+	Mismatches            []string `json:"mismatches"`
+}
+
+// LoadCorpus reads a corpus file, gzip-compressed when it ends in .gz.
+func LoadCorpus(path string) ([]CorpusCase, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		r = gz
+	}
+	var cases []CorpusCase
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		var c CorpusCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
+		}
+		cases = append(cases, c)
+	}
+	return cases, sc.Err()
+}
+
+// CheckCorpus sends every case through Eval, exactly as an external
+// harness would through `ewp-conformance eval`, and compares verdicts.
+func CheckCorpus(cases []CorpusCase) (*Parity, error) {
+	var in bytes.Buffer
+	for _, c := range cases {
+		in.Write(bytes.ReplaceAll(c.Doc, []byte("\n"), []byte(" ")))
+		in.WriteByte('\n')
+	}
+	var out bytes.Buffer
+	if err := Eval(&in, &out); err != nil {
+		return nil, err
+	}
+	lines := bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n"))
+	if len(lines) != len(cases) {
+		return nil, fmt.Errorf("eval wrote %d lines for %d documents", len(lines), len(cases))
+	}
+	p := &Parity{Total: len(cases)}
+	for i, c := range cases {
+		p.compare(c, lines[i])
+	}
+	return p, nil
+}
+
+type answer struct {
+	Refused bool              `json:"refused"`
+	ViewID  string            `json:"view_id"`
+	Warrant map[string]any    `json:"warrant"`
+	Lineage int               `json:"independent_lineage_count"`
+	Code    string            `json:"code"`
+	Error   string            `json:"error"`
+	Extra   map[string]string `json:"-"`
+}
+
+func (p *Parity) compare(c CorpusCase, line []byte) {
+	var a answer
+	if err := json.Unmarshal(line, &a); err != nil {
+		p.miss(c, "unreadable answer: "+err.Error())
+		return
+	}
+	switch {
+	case c.Expect.Refused && a.Refused:
+		p.Verdict++
+	case c.Expect.Refused:
+		p.miss(c, "reference refuses; we evaluated")
+	case a.Refused:
+		p.miss(c, "reference evaluates; we refused: "+a.Code+": "+a.Error)
+	default:
+		p.compareAxes(c, a)
+	}
+}
+
+func (p *Parity) compareAxes(c CorpusCase, a answer) {
+	ok := true
+	for _, k := range axisFields {
+		if got, _ := a.Warrant[k].(string); got != c.Expect.Axes[k] {
+			ok = false
+			p.miss(c, fmt.Sprintf("%s: reference %s, ours %s", k, c.Expect.Axes[k], got))
+		}
+	}
+	if ok {
+		p.Verdict++
+	}
+	if c.Expect.ViewID != nil {
+		p.ViewIDTotal++
+		if *c.Expect.ViewID == a.ViewID {
+			p.ViewID++
+		} else {
+			p.miss(c, fmt.Sprintf("view_id: reference %q, ours %q", *c.Expect.ViewID, a.ViewID))
+		}
+	}
+	if c.Expect.LineageCount != nil {
+		p.LineageTotal++
+		if *c.Expect.LineageCount == a.Lineage {
+			p.Lineage++
+		} else {
+			p.miss(c, fmt.Sprintf("lineage count: reference %d, ours %d", *c.Expect.LineageCount, a.Lineage))
+		}
+	}
+}
+
+func (p *Parity) miss(c CorpusCase, why string) {
+	p.Mismatches = append(p.Mismatches, c.ID+" ("+c.Note+"): "+why)
+}
+
+// Agrees reports full agreement on verdicts, view ids and lineage counts.
+func (p *Parity) Agrees() bool {
+	return p.Verdict == p.Total && p.ViewID == p.ViewIDTotal && p.Lineage == p.LineageTotal
+}
+
+// WriteText prints the parity lines and every mismatch.
+func (p *Parity) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "parity %d/%d (refusal-vs-evaluation and all five axes)\n", p.Verdict, p.Total)
+	fmt.Fprintf(w, "view_id %d/%d\n", p.ViewID, p.ViewIDTotal)
+	fmt.Fprintf(w, "lineage count %d/%d\n", p.Lineage, p.LineageTotal)
+	for _, m := range p.Mismatches {
+		fmt.Fprintln(w, "  MISMATCH", m)
+	}
+}

@@ -1,0 +1,90 @@
+// Package conformance proves the kernel against a pack laid out like the
+// reference's implementer pack (fixtures/, expected/, invalid/, goldens/)
+// and serves the JSON Lines differential interface `ewp-conformance eval`.
+package conformance
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+
+	"github.com/ewp-go/ewp/warrant"
+)
+
+// Refusal is the eval answer for a document the kernel will not evaluate.
+type Refusal struct {
+	Refused bool   `json:"refused"`
+	Code    string `json:"code"`
+	Error   string `json:"error"`
+}
+
+// EvalDocument evaluates one fixture-format document: the view, its
+// evaluated_at and an optional policy identity. Every failure is a
+// refusal; nothing here can panic on hostile input.
+func EvalDocument(doc []byte) (*warrant.WarrantView, *Refusal) {
+	d, err := warrant.DecodeDocument(doc)
+	if err == nil {
+		var w *warrant.WarrantView
+		if w, err = warrant.Evaluate(d.View, d.EvaluatedAt); err == nil {
+			return w, nil
+		}
+	}
+	return nil, refusal(err)
+}
+
+func refusal(err error) *Refusal {
+	var e *warrant.Error
+	if errors.As(err, &e) {
+		return &Refusal{Refused: true, Code: e.Code, Error: e.Message()}
+	}
+	return &Refusal{Refused: true, Code: warrant.CodeInvalidView, Error: err.Error()}
+}
+
+// Eval reads JSON Lines of fixture-format documents from r and writes
+// exactly one JSON line per input line to w, in order: the WarrantView or
+// a refusal. This is the stable differential-testing interface.
+func Eval(r io.Reader, w io.Writer) error {
+	in := bufio.NewReaderSize(r, 1<<20)
+	out := bufio.NewWriterSize(w, 1<<16)
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(line) > 0 {
+			if werr := writeAnswer(out, trimEOL(line)); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			return out.Flush()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func trimEOL(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+	}
+	return line
+}
+
+func writeAnswer(out *bufio.Writer, line []byte) error {
+	var b []byte
+	var err error
+	if wv, ref := EvalDocument(line); ref != nil {
+		b, err = json.Marshal(ref)
+	} else {
+		b, err = json.Marshal(wv)
+	}
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = out.Write(b)
+	return err
+}

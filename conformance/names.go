@@ -1,0 +1,8 @@
+package conformance
+
+import "github.com/ewp-go/ewp/warrant"
+
+const (
+	warrantProtocol = warrant.ProtocolVersion
+	warrantPolicy   = warrant.PolicyID
+)

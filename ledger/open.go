@@ -1,0 +1,154 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+)
+
+// Options tune how a ledger is opened.
+type Options struct {
+	// ReadOnly opens the file with mode=ro and query_only: the process can
+	// never write, which is what an evaluate-only server wants.
+	ReadOnly bool
+	// BusyTimeout is how long a statement waits for another process's
+	// lock before failing. Zero means 30 s, long enough for a large
+	// ingest transaction to commit.
+	BusyTimeout time.Duration
+	// Now stamps created_at; nil means time.Now. Tests fix it.
+	Now func() time.Time
+}
+
+// Ledger is an open EWP ledger. It is safe for concurrent use by many
+// goroutines; several processes may share one file (SQLite WAL locking).
+type Ledger struct {
+	path string
+	ro   bool
+	now  func() time.Time
+	// w has a single connection whose transactions begin IMMEDIATE, so a
+	// writer takes the write lock before it reads "latest" and two
+	// appends can never both extend the same snapshot.
+	w *sql.DB
+	r *sql.DB
+}
+
+// ErrNotFound is wrapped by Open's error for a missing file.
+var ErrNotFound = errors.New("ledger not found")
+
+// Open opens an existing ledger. It never creates a file: a missing path is
+// an error containing "ledger not found", so a mistyped --db cannot turn
+// into a new, empty ledger that silently answers "unknown proposition".
+func Open(path string, opt Options) (*Ledger, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s does not exist; create it with `ewp-ingest --db %s FILE...` or fix --db", ErrNotFound, path, path)
+	} else if err != nil {
+		return nil, fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	return open(path, opt, false)
+}
+
+// Create makes a new ledger at path and refuses to touch an existing file.
+func Create(path string, opt Options) (*Ledger, error) {
+	if _, err := os.Stat(path); err == nil {
+		return nil, fmt.Errorf("create ledger: %s already exists; use Open or OpenOrCreate", path)
+	}
+	if opt.ReadOnly {
+		return nil, errors.New("create ledger: a read-only ledger cannot be created")
+	}
+	return open(path, opt, true)
+}
+
+// OpenOrCreate opens the ledger at path, creating it when it is missing.
+// It is for writers (ewp-ingest); readers use Open.
+func OpenOrCreate(path string, opt Options) (*Ledger, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return Create(path, opt)
+	}
+	return Open(path, opt)
+}
+
+func open(path string, opt Options, create bool) (*Ledger, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	l := &Ledger{path: path, ro: opt.ReadOnly, now: opt.Now}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	busy := opt.BusyTimeout
+	if busy == 0 {
+		busy = 30 * time.Second
+	}
+	if err := l.connect(abs, busy); err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	if create {
+		err = createSchema(ctx, l.w)
+	}
+	if err == nil {
+		err = checkSchema(ctx, l.r, path)
+	}
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// connect opens the reader pool and, unless read-only, the writer.
+func (l *Ledger) connect(abs string, busy time.Duration) error {
+	base := "file:" + uriPath(abs) + fmt.Sprintf("?_pragma=busy_timeout(%d)", busy.Milliseconds())
+	var err error
+	if l.ro {
+		l.r, err = sql.Open("sqlite", base+"&mode=ro&_pragma=query_only(1)")
+		return err
+	}
+	// synchronous=FULL: a committed ingest survives power loss, not only a
+	// killed process; commits are per batch, so the fsync is cheap.
+	rw := base + "&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
+	if l.w, err = sql.Open("sqlite", rw+"&_txlock=immediate"); err != nil {
+		return err
+	}
+	l.w.SetMaxOpenConns(1)
+	l.r, err = sql.Open("sqlite", rw+"&_pragma=query_only(1)")
+	return err
+}
+
+// uriPath escapes the characters that end or escape a path in an SQLite
+// URI filename.
+func uriPath(p string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(p))
+}
+
+// Path is the file the ledger was opened from.
+func (l *Ledger) Path() string { return l.path }
+
+// ReadOnly reports whether the ledger was opened read-only.
+func (l *Ledger) ReadOnly() bool { return l.ro }
+
+// Close releases the connections.
+func (l *Ledger) Close() error {
+	var errs []error
+	if l.w != nil {
+		errs = append(errs, l.w.Close())
+	}
+	if l.r != nil {
+		errs = append(errs, l.r.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// errReadOnly is returned by writes on a read-only ledger.
+func (l *Ledger) errReadOnly() error {
+	return fmt.Errorf("ledger %s is open read-only; writes need a ledger opened without ReadOnly (the ingest role)", l.path)
+}

@@ -1,0 +1,126 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// SchemaVersion is the layout this build reads and writes. A ledger with
+// another version is refused rather than guessed at.
+const SchemaVersion = 1
+
+// appendOnly are the tables whose rows are facts: the database refuses
+// UPDATE and DELETE on them through triggers, so even a buggy writer (or a
+// person with the sqlite3 shell and no intent to tamper) cannot rewrite
+// history. The FTS index is derived from snapshots and is not among them:
+// SQLite allows no triggers on virtual tables, and FTS5 rewrites its own
+// shadow tables while merging.
+var appendOnly = []string{"ledger_meta", "snapshots", "records", "events", "primitive_revisions"}
+
+const schemaDDL = `
+CREATE TABLE ledger_meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- One row per stored snapshot. body is the stored form (warrant.Encode);
+-- body_sha256 is its identity for re-puts; canonical_sha256 covers the §8
+-- canonical form, which is what round trips must preserve.
+CREATE TABLE snapshots (
+	seq              INTEGER PRIMARY KEY,
+	proposition_id   TEXT NOT NULL,
+	view_id          TEXT NOT NULL,
+	body             BLOB NOT NULL,
+	body_sha256      BLOB NOT NULL,
+	canonical_sha256 BLOB NOT NULL,
+	created_at       TEXT NOT NULL,
+	UNIQUE (proposition_id, view_id)
+);
+CREATE INDEX snapshots_latest ON snapshots (proposition_id, seq);
+
+-- Record identity index (§9): the first content stored under each id of a
+-- proposition, so an identity check is a point lookup, never a reload.
+CREATE TABLE records (
+	proposition_id TEXT NOT NULL,
+	kind           TEXT NOT NULL,
+	record_id      TEXT NOT NULL,
+	sum            BLOB NOT NULL,
+	view_id        TEXT NOT NULL,
+	PRIMARY KEY (proposition_id, kind, record_id)
+) WITHOUT ROWID;
+
+-- The hash chain: hash = sha256(prev_hash || payload), payload being the
+-- canonical description of the row it records (see chain.go).
+CREATE TABLE events (
+	seq       INTEGER PRIMARY KEY,
+	tbl       TEXT NOT NULL,
+	row_seq   INTEGER NOT NULL,
+	payload   TEXT NOT NULL,
+	prev_hash BLOB NOT NULL,
+	hash      BLOB NOT NULL,
+	UNIQUE (tbl, row_seq)
+);
+
+-- Concept-graph revisions, opaque to the ledger: the grounding package
+-- owns the meaning of body. The current graph is the latest revision of
+-- each primitive_id.
+CREATE TABLE primitive_revisions (
+	seq          INTEGER PRIMARY KEY,
+	primitive_id TEXT NOT NULL,
+	name_fold    TEXT NOT NULL,
+	body         BLOB NOT NULL,
+	created_at   TEXT NOT NULL
+);
+CREATE INDEX primitive_revisions_id ON primitive_revisions (primitive_id, seq);
+
+CREATE VIRTUAL TABLE assertion_fts USING fts5(
+	text, proposition_id UNINDEXED, assertion_id UNINDEXED
+);
+`
+
+func triggersDDL() string {
+	var s string
+	for _, t := range appendOnly {
+		for _, op := range []string{"UPDATE", "DELETE"} {
+			s += fmt.Sprintf("CREATE TRIGGER %s_no_%s BEFORE %s ON %s BEGIN SELECT RAISE(ABORT, 'EWP_REFUSE_IMMUTABLE_RECORD: the ledger is append-only; %s on %s is refused'); END;\n",
+				t, op, op, t, op, t)
+		}
+	}
+	return s
+}
+
+// createSchema lays out a new ledger in one transaction.
+func createSchema(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	if _, err := tx.ExecContext(ctx, schemaDDL+triggersDDL()); err != nil {
+		return fmt.Errorf("create ledger schema: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// ErrSchemaVersion is wrapped by the error for a ledger of another layout.
+var ErrSchemaVersion = errors.New("ledger schema version mismatch")
+
+// checkSchema refuses files that are not ledgers of this version, with a
+// message that says what to do.
+func checkSchema(ctx context.Context, db *sql.DB, path string) error {
+	var v string
+	err := db.QueryRowContext(ctx, `SELECT value FROM ledger_meta WHERE key = 'schema_version'`).Scan(&v)
+	if err != nil {
+		return fmt.Errorf("%s is not an EWP ledger (no schema_version: %v); point --db at a ledger created by ewp-ingest", path, err)
+	}
+	if v != strconv.Itoa(SchemaVersion) {
+		return fmt.Errorf("%w: %s has schema_version %s, this build reads version %d; use the ewp release that wrote it or migrate the ledger", ErrSchemaVersion, path, v, SchemaVersion)
+	}
+	return nil
+}

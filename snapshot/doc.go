@@ -1,0 +1,55 @@
+// Package snapshot holds the store-neutral rules of EWP §9 and §10 that
+// every evidence store must apply identically: record identity across
+// snapshots, snapshot immutability, atomic appends and the attestation of
+// trusted origins. It does no I/O; a store (the SQLite ledger, the JSON
+// directory store) keeps the data and asks this package what is allowed.
+//
+// # Record identity (§9)
+//
+// Within one proposition an id names one record across every snapshot.
+// [Fingerprints] reduces a view to one [Fingerprint] per identified thing:
+//
+//	KindAssertion  assertion_id → the whole assertion, its SourceRef included
+//	KindEvidence   evidence_id  → the whole evidence item
+//	KindCheck      check_id     → the whole check
+//	KindSource     source_id    → the full SourceRef
+//	KindConflict   conflict_id  → only the sorted participants, because a
+//	                              conflict's status and note may change
+//
+// A store keeps the fingerprints of everything it has stored for a
+// proposition (the kind, id, sum and the view that first stored it) and
+// calls [Check] with a [Lookup] over them before storing a new view. The
+// refusal is a *warrant.Error with Code warrant.CodeImmutableRecord, the
+// field path of the offending record in the new view (e.g. "checks[2]")
+// and a rule naming the view that stored the earlier content:
+//
+//	EWP_REFUSE_IMMUTABLE_RECORD: checks[2]: check id "k1" was stored with
+//	different content in view "v-…"; give the changed check a new id
+//
+// [Map] is a ready Lookup for stores that load the index into memory.
+//
+// # Snapshot immutability
+//
+// A snapshot is named by (proposition_id, view_id). Its identity is its
+// stored form, warrant.Encode(v), so [StoredSum] is what a store keeps and
+// [CheckSnapshot] decides between "identical re-put, a no-op" (nil) and
+// "different snapshot under an existing view_id" (CodeImmutableRecord).
+//
+// # Appends (§9, §10)
+//
+// [AppendEvidence] and [AppendCheck] build latest + one record as a new
+// snapshot with a derived view id. The store must run them inside the same
+// write transaction that reads "latest", so that concurrent appends never
+// lose each other. Incremental writes never invent provenance: an empty
+// source.content_hash or source.observed_at is refused with
+// CodeMissingContentHash / CodeMissingObservedAt, polarity is never
+// assumed, and only the identifying SourceRef fields default (see
+// [FillSource]). Appending a record that the latest snapshot already holds
+// unchanged returns latest itself, so retries are idempotent.
+//
+// # Trusted origins (§10)
+//
+// [TrustedOrigins] lists the trusted origin types a view carries and
+// [RequireAttestation] refuses them (CodeUnattestedTrusted) unless the
+// writer attested them.
+package snapshot

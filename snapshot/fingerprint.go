@@ -1,0 +1,225 @@
+package snapshot
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"hash"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/ewp-go/ewp/warrant"
+)
+
+// Kind names what a fingerprint identifies. The values are stable: stores
+// persist them.
+type Kind string
+
+// Kinds of identified things within one proposition.
+const (
+	KindAssertion Kind = "assertion"
+	KindEvidence  Kind = "evidence"
+	KindCheck     Kind = "check"
+	KindSource    Kind = "source"
+	KindConflict  Kind = "conflict-participants"
+)
+
+// Key names one identified thing within a proposition.
+type Key struct {
+	Kind Kind
+	ID   string
+}
+
+// Sum is the sha256 of a record's identity content.
+type Sum [32]byte
+
+// Hex is the lowercase hex form, for stores that keep text.
+func (s Sum) Hex() string { return hex.EncodeToString(s[:]) }
+
+// ParseSum reads the Hex form back.
+func ParseSum(h string) (Sum, bool) {
+	var s Sum
+	b, err := hex.DecodeString(h)
+	if err != nil || len(b) != len(s) {
+		return s, false
+	}
+	copy(s[:], b)
+	return s, true
+}
+
+// Fingerprint is the identity of one record in one view. Field is the JSON
+// path of its first occurrence in that view, for error messages.
+type Fingerprint struct {
+	Key
+	Sum   Sum
+	Field string
+}
+
+// Fingerprints returns one fingerprint per identified thing in v, in a
+// deterministic order (records in view order, then sources by first use).
+// A source_id used by several records appears once: the kernel has already
+// refused a view that gives one source_id two different SourceRefs.
+func Fingerprints(v *warrant.View) []Fingerprint {
+	fps := make([]Fingerprint, 0, 2*(len(v.Assertions)+len(v.Evidence)+len(v.Checks))+len(v.Conflicts))
+	var sources []Fingerprint
+	seen := map[string]bool{}
+	addSource := func(s *warrant.SourceRef, field string) {
+		if seen[s.SourceID] {
+			return
+		}
+		seen[s.SourceID] = true
+		sources = append(sources, Fingerprint{Key{KindSource, s.SourceID}, sourceSum(s), field + ".source"})
+	}
+	for i := range v.Assertions {
+		a := &v.Assertions[i]
+		f := "assertions[" + strconv.Itoa(i) + "]"
+		fps = append(fps, Fingerprint{Key{KindAssertion, a.AssertionID}, assertionSum(a), f})
+		addSource(&a.Source, f)
+	}
+	for i := range v.Evidence {
+		e := &v.Evidence[i]
+		f := "evidence[" + strconv.Itoa(i) + "]"
+		fps = append(fps, Fingerprint{Key{KindEvidence, e.EvidenceID}, evidenceSum(e), f})
+		addSource(&e.Source, f)
+	}
+	for i := range v.Checks {
+		c := &v.Checks[i]
+		f := "checks[" + strconv.Itoa(i) + "]"
+		fps = append(fps, Fingerprint{Key{KindCheck, c.CheckID}, checkSum(c), f})
+		addSource(&c.Source, f)
+	}
+	for i := range v.Conflicts {
+		c := &v.Conflicts[i]
+		f := "conflicts[" + strconv.Itoa(i) + "]"
+		fps = append(fps, Fingerprint{Key{KindConflict, c.ConflictID}, participantsSum(c), f + ".proposition_ids"})
+	}
+	return append(fps, sources...)
+}
+
+// summer writes fields unambiguously: every value is tagged and
+// length-prefixed, so no two different field sequences hash alike.
+type summer struct {
+	h   hash.Hash
+	buf []byte
+}
+
+func newSummer(tag string) *summer {
+	s := &summer{h: sha256.New(), buf: make([]byte, 0, 256)}
+	s.str(tag)
+	return s
+}
+
+func (s *summer) str(v string) {
+	s.buf = binary.AppendUvarint(s.buf, uint64(len(v)))
+	s.buf = append(s.buf, v...)
+	if len(s.buf) > 4096 {
+		s.h.Write(s.buf)
+		s.buf = s.buf[:0]
+	}
+}
+
+// opt distinguishes nil (JSON null) from an empty string.
+func (s *summer) opt(v *string) {
+	if v == nil {
+		s.buf = append(s.buf, 0)
+		return
+	}
+	s.buf = append(s.buf, 1)
+	s.str(*v)
+}
+
+func (s *summer) list(vs []string) {
+	s.buf = binary.AppendUvarint(s.buf, uint64(len(vs)))
+	for _, v := range vs {
+		s.str(v)
+	}
+}
+
+// number keeps int and float apart because the canonical form does:
+// 1 and 1.0 are different JSON texts after a round trip.
+func (s *summer) number(n warrant.Number) {
+	if n.IsInt {
+		s.str("i" + n.Text)
+		return
+	}
+	s.str("f" + strconv.FormatUint(math.Float64bits(n.Float), 16))
+}
+
+func (s *summer) source(r *warrant.SourceRef) {
+	s.str(r.SourceID)
+	s.str(r.LineageID)
+	s.str(r.OriginType)
+	s.str(r.OriginLocator)
+	s.str(r.SnapshotID)
+	s.str(r.ContentHash)
+	s.str(r.ObservedAt)
+	s.opt(r.ExtractorID)
+	s.opt(r.ParentSourceID)
+}
+
+func (s *summer) sum() Sum {
+	s.h.Write(s.buf)
+	var out Sum
+	s.h.Sum(out[:0])
+	return out
+}
+
+func sourceSum(r *warrant.SourceRef) Sum {
+	s := newSummer(string(KindSource))
+	s.source(r)
+	return s.sum()
+}
+
+func assertionSum(a *warrant.Assertion) Sum {
+	s := newSummer(string(KindAssertion))
+	s.str(a.AssertionID)
+	s.str(a.Text)
+	s.str(a.AssertedBy)
+	s.number(a.Confidence)
+	s.source(&a.Source)
+	s.str(a.AssertedAt)
+	s.str(a.PropositionID)
+	return s.sum()
+}
+
+func evidenceSum(e *warrant.Evidence) Sum {
+	s := newSummer(string(KindEvidence))
+	s.str(e.EvidenceID)
+	s.str(e.Polarity)
+	s.source(&e.Source)
+	s.str(e.Content)
+	s.str(e.ObservedAt)
+	s.str(e.PropositionID)
+	return s.sum()
+}
+
+// checkSum sorts the check's subjects because the canonical form does:
+// the same check with its subjects reordered is the same check.
+func checkSum(c *warrant.Check) Sum {
+	s := newSummer(string(KindCheck))
+	s.str(c.CheckID)
+	s.str(c.Method)
+	s.str(c.Scope)
+	s.source(&c.Source)
+	s.str(c.ObservedAt)
+	s.str(c.Result)
+	s.list(sorted(c.Subjects))
+	return s.sum()
+}
+
+func participantsSum(c *warrant.Conflict) Sum {
+	s := newSummer(string(KindConflict))
+	s.str(c.ConflictID)
+	s.list(sorted(c.PropositionIDs))
+	return s.sum()
+}
+
+func sorted(vs []string) []string {
+	if slices.IsSorted(vs) {
+		return vs
+	}
+	out := slices.Clone(vs)
+	slices.Sort(out)
+	return out
+}

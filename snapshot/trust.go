@@ -1,0 +1,74 @@
+package snapshot
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/ewp-go/ewp/warrant"
+)
+
+// trusted is the closed set of §4. Matching is exact and case-sensitive:
+// "Tool" and "inline:tool" are not trusted.
+var trusted = map[string]bool{
+	"tool": true, "document": true, "human": true,
+	"api": true, "vendor": true, "sensor": true,
+}
+
+// IsTrusted reports whether origin is one of the trusted origin types.
+func IsTrusted(origin string) bool { return trusted[origin] }
+
+// TrustedOrigins returns the distinct trusted origin types that v's
+// records carry, sorted; nil when there are none.
+func TrustedOrigins(v *warrant.View) []string {
+	var out []string
+	eachSource(v, func(_ string, s *warrant.SourceRef) bool {
+		if trusted[s.OriginType] && !slices.Contains(out, s.OriginType) {
+			out = append(out, s.OriginType)
+		}
+		return true
+	})
+	slices.Sort(out)
+	return out
+}
+
+// RequireAttestation refuses a view with a trusted origin unless the
+// writer attested it (ingest_attestation: true, --attest-trusted-origins).
+// The refusal names the first record that carries one, because a trusted
+// origin lets a check confer EXTERNAL or HUMAN verification and only the
+// operator loading the data can vouch for that.
+func RequireAttestation(v *warrant.View, attested bool) error {
+	if attested {
+		return nil
+	}
+	var err error
+	eachSource(v, func(field string, s *warrant.SourceRef) bool {
+		if !trusted[s.OriginType] {
+			return true
+		}
+		err = &warrant.Error{Code: warrant.CodeUnattestedTrusted, Field: field + ".source.origin_type",
+			Rule: fmt.Sprintf("origin_type %q is a trusted origin and needs an attested write (ewp-ingest --attest-trusted-origins, or ingest_attestation: true over MCP)", s.OriginType)}
+		return false
+	})
+	return err
+}
+
+// eachSource visits every record's SourceRef with the record's field path
+// until fn returns false.
+func eachSource(v *warrant.View, fn func(field string, s *warrant.SourceRef) bool) {
+	for i := range v.Assertions {
+		if !fn("assertions["+strconv.Itoa(i)+"]", &v.Assertions[i].Source) {
+			return
+		}
+	}
+	for i := range v.Evidence {
+		if !fn("evidence["+strconv.Itoa(i)+"]", &v.Evidence[i].Source) {
+			return
+		}
+	}
+	for i := range v.Checks {
+		if !fn("checks["+strconv.Itoa(i)+"]", &v.Checks[i].Source) {
+			return
+		}
+	}
+}

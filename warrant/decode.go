@@ -1,0 +1,316 @@
+package warrant
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/ewp-go/ewp/warrant/internal/pyjson"
+)
+
+// Document is a fixture-format document: a view plus the instant to
+// evaluate it at and, optionally, the policy identity asked for.
+type Document struct {
+	View        *View
+	EvaluatedAt string // str()-normalised; "" when absent or null
+	// PolicyID and PolicyVersion are as given; empty when absent.
+	PolicyID      string
+	PolicyVersion string
+}
+
+// DecodeView decodes and validates one EvidenceView from JSON text. A
+// refusal is an *Error with Code CodeInvalidView naming the field and rule.
+func DecodeView(data []byte) (*View, error) {
+	root, err := parseObject(data)
+	if err != nil {
+		return nil, err
+	}
+	return decodeView(&root)
+}
+
+// DecodeDocument decodes a fixture-format document: the view's fields plus
+// evaluated_at and optional policy_id/policy_version at the top level.
+// The policy identity is checked here; evaluated_at is checked by Evaluate.
+func DecodeDocument(data []byte) (*Document, error) {
+	root, err := parseObject(data)
+	if err != nil {
+		return nil, err
+	}
+	doc := &Document{}
+	doc.EvaluatedAt, _ = optText(&root, "evaluated_at")
+	if doc.PolicyID, err = policyField(&root, "policy_id"); err != nil {
+		return nil, err
+	}
+	if doc.PolicyVersion, err = policyField(&root, "policy_version"); err != nil {
+		return nil, err
+	}
+	if err := CheckPolicy(doc.PolicyID, doc.PolicyVersion); err != nil {
+		return nil, err
+	}
+	if doc.View, err = decodeView(&root); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// CheckPolicy refuses any policy identity but reference-v2; an empty
+// string means "not given" and selects the default.
+func CheckPolicy(id, version string) error {
+	if (id == "" || id == PolicyID) && (version == "" || version == PolicyVersion) {
+		return nil
+	}
+	return &Error{Code: CodeUnknownPolicy, Field: "policy_id",
+		Rule: "only policy reference-v2 (version reference-v2) is implemented; got " + quote(id) + " version " + quote(version)}
+}
+
+func policyField(obj *pyjson.Value, key string) (string, error) {
+	v, ok := obj.Get(key)
+	if !ok || v.IsNull() {
+		return "", nil
+	}
+	if v.Kind != pyjson.String {
+		return "", &Error{Code: CodeUnknownPolicy, Field: key, Rule: "must be a string"}
+	}
+	return v.Str, nil
+}
+
+func parseObject(data []byte) (pyjson.Value, error) {
+	root, err := pyjson.Parse(string(data))
+	if err != nil {
+		return root, invalid("", "%s", err.Error())
+	}
+	if root.Kind != pyjson.Object {
+		return root, invalid("", "an EvidenceView must be a JSON object")
+	}
+	return root, nil
+}
+
+// decoder carries the view-level context records are checked against.
+type decoder struct {
+	prop    string
+	sources map[string]SourceRef
+	where   map[string]string // source_id -> field path of first use
+}
+
+func decodeView(obj *pyjson.Value) (*View, error) {
+	v := &View{}
+	var err error
+	if v.PropositionID, err = propositionID(obj); err != nil {
+		return nil, err
+	}
+	if err = decodeScalars(obj, v); err != nil {
+		return nil, err
+	}
+	d := decoder{prop: v.PropositionID}
+	if err = d.records(obj, v); err != nil {
+		return nil, err
+	}
+	if v.ViewID == "" {
+		v.ViewID = DerivedViewID(v)
+		v.ViewIDDerived = true
+	}
+	return v, nil
+}
+
+func propositionID(obj *pyjson.Value) (string, error) {
+	p, ok := obj.Get("proposition_id")
+	switch {
+	case !ok || p.IsNull():
+		return "", invalid("proposition_id", "is required")
+	case p.Kind != pyjson.String:
+		return "", invalid("proposition_id", "must be a string, not %s", typeName(p))
+	case p.Str == "":
+		return "", invalid("proposition_id", "must not be empty")
+	}
+	return p.Str, nil
+}
+
+func decodeScalars(obj *pyjson.Value, v *View) error {
+	var err error
+	if v.ViewID, err = viewID(obj); err != nil {
+		return err
+	}
+	if v.OmittedSources, err = stringList(obj, "omitted_sources", "omitted_sources"); err != nil {
+		return err
+	}
+	if v.Subjects, err = stringList(obj, "subjects", "subjects"); err != nil {
+		return err
+	}
+	if v.RetrievalScope, err = retrievalScope(obj); err != nil {
+		return err
+	}
+	if v.Degraded, err = degraded(obj); err != nil {
+		return err
+	}
+	if v.Freshness, err = freshness(obj); err != nil {
+		return err
+	}
+	v.AdapterMeta, err = adapterMeta(obj)
+	return err
+}
+
+func viewID(obj *pyjson.Value) (string, error) {
+	x, ok := obj.Get("view_id")
+	if !ok || x.IsNull() {
+		return "", nil
+	}
+	switch x.Kind {
+	case pyjson.String:
+		return x.Str, nil
+	case pyjson.Int:
+		return pyjson.IntText(x.Str), nil
+	}
+	return "", invalid("view_id", "must be a string or an integer, not %s", typeName(x))
+}
+
+func retrievalScope(obj *pyjson.Value) (string, error) {
+	x, ok := obj.Get("retrieval_scope")
+	if !ok || x.IsNull() {
+		return DefaultRetrievalScope, nil
+	}
+	if x.Kind != pyjson.String {
+		return "", invalid("retrieval_scope", "must be a string, not %s", typeName(x))
+	}
+	return x.Str, nil
+}
+
+func degraded(obj *pyjson.Value) (bool, error) {
+	x, ok := obj.Get("degraded")
+	if !ok || x.IsNull() {
+		return false, nil
+	}
+	if x.Kind != pyjson.Bool {
+		return false, invalid("degraded", "must be a boolean, not %s", typeName(x))
+	}
+	return x.Bool, nil
+}
+
+func freshness(obj *pyjson.Value) (int64, error) {
+	x, ok := obj.Get("freshness_policy_seconds")
+	if !ok || x.IsNull() {
+		return DefaultFreshness, nil
+	}
+	if x.Kind != pyjson.Int {
+		return 0, invalid("freshness_policy_seconds", "must be a JSON integer, not %s", typeName(x))
+	}
+	n, err := strconv.ParseInt(pyjson.IntText(x.Str), 10, 64)
+	if err != nil || n < 0 || n > MaxFreshness {
+		return 0, invalid("freshness_policy_seconds", "must be an integer from 0 to 2^53-1; got %s", x.Str)
+	}
+	return n, nil
+}
+
+func adapterMeta(obj *pyjson.Value) (string, error) {
+	x, ok := obj.Get("adapter_meta")
+	if !ok || x.IsNull() {
+		return "{}", nil
+	}
+	if x.Kind != pyjson.Object {
+		return "", invalid("adapter_meta", "must be an object, not %s", typeName(x))
+	}
+	var w pyjson.Writer
+	writeValue(&w, x)
+	return string(w.Buf), nil
+}
+
+// stringList reads a list of non-empty strings. A bare string is never
+// read as a list of characters.
+func stringList(obj *pyjson.Value, key, path string) ([]string, error) {
+	x, ok := obj.Get(key)
+	if !ok || x.IsNull() {
+		return []string{}, nil
+	}
+	if x.Kind != pyjson.Array {
+		return nil, invalid(path, "must be a list of non-empty strings, not %s", typeName(x))
+	}
+	out := make([]string, len(x.Arr))
+	for i, el := range x.Arr {
+		if el.Kind != pyjson.String || el.Str == "" {
+			return nil, invalid(path+"["+strconv.Itoa(i)+"]", "must be a non-empty string, not %s", typeName(el))
+		}
+		out[i] = el.Str
+	}
+	return out, nil
+}
+
+// recordList returns the objects of a record array; missing or null is an
+// empty list, anything else that is not a list of objects is refused.
+func recordList(obj *pyjson.Value, key string) ([]pyjson.Value, error) {
+	x, ok := obj.Get(key)
+	if !ok || x.IsNull() {
+		return nil, nil
+	}
+	if x.Kind != pyjson.Array {
+		return nil, invalid(key, "must be a list, not %s", typeName(x))
+	}
+	for i, el := range x.Arr {
+		if el.Kind != pyjson.Object {
+			return nil, invalid(key+"["+strconv.Itoa(i)+"]", "must be an object, not %s", typeName(el))
+		}
+	}
+	return x.Arr, nil
+}
+
+// reqText reads a required id/text/timestamp field, normalised like
+// Python's str(): present and not null, any JSON type.
+func reqText(obj *pyjson.Value, key, path string) (string, error) {
+	x, ok := obj.Get(key)
+	if !ok || x.IsNull() {
+		return "", invalid(path+"."+key, "is required (present and not null)")
+	}
+	return pyjson.Str(x), nil
+}
+
+func optText(obj *pyjson.Value, key string) (string, bool) {
+	x, ok := obj.Get(key)
+	if !ok || x.IsNull() {
+		return "", false
+	}
+	return pyjson.Str(x), true
+}
+
+func enumField(obj *pyjson.Value, key, path string, allowed ...string) (string, error) {
+	x, ok := obj.Get(key)
+	if !ok || x.IsNull() {
+		return "", invalid(path+"."+key, "is required (present and not null)")
+	}
+	if x.Kind == pyjson.String {
+		for _, a := range allowed {
+			if x.Str == a {
+				return a, nil
+			}
+		}
+	}
+	return "", invalid(path+"."+key, "must be one of %s; got %s", strings.Join(allowed, ", "), pyjson.StrRepr(pyjson.Str(x)))
+}
+
+func typeName(v pyjson.Value) string {
+	switch v.Kind {
+	case pyjson.Null:
+		return "null"
+	case pyjson.Bool:
+		return "a boolean"
+	case pyjson.Int, pyjson.Float:
+		return "a number"
+	case pyjson.String:
+		if v.Str == "" {
+			return "an empty string"
+		}
+		return "a string"
+	case pyjson.Array:
+		return "a list"
+	}
+	return "an object"
+}
+
+// finiteNumber reads a JSON number as Python's float() would and refuses
+// non-finite results (an integer or literal too large for a float64).
+func finiteNumber(x pyjson.Value) (float64, bool) {
+	if x.Kind != pyjson.Int && x.Kind != pyjson.Float {
+		return 0, false
+	}
+	if math.IsInf(x.Float, 0) || math.IsNaN(x.Float) {
+		return 0, false
+	}
+	return x.Float, true
+}
