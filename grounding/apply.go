@@ -15,9 +15,20 @@ import (
 // (APPLIES_TO and INCLUDES are exempt). Errors are *GraphError with Path
 // "[i]..." indexing revisions.
 func (g *Graph) Apply(revisions []Primitive) (*Graph, error) {
+	ng, err := g.apply(revisions)
+	if err != nil {
+		err.Path = fmt.Sprintf("[%d]%s", err.rev, err.Path)
+		return nil, err
+	}
+	return ng, nil
+}
+
+// apply is Apply with errors whose Path is relative to revision err.rev, so
+// the document layer can re-root them at "primitives[i]".
+func (g *Graph) apply(revisions []Primitive) (*Graph, *GraphError) {
 	for i := range revisions {
 		if err := checkRevision(revisions[i]); err != nil {
-			err.Path = fmt.Sprintf("[%d]%s", i, err.Path)
+			err.rev = i
 			return nil, err
 		}
 	}
@@ -67,7 +78,7 @@ func (g *Graph) merge(revisions []Primitive) (*Graph, []int, map[int]int) {
 }
 
 // index rebuilds the fold index; a clash is reported on the revised side.
-func (ng *Graph) index(revised []int, batch map[int]int) error {
+func (ng *Graph) index(revised []int, batch map[int]int) *GraphError {
 	ng.byFold = make(map[string]int, len(ng.nodes))
 	for i := range ng.nodes {
 		if _, inBatch := batch[i]; !inBatch {
@@ -78,7 +89,7 @@ func (ng *Graph) index(revised []int, batch map[int]int) error {
 		n := &ng.nodes[i]
 		if other, taken := ng.byFold[n.fold]; taken {
 			return &GraphError{
-				Path: fmt.Sprintf("[%d]", batch[i]), Primitive: n.prim.Name, Depth: -1, Rule: RuleDuplicateName,
+				rev: batch[i], Path: ".name", Primitive: n.prim.Name, Depth: -1, Rule: RuleDuplicateName,
 				Detail: fmt.Sprintf("name folds to %q, already used by primitive %q", n.fold, ng.nodes[other].prim.Name),
 			}
 		}
@@ -88,7 +99,7 @@ func (ng *Graph) index(revised []int, batch map[int]int) error {
 }
 
 // link resolves the relata of revised nodes to node indices.
-func (ng *Graph) link(revised []int, batch map[int]int) error {
+func (ng *Graph) link(revised []int, batch map[int]int) *GraphError {
 	for _, i := range revised {
 		n := &ng.nodes[i]
 		n.out = nil
@@ -97,7 +108,7 @@ func (ng *Graph) link(revised []int, batch map[int]int) error {
 				t, ok := ng.byID[r.TargetID]
 				if !ok {
 					return &GraphError{
-						Path:      fmt.Sprintf("[%d].depths[%d].relata[%d]", batch[i], di, ri),
+						rev: batch[i], Path: fmt.Sprintf(".depths[%d].relata[%d]", di, ri),
 						Primitive: n.prim.Name, Depth: int(d.Level), Rule: RuleUnknownTarget,
 						Detail: fmt.Sprintf("%s relatum targets id %s, which is not in the graph", r.RelationType, r.TargetID),
 					}

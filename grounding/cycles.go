@@ -12,7 +12,7 @@ type frame struct{ node, edge int }
 // checkCycles looks for a transitive cycle through any revised node. The
 // graph before the change was acyclic, so every new cycle passes through a
 // revised node and a DFS from those nodes finds it in O(nodes+edges).
-func (ng *Graph) checkCycles(revised []int, batch map[int]int) error {
+func (ng *Graph) checkCycles(revised []int, batch map[int]int) *GraphError {
 	const white, grey, black = 0, 1, 2
 	color := make([]uint8, len(ng.nodes))
 	for _, start := range revised {
@@ -56,7 +56,7 @@ func (ng *Graph) nextTransitive(n, from int) (int, bool) {
 
 // cycleError reports the cycle on the first of its edges that belongs to a
 // revised primitive, naming the whole loop so the author sees what closes it.
-func (ng *Graph) cycleError(stack []frame, closing int, batch map[int]int) error {
+func (ng *Graph) cycleError(stack []frame, closing int, batch map[int]int) *GraphError {
 	start := 0
 	for stack[start].node != closing {
 		start++
@@ -77,7 +77,7 @@ func (ng *Graph) cycleError(stack []frame, closing int, batch map[int]int) error
 	n := ng.nodes[blame.node]
 	e := n.out[blame.edge]
 	return &GraphError{
-		Path:      fmt.Sprintf("[%d].depths[%d].relata[%d]", batch[blame.node], e.depth, e.rel),
+		rev: batch[blame.node], Path: fmt.Sprintf(".depths[%d].relata[%d]", e.depth, e.rel),
 		Primitive: n.prim.Name, Depth: int(e.sd), Rule: RuleCycle,
 		Detail: fmt.Sprintf("%s %q closes a transitive cycle: %s", e.typ, ng.nodes[e.target].prim.Name, strings.Join(names, " → ")),
 	}

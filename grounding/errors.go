@@ -28,7 +28,6 @@ const (
 	RuleTargetDepth     = "target_depth"      // a relatum without a target depth
 	RuleTypeMissing     = "relation_missing"  // a relatum without a type
 	RuleTargetMissing   = "target_missing"    // a relatum without a target
-	RuleEmptyDocument   = "empty_document"    // a document without primitives
 	RuleGraphNameAbsent = "graph_name_absent" // a document without a graph name
 )
 
@@ -42,6 +41,8 @@ type GraphError struct {
 	Depth     int
 	Rule      string
 	Detail    string
+
+	rev int // index of the offending revision within an Apply batch
 }
 
 func (e *GraphError) Error() string {

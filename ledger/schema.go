@@ -99,6 +99,12 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	// Two writers may race to create the same missing file; the one that
+	// takes the write lock second finds the schema and leaves it alone.
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'ledger_meta'`).Scan(&n); err != nil || n > 0 {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, schemaDDL+triggersDDL()); err != nil {
 		return fmt.Errorf("create ledger schema: %w", err)
 	}

@@ -136,14 +136,10 @@ func (s *summer) list(vs []string) {
 	}
 }
 
-// number keeps int and float apart because the canonical form does:
-// 1 and 1.0 are different JSON texts after a round trip.
-func (s *summer) number(n warrant.Number) {
-	if n.IsInt {
-		s.str("i" + n.Text)
-		return
-	}
-	s.str("f" + strconv.FormatUint(math.Float64bits(n.Float), 16))
+// number hashes the float's bits: the kernel reads confidence with
+// float(), so 1 and 1.0 are the same confidence and the same record.
+func (s *summer) number(f float64) {
+	s.buf = binary.BigEndian.AppendUint64(s.buf, math.Float64bits(f))
 }
 
 func (s *summer) source(r *warrant.SourceRef) {

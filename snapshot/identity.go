@@ -46,12 +46,21 @@ func (m Map) Add(viewID string, fps []Fingerprint) {
 // has stored v.
 func Check(idx Lookup, v *warrant.View) ([]Fingerprint, error) {
 	fps := Fingerprints(v)
-	for _, f := range fps {
-		if err := checkOne(idx, f); err != nil {
-			return nil, err
-		}
+	if err := CheckFingerprints(idx, fps); err != nil {
+		return nil, err
 	}
 	return fps, nil
+}
+
+// CheckFingerprints is Check for a store that has already computed the
+// fingerprints (for instance in parallel, ahead of its write transaction).
+func CheckFingerprints(idx Lookup, fps []Fingerprint) error {
+	for _, f := range fps {
+		if err := checkOne(idx, f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func checkOne(idx Lookup, f Fingerprint) error {

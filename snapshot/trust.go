@@ -8,22 +8,17 @@ import (
 	"github.com/ewp-go/ewp/warrant"
 )
 
-// trusted is the closed set of §4. Matching is exact and case-sensitive:
-// "Tool" and "inline:tool" are not trusted.
-var trusted = map[string]bool{
-	"tool": true, "document": true, "human": true,
-	"api": true, "vendor": true, "sensor": true,
-}
-
-// IsTrusted reports whether origin is one of the trusted origin types.
-func IsTrusted(origin string) bool { return trusted[origin] }
+// IsTrusted reports whether origin is one of the trusted origin types of
+// §4 (tool, document, human, api, vendor, sensor). It defers to the kernel
+// so the set is written down once; matching is exact and case-sensitive.
+func IsTrusted(origin string) bool { return warrant.TrustedOrigin(origin) }
 
 // TrustedOrigins returns the distinct trusted origin types that v's
 // records carry, sorted; nil when there are none.
 func TrustedOrigins(v *warrant.View) []string {
 	var out []string
 	eachSource(v, func(_ string, s *warrant.SourceRef) bool {
-		if trusted[s.OriginType] && !slices.Contains(out, s.OriginType) {
+		if IsTrusted(s.OriginType) && !slices.Contains(out, s.OriginType) {
 			out = append(out, s.OriginType)
 		}
 		return true
@@ -43,7 +38,7 @@ func RequireAttestation(v *warrant.View, attested bool) error {
 	}
 	var err error
 	eachSource(v, func(field string, s *warrant.SourceRef) bool {
-		if !trusted[s.OriginType] {
+		if !IsTrusted(s.OriginType) {
 			return true
 		}
 		err = &warrant.Error{Code: warrant.CodeUnattestedTrusted, Field: field + ".source.origin_type",

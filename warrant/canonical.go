@@ -226,28 +226,29 @@ func writeLineage(w *pyjson.Writer, edges []LineageEdge) {
 
 // writeValue prints a decoded JSON value with keys sorted (adapter_meta).
 func writeValue(w *pyjson.Writer, x pyjson.Value) {
-	switch x.Kind {
+	switch x.Kind() {
 	case pyjson.Null:
 		w.Raw("null")
 	case pyjson.Bool:
-		w.Bool(x.Bool)
+		w.Bool(x.Bool())
 	case pyjson.Int:
-		w.Raw(pyjson.IntText(x.Str))
+		w.Raw(pyjson.IntText(x.Str()))
 	case pyjson.Float:
-		w.Raw(floatJSON(x.Float))
+		w.Raw(floatJSON(x.Float()))
 	case pyjson.String:
-		w.String(x.Str)
+		w.String(x.Str())
 	case pyjson.Array:
 		w.Raw("[")
-		for i, el := range x.Arr {
+		x.Elems(func(i int, el pyjson.Value) bool {
 			if i > 0 {
 				w.Raw(", ")
 			}
 			writeValue(w, el)
-		}
+			return true
+		})
 		w.Raw("]")
 	case pyjson.Object:
-		members := slices.Clone(x.Obj)
+		members := x.Members()
 		slices.SortFunc(members, func(a, b pyjson.Member) int { return strings.Compare(a.Key, b.Key) })
 		w.Raw("{")
 		for i, m := range members {

@@ -25,7 +25,7 @@ func DecodeView(data []byte) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeView(&root)
+	return decodeView(root)
 }
 
 // DecodeDocument decodes a fixture-format document: the view's fields plus
@@ -37,17 +37,17 @@ func DecodeDocument(data []byte) (*Document, error) {
 		return nil, err
 	}
 	doc := &Document{}
-	doc.EvaluatedAt, _ = optText(&root, "evaluated_at")
-	if doc.PolicyID, err = policyField(&root, "policy_id"); err != nil {
+	doc.EvaluatedAt, _ = optText(root, "evaluated_at")
+	if doc.PolicyID, err = policyField(root, "policy_id"); err != nil {
 		return nil, err
 	}
-	if doc.PolicyVersion, err = policyField(&root, "policy_version"); err != nil {
+	if doc.PolicyVersion, err = policyField(root, "policy_version"); err != nil {
 		return nil, err
 	}
 	if err := CheckPolicy(doc.PolicyID, doc.PolicyVersion); err != nil {
 		return nil, err
 	}
-	if doc.View, err = decodeView(&root); err != nil {
+	if doc.View, err = decodeView(root); err != nil {
 		return nil, err
 	}
 	return doc, nil
@@ -63,15 +63,15 @@ func CheckPolicy(id, version string) error {
 		Rule: "only policy reference-v2 (version reference-v2) is implemented; got " + quote(id) + " version " + quote(version)}
 }
 
-func policyField(obj *pyjson.Value, key string) (string, error) {
+func policyField(obj pyjson.Value, key string) (string, error) {
 	v, ok := obj.Get(key)
 	if !ok || v.IsNull() {
 		return "", nil
 	}
-	if v.Kind != pyjson.String {
+	if v.Kind() != pyjson.String {
 		return "", &Error{Code: CodeUnknownPolicy, Field: key, Rule: "must be a string"}
 	}
-	return v.Str, nil
+	return v.Str(), nil
 }
 
 func parseObject(data []byte) (pyjson.Value, error) {
@@ -79,7 +79,7 @@ func parseObject(data []byte) (pyjson.Value, error) {
 	if err != nil {
 		return root, invalid("", "%s", err.Error())
 	}
-	if root.Kind != pyjson.Object {
+	if root.Kind() != pyjson.Object {
 		return root, invalid("", "an EvidenceView must be a JSON object")
 	}
 	return root, nil
@@ -87,12 +87,12 @@ func parseObject(data []byte) (pyjson.Value, error) {
 
 // decoder carries the view-level context records are checked against.
 type decoder struct {
-	prop    string
-	sources map[string]SourceRef
-	where   map[string]string // source_id -> field path of first use
+	prop        string
+	sources     []seenSource
+	sourceIndex map[string]int // built only for views with many sources
 }
 
-func decodeView(obj *pyjson.Value) (*View, error) {
+func decodeView(obj pyjson.Value) (*View, error) {
 	v := &View{}
 	var err error
 	if v.PropositionID, err = propositionID(obj); err != nil {
@@ -112,28 +112,28 @@ func decodeView(obj *pyjson.Value) (*View, error) {
 	return v, nil
 }
 
-func propositionID(obj *pyjson.Value) (string, error) {
+func propositionID(obj pyjson.Value) (string, error) {
 	p, ok := obj.Get("proposition_id")
 	switch {
 	case !ok || p.IsNull():
 		return "", invalid("proposition_id", "is required")
-	case p.Kind != pyjson.String:
+	case p.Kind() != pyjson.String:
 		return "", invalid("proposition_id", "must be a string, not %s", typeName(p))
-	case p.Str == "":
+	case p.Str() == "":
 		return "", invalid("proposition_id", "must not be empty")
 	}
-	return p.Str, nil
+	return p.Str(), nil
 }
 
-func decodeScalars(obj *pyjson.Value, v *View) error {
+func decodeScalars(obj pyjson.Value, v *View) error {
 	var err error
 	if v.ViewID, err = viewID(obj); err != nil {
 		return err
 	}
-	if v.OmittedSources, err = stringList(obj, "omitted_sources", "omitted_sources"); err != nil {
+	if v.OmittedSources, err = stringList(obj, "omitted_sources", loc{}); err != nil {
 		return err
 	}
-	if v.Subjects, err = stringList(obj, "subjects", "subjects"); err != nil {
+	if v.Subjects, err = stringList(obj, "subjects", loc{}); err != nil {
 		return err
 	}
 	if v.RetrievalScope, err = retrievalScope(obj); err != nil {
@@ -149,63 +149,63 @@ func decodeScalars(obj *pyjson.Value, v *View) error {
 	return err
 }
 
-func viewID(obj *pyjson.Value) (string, error) {
+func viewID(obj pyjson.Value) (string, error) {
 	x, ok := obj.Get("view_id")
 	if !ok || x.IsNull() {
 		return "", nil
 	}
-	switch x.Kind {
+	switch x.Kind() {
 	case pyjson.String:
-		return x.Str, nil
+		return x.Str(), nil
 	case pyjson.Int:
-		return pyjson.IntText(x.Str), nil
+		return pyjson.IntText(x.Str()), nil
 	}
 	return "", invalid("view_id", "must be a string or an integer, not %s", typeName(x))
 }
 
-func retrievalScope(obj *pyjson.Value) (string, error) {
+func retrievalScope(obj pyjson.Value) (string, error) {
 	x, ok := obj.Get("retrieval_scope")
 	if !ok || x.IsNull() {
 		return DefaultRetrievalScope, nil
 	}
-	if x.Kind != pyjson.String {
+	if x.Kind() != pyjson.String {
 		return "", invalid("retrieval_scope", "must be a string, not %s", typeName(x))
 	}
-	return x.Str, nil
+	return x.Str(), nil
 }
 
-func degraded(obj *pyjson.Value) (bool, error) {
+func degraded(obj pyjson.Value) (bool, error) {
 	x, ok := obj.Get("degraded")
 	if !ok || x.IsNull() {
 		return false, nil
 	}
-	if x.Kind != pyjson.Bool {
+	if x.Kind() != pyjson.Bool {
 		return false, invalid("degraded", "must be a boolean, not %s", typeName(x))
 	}
-	return x.Bool, nil
+	return x.Bool(), nil
 }
 
-func freshness(obj *pyjson.Value) (int64, error) {
+func freshness(obj pyjson.Value) (int64, error) {
 	x, ok := obj.Get("freshness_policy_seconds")
 	if !ok || x.IsNull() {
 		return DefaultFreshness, nil
 	}
-	if x.Kind != pyjson.Int {
+	if x.Kind() != pyjson.Int {
 		return 0, invalid("freshness_policy_seconds", "must be a JSON integer, not %s", typeName(x))
 	}
-	n, err := strconv.ParseInt(pyjson.IntText(x.Str), 10, 64)
+	n, err := strconv.ParseInt(pyjson.IntText(x.Str()), 10, 64)
 	if err != nil || n < 0 || n > MaxFreshness {
-		return 0, invalid("freshness_policy_seconds", "must be an integer from 0 to 2^53-1; got %s", x.Str)
+		return 0, invalid("freshness_policy_seconds", "must be an integer from 0 to 2^53-1; got %s", x.Str())
 	}
 	return n, nil
 }
 
-func adapterMeta(obj *pyjson.Value) (string, error) {
+func adapterMeta(obj pyjson.Value) (string, error) {
 	x, ok := obj.Get("adapter_meta")
 	if !ok || x.IsNull() {
 		return "{}", nil
 	}
-	if x.Kind != pyjson.Object {
+	if x.Kind() != pyjson.Object {
 		return "", invalid("adapter_meta", "must be an object, not %s", typeName(x))
 	}
 	var w pyjson.Writer
@@ -215,53 +215,61 @@ func adapterMeta(obj *pyjson.Value) (string, error) {
 
 // stringList reads a list of non-empty strings. A bare string is never
 // read as a list of characters.
-func stringList(obj *pyjson.Value, key, path string) ([]string, error) {
+func stringList(obj pyjson.Value, key string, l loc) ([]string, error) {
 	x, ok := obj.Get(key)
 	if !ok || x.IsNull() {
 		return []string{}, nil
 	}
-	if x.Kind != pyjson.Array {
-		return nil, invalid(path, "must be a list of non-empty strings, not %s", typeName(x))
+	if x.Kind() != pyjson.Array {
+		return nil, invalid(l.field(key), "must be a list of non-empty strings, not %s", typeName(x))
 	}
-	out := make([]string, len(x.Arr))
-	for i, el := range x.Arr {
-		if el.Kind != pyjson.String || el.Str == "" {
-			return nil, invalid(path+"["+strconv.Itoa(i)+"]", "must be a non-empty string, not %s", typeName(el))
+	out := make([]string, x.Len())
+	var err error
+	x.Elems(func(i int, el pyjson.Value) bool {
+		if el.Kind() != pyjson.String || el.Str() == "" {
+			err = invalid(l.field(key)+"["+strconv.Itoa(i)+"]", "must be a non-empty string, not %s", typeName(el))
+			return false
 		}
-		out[i] = el.Str
-	}
-	return out, nil
+		out[i] = el.Str()
+		return true
+	})
+	return out, err
 }
 
 // recordList returns the objects of a record array; missing or null is an
 // empty list, anything else that is not a list of objects is refused.
-func recordList(obj *pyjson.Value, key string) ([]pyjson.Value, error) {
+func recordList(obj pyjson.Value, key string) ([]pyjson.Value, error) {
 	x, ok := obj.Get(key)
 	if !ok || x.IsNull() {
 		return nil, nil
 	}
-	if x.Kind != pyjson.Array {
+	if x.Kind() != pyjson.Array {
 		return nil, invalid(key, "must be a list, not %s", typeName(x))
 	}
-	for i, el := range x.Arr {
-		if el.Kind != pyjson.Object {
-			return nil, invalid(key+"["+strconv.Itoa(i)+"]", "must be an object, not %s", typeName(el))
+	out := make([]pyjson.Value, x.Len())
+	var err error
+	x.Elems(func(i int, el pyjson.Value) bool {
+		if el.Kind() != pyjson.Object {
+			err = invalid(key+"["+strconv.Itoa(i)+"]", "must be an object, not %s", typeName(el))
+			return false
 		}
-	}
-	return x.Arr, nil
+		out[i] = el
+		return true
+	})
+	return out, err
 }
 
 // reqText reads a required id/text/timestamp field, normalised like
 // Python's str(): present and not null, any JSON type.
-func reqText(obj *pyjson.Value, key, path string) (string, error) {
+func reqText(obj pyjson.Value, key string, l loc) (string, error) {
 	x, ok := obj.Get(key)
 	if !ok || x.IsNull() {
-		return "", invalid(path+"."+key, "is required (present and not null)")
+		return "", invalid(l.field(key), "is required (present and not null)")
 	}
 	return pyjson.Str(x), nil
 }
 
-func optText(obj *pyjson.Value, key string) (string, bool) {
+func optText(obj pyjson.Value, key string) (string, bool) {
 	x, ok := obj.Get(key)
 	if !ok || x.IsNull() {
 		return "", false
@@ -269,23 +277,23 @@ func optText(obj *pyjson.Value, key string) (string, bool) {
 	return pyjson.Str(x), true
 }
 
-func enumField(obj *pyjson.Value, key, path string, allowed ...string) (string, error) {
+func enumField(obj pyjson.Value, key string, l loc, allowed ...string) (string, error) {
 	x, ok := obj.Get(key)
 	if !ok || x.IsNull() {
-		return "", invalid(path+"."+key, "is required (present and not null)")
+		return "", invalid(l.field(key), "is required (present and not null)")
 	}
-	if x.Kind == pyjson.String {
+	if x.Kind() == pyjson.String {
 		for _, a := range allowed {
-			if x.Str == a {
+			if x.Str() == a {
 				return a, nil
 			}
 		}
 	}
-	return "", invalid(path+"."+key, "must be one of %s; got %s", strings.Join(allowed, ", "), pyjson.StrRepr(pyjson.Str(x)))
+	return "", invalid(l.field(key), "must be one of %s; got %s", strings.Join(allowed, ", "), pyjson.StrRepr(pyjson.Str(x)))
 }
 
 func typeName(v pyjson.Value) string {
-	switch v.Kind {
+	switch v.Kind() {
 	case pyjson.Null:
 		return "null"
 	case pyjson.Bool:
@@ -293,7 +301,7 @@ func typeName(v pyjson.Value) string {
 	case pyjson.Int, pyjson.Float:
 		return "a number"
 	case pyjson.String:
-		if v.Str == "" {
+		if v.Str() == "" {
 			return "an empty string"
 		}
 		return "a string"
@@ -306,11 +314,11 @@ func typeName(v pyjson.Value) string {
 // finiteNumber reads a JSON number as Python's float() would and refuses
 // non-finite results (an integer or literal too large for a float64).
 func finiteNumber(x pyjson.Value) (float64, bool) {
-	if x.Kind != pyjson.Int && x.Kind != pyjson.Float {
+	if x.Kind() != pyjson.Int && x.Kind() != pyjson.Float {
 		return 0, false
 	}
-	if math.IsInf(x.Float, 0) || math.IsNaN(x.Float) {
+	if math.IsInf(x.Float(), 0) || math.IsNaN(x.Float()) {
 		return 0, false
 	}
-	return x.Float, true
+	return x.Float(), true
 }

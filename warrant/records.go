@@ -7,8 +7,8 @@ import (
 	"github.com/ewp-go/ewp/warrant/internal/pyjson"
 )
 
-func (d *decoder) records(obj *pyjson.Value, v *View) error {
-	steps := []func(*pyjson.Value, *View) error{
+func (d *decoder) records(obj pyjson.Value, v *View) error {
+	steps := []func(pyjson.Value, *View) error{
 		d.assertions, d.evidence, d.checks, d.conflicts, d.lineage,
 	}
 	for _, step := range steps {
@@ -19,49 +19,100 @@ func (d *decoder) records(obj *pyjson.Value, v *View) error {
 	return nil
 }
 
-func indexPath(key string, i int) string { return key + "[" + strconv.Itoa(i) + "]" }
+// loc names a record or field for refusal messages. The path text is built
+// only when a refusal needs it, keeping the accepting path allocation-free.
+type loc struct {
+	list string // record array, or "" at the view's top level
+	i    int
+	sub  string // nested object inside the record ("source")
+}
+
+func (l loc) field(name string) string {
+	p := l.list
+	if p != "" {
+		p += "[" + strconv.Itoa(l.i) + "]"
+	}
+	for _, part := range []string{l.sub, name} {
+		if part != "" && p != "" {
+			p += "." + part
+		} else if part != "" {
+			p = part
+		}
+	}
+	return p
+}
 
 // bounded reports whether id is the view's proposition or a variant P:<suffix>.
 func (d *decoder) bounded(id string) bool {
 	return id == d.prop || (len(id) > len(d.prop) && id[len(d.prop)] == ':' && strings.HasPrefix(id, d.prop))
 }
 
-func (d *decoder) recordProposition(obj *pyjson.Value, path string) (string, error) {
+func (d *decoder) recordProposition(obj pyjson.Value, l loc) (string, error) {
 	p, ok := optText(obj, "proposition_id")
 	if !ok {
 		return d.prop, nil
 	}
 	if !d.bounded(p) {
-		return "", invalid(path+".proposition_id",
+		return "", invalid(l.field("proposition_id"),
 			"names proposition %s; a view holds only %s or its variants %s:<suffix>", pyjson.StrRepr(p), pyjson.StrRepr(d.prop), d.prop)
 	}
 	return p, nil
 }
 
-type dupSet map[string]struct{}
+// idSet detects duplicate record ids. Views are usually small, so it scans
+// a slice and only builds a map once the view is large enough to need one.
+type idSet struct {
+	ids []string
+	m   map[string]struct{}
+}
 
-func (s dupSet) add(id, path, kind string) error {
-	if _, seen := s[id]; seen {
-		return invalid(path, "duplicate %s id %s (ids are unique within a view)", kind, pyjson.StrRepr(id))
+const smallSet = 16
+
+func (s *idSet) add(id string, l loc, field, kind string) error {
+	if s.has(id) {
+		return invalid(l.field(field), "duplicate %s id %s (ids are unique within a view)", kind, pyjson.StrRepr(id))
 	}
-	s[id] = struct{}{}
+	if s.m != nil {
+		s.m[id] = struct{}{}
+		return nil
+	}
+	s.ids = append(s.ids, id)
+	if len(s.ids) > smallSet {
+		s.m = make(map[string]struct{}, 2*len(s.ids))
+		for _, x := range s.ids {
+			s.m[x] = struct{}{}
+		}
+	}
 	return nil
 }
 
-func (d *decoder) assertions(obj *pyjson.Value, v *View) error {
+func (s *idSet) has(id string) bool {
+	if s.m != nil {
+		_, ok := s.m[id]
+		return ok
+	}
+	for _, x := range s.ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *decoder) assertions(obj pyjson.Value, v *View) error {
 	list, err := recordList(obj, "assertions")
 	if err != nil {
 		return err
 	}
 	v.Assertions = make([]Assertion, len(list))
-	seen := dupSet{}
+	var seen idSet
 	for i := range list {
-		path := indexPath("assertions", i)
-		a, err := d.assertion(&list[i], path)
+		l := loc{list: "assertions", i: i}
+		a, err := d.assertion(list[i], l)
 		if err != nil {
 			return err
 		}
-		if err := seen.add(a.AssertionID, path+".assertion_id", "assertion"); err != nil {
+		if err := seen.add(a.AssertionID, l, "assertion_id", "assertion"); err != nil {
 			return err
 		}
 		v.Assertions[i] = a
@@ -69,62 +120,62 @@ func (d *decoder) assertions(obj *pyjson.Value, v *View) error {
 	return nil
 }
 
-func (d *decoder) assertion(obj *pyjson.Value, path string) (a Assertion, err error) {
-	if a.AssertionID, err = reqText(obj, "assertion_id", path); err != nil {
+func (d *decoder) assertion(obj pyjson.Value, l loc) (a Assertion, err error) {
+	if a.AssertionID, err = reqText(obj, "assertion_id", l); err != nil {
 		return
 	}
-	if a.Text, err = reqText(obj, "text", path); err != nil {
+	if a.Text, err = reqText(obj, "text", l); err != nil {
 		return
 	}
-	if a.AssertedBy, err = reqText(obj, "asserted_by", path); err != nil {
+	if a.AssertedBy, err = reqText(obj, "asserted_by", l); err != nil {
 		return
 	}
-	if a.Confidence, err = confidence(obj, path); err != nil {
+	if a.Confidence, err = confidence(obj, l); err != nil {
 		return
 	}
-	if a.Source, err = d.source(obj, path); err != nil {
+	if a.Source, err = d.source(obj, l); err != nil {
 		return
 	}
-	if a.AssertedAt, err = reqText(obj, "asserted_at", path); err != nil {
+	if a.AssertedAt, err = reqText(obj, "asserted_at", l); err != nil {
 		return
 	}
-	a.PropositionID, err = d.recordProposition(obj, path)
+	a.PropositionID, err = d.recordProposition(obj, l)
 	return
 }
 
-func confidence(obj *pyjson.Value, path string) (float64, error) {
+func confidence(obj pyjson.Value, l loc) (float64, error) {
 	x, ok := obj.Get("assertion_confidence")
 	if !ok || x.IsNull() {
-		return 0, invalid(path+".assertion_confidence", "is required (present and not null)")
+		return 0, invalid(l.field("assertion_confidence"), "is required (present and not null)")
 	}
 	n, ok := finiteNumber(x)
 	if !ok {
-		return 0, invalid(path+".assertion_confidence", "must be a finite number, not %s", describe(x))
+		return 0, invalid(l.field("assertion_confidence"), "must be a finite number, not %s", describe(x))
 	}
 	return n, nil
 }
 
 func describe(x pyjson.Value) string {
-	if x.Kind == pyjson.Int || x.Kind == pyjson.Float {
-		return "out-of-range number " + x.Str
+	if x.Kind() == pyjson.Int || x.Kind() == pyjson.Float {
+		return "out-of-range number " + x.Str()
 	}
 	return typeName(x)
 }
 
-func (d *decoder) evidence(obj *pyjson.Value, v *View) error {
+func (d *decoder) evidence(obj pyjson.Value, v *View) error {
 	list, err := recordList(obj, "evidence")
 	if err != nil {
 		return err
 	}
 	v.Evidence = make([]Evidence, len(list))
-	seen := dupSet{}
+	var seen idSet
 	for i := range list {
-		path := indexPath("evidence", i)
-		e, err := d.evidenceItem(&list[i], path)
+		l := loc{list: "evidence", i: i}
+		e, err := d.evidenceItem(list[i], l)
 		if err != nil {
 			return err
 		}
-		if err := seen.add(e.EvidenceID, path+".evidence_id", "evidence"); err != nil {
+		if err := seen.add(e.EvidenceID, l, "evidence_id", "evidence"); err != nil {
 			return err
 		}
 		v.Evidence[i] = e
@@ -132,40 +183,40 @@ func (d *decoder) evidence(obj *pyjson.Value, v *View) error {
 	return nil
 }
 
-func (d *decoder) evidenceItem(obj *pyjson.Value, path string) (e Evidence, err error) {
-	if e.EvidenceID, err = reqText(obj, "evidence_id", path); err != nil {
+func (d *decoder) evidenceItem(obj pyjson.Value, l loc) (e Evidence, err error) {
+	if e.EvidenceID, err = reqText(obj, "evidence_id", l); err != nil {
 		return
 	}
-	if e.Polarity, err = enumField(obj, "polarity", path, Supports, Opposes); err != nil {
+	if e.Polarity, err = enumField(obj, "polarity", l, Supports, Opposes); err != nil {
 		return
 	}
-	if e.Source, err = d.source(obj, path); err != nil {
+	if e.Source, err = d.source(obj, l); err != nil {
 		return
 	}
-	if e.Content, err = reqText(obj, "content", path); err != nil {
+	if e.Content, err = reqText(obj, "content", l); err != nil {
 		return
 	}
-	if e.ObservedAt, err = reqText(obj, "observed_at", path); err != nil {
+	if e.ObservedAt, err = reqText(obj, "observed_at", l); err != nil {
 		return
 	}
-	e.PropositionID, err = d.recordProposition(obj, path)
+	e.PropositionID, err = d.recordProposition(obj, l)
 	return
 }
 
-func (d *decoder) checks(obj *pyjson.Value, v *View) error {
+func (d *decoder) checks(obj pyjson.Value, v *View) error {
 	list, err := recordList(obj, "checks")
 	if err != nil {
 		return err
 	}
 	v.Checks = make([]Check, len(list))
-	seen := dupSet{}
+	var seen idSet
 	for i := range list {
-		path := indexPath("checks", i)
-		c, err := d.check(&list[i], path)
+		l := loc{list: "checks", i: i}
+		c, err := d.check(list[i], l)
 		if err != nil {
 			return err
 		}
-		if err := seen.add(c.CheckID, path+".check_id", "check"); err != nil {
+		if err := seen.add(c.CheckID, l, "check_id", "check"); err != nil {
 			return err
 		}
 		v.Checks[i] = c
@@ -173,43 +224,43 @@ func (d *decoder) checks(obj *pyjson.Value, v *View) error {
 	return nil
 }
 
-func (d *decoder) check(obj *pyjson.Value, path string) (c Check, err error) {
-	if c.CheckID, err = reqText(obj, "check_id", path); err != nil {
+func (d *decoder) check(obj pyjson.Value, l loc) (c Check, err error) {
+	if c.CheckID, err = reqText(obj, "check_id", l); err != nil {
 		return
 	}
-	if c.Method, err = reqText(obj, "method", path); err != nil {
+	if c.Method, err = reqText(obj, "method", l); err != nil {
 		return
 	}
-	if c.Scope, err = reqText(obj, "scope", path); err != nil {
+	if c.Scope, err = reqText(obj, "scope", l); err != nil {
 		return
 	}
-	if c.Source, err = d.source(obj, path); err != nil {
+	if c.Source, err = d.source(obj, l); err != nil {
 		return
 	}
-	if c.ObservedAt, err = reqText(obj, "observed_at", path); err != nil {
+	if c.ObservedAt, err = reqText(obj, "observed_at", l); err != nil {
 		return
 	}
-	if c.Result, err = enumField(obj, "result", path, Supports, Opposes, Inconclusive); err != nil {
+	if c.Result, err = enumField(obj, "result", l, Supports, Opposes, Inconclusive); err != nil {
 		return
 	}
-	c.Subjects, err = stringList(obj, "subjects", path+".subjects")
+	c.Subjects, err = stringList(obj, "subjects", l)
 	return
 }
 
-func (d *decoder) conflicts(obj *pyjson.Value, v *View) error {
+func (d *decoder) conflicts(obj pyjson.Value, v *View) error {
 	list, err := recordList(obj, "conflicts")
 	if err != nil {
 		return err
 	}
 	v.Conflicts = make([]Conflict, len(list))
-	seen := dupSet{}
+	var seen idSet
 	for i := range list {
-		path := indexPath("conflicts", i)
-		c, err := d.conflict(&list[i], path)
+		l := loc{list: "conflicts", i: i}
+		c, err := d.conflict(list[i], l)
 		if err != nil {
 			return err
 		}
-		if err := seen.add(c.ConflictID, path+".conflict_id", "conflict"); err != nil {
+		if err := seen.add(c.ConflictID, l, "conflict_id", "conflict"); err != nil {
 			return err
 		}
 		v.Conflicts[i] = c
@@ -217,22 +268,22 @@ func (d *decoder) conflicts(obj *pyjson.Value, v *View) error {
 	return nil
 }
 
-func (d *decoder) conflict(obj *pyjson.Value, path string) (c Conflict, err error) {
-	if c.ConflictID, err = reqText(obj, "conflict_id", path); err != nil {
+func (d *decoder) conflict(obj pyjson.Value, l loc) (c Conflict, err error) {
+	if c.ConflictID, err = reqText(obj, "conflict_id", l); err != nil {
 		return
 	}
-	if c.Status, err = enumField(obj, "status", path, StatusOpen, StatusResolved); err != nil {
+	if c.Status, err = enumField(obj, "status", l, StatusOpen, StatusResolved); err != nil {
 		return
 	}
-	if c.PropositionIDs, err = stringList(obj, "proposition_ids", path+".proposition_ids"); err != nil {
+	if c.PropositionIDs, err = stringList(obj, "proposition_ids", l); err != nil {
 		return
 	}
 	if len(c.PropositionIDs) == 0 {
-		err = invalid(path+".proposition_ids", "must name at least one proposition")
+		err = invalid(l.field("proposition_ids"), "must name at least one proposition")
 		return
 	}
 	if !d.namesView(c.PropositionIDs) {
-		err = invalid(path+".proposition_ids", "must name %s or a variant %s:<suffix>", pyjson.StrRepr(d.prop), d.prop)
+		err = invalid(l.field("proposition_ids"), "must name %s or a variant %s:<suffix>", pyjson.StrRepr(d.prop), d.prop)
 		return
 	}
 	c.Note = note(obj)
@@ -249,7 +300,7 @@ func (d *decoder) namesView(ids []string) bool {
 }
 
 // note reads a conflict note; a falsy value (Python truthiness) reads "".
-func note(obj *pyjson.Value) string {
+func note(obj pyjson.Value) string {
 	x, ok := obj.Get("note")
 	if !ok || falsy(x) {
 		return ""
@@ -258,49 +309,47 @@ func note(obj *pyjson.Value) string {
 }
 
 func falsy(x pyjson.Value) bool {
-	switch x.Kind {
+	switch x.Kind() {
 	case pyjson.Null:
 		return true
 	case pyjson.Bool:
-		return !x.Bool
+		return !x.Bool()
 	case pyjson.Int, pyjson.Float:
-		return x.Float == 0
+		return x.Float() == 0
 	case pyjson.String:
-		return x.Str == ""
-	case pyjson.Array:
-		return len(x.Arr) == 0
+		return x.Str() == ""
 	}
-	return len(x.Obj) == 0
+	return x.Len() == 0
 }
 
-func (d *decoder) lineage(obj *pyjson.Value, v *View) error {
+func (d *decoder) lineage(obj pyjson.Value, v *View) error {
 	list, err := recordList(obj, "lineage")
 	if err != nil {
 		return err
 	}
 	v.Lineage = make([]LineageEdge, len(list))
 	for i := range list {
-		path := indexPath("lineage", i)
+		l := loc{list: "lineage", i: i}
 		e := &v.Lineage[i]
-		if e.Kind, err = enumField(&list[i], "kind", path, KindDerivedFrom, KindSupersedes, KindSupersededBy, KindParentSource); err != nil {
+		if e.Kind, err = enumField(list[i], "kind", l, KindDerivedFrom, KindSupersedes, KindSupersededBy, KindParentSource); err != nil {
 			return err
 		}
-		if e.FromID, err = endpoint(&list[i], "from_id", path); err != nil {
+		if e.FromID, err = endpoint(list[i], "from_id", l); err != nil {
 			return err
 		}
-		if e.ToID, err = endpoint(&list[i], "to_id", path); err != nil {
+		if e.ToID, err = endpoint(list[i], "to_id", l); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func endpoint(obj *pyjson.Value, key, path string) (string, error) {
+func endpoint(obj pyjson.Value, key string, l loc) (string, error) {
 	x, ok := obj.Get(key)
-	if !ok || x.Kind != pyjson.String || x.Str == "" {
-		return "", invalid(path+"."+key, "must be a non-empty string, not %s", typeNameOrMissing(x, ok))
+	if !ok || x.Kind() != pyjson.String || x.Str() == "" {
+		return "", invalid(l.field(key), "must be a non-empty string, not %s", typeNameOrMissing(x, ok))
 	}
-	return x.Str, nil
+	return x.Str(), nil
 }
 
 func typeNameOrMissing(x pyjson.Value, ok bool) string {
@@ -312,36 +361,37 @@ func typeNameOrMissing(x pyjson.Value, ok bool) string {
 
 // source decodes a record's SourceRef and enforces that one source_id
 // names one SourceRef across the whole view.
-func (d *decoder) source(rec *pyjson.Value, path string) (SourceRef, error) {
+func (d *decoder) source(rec pyjson.Value, l loc) (SourceRef, error) {
 	x, ok := rec.Get("source")
-	path += ".source"
+	l.sub = "source"
 	if !ok || x.IsNull() {
-		return SourceRef{}, invalid(path, "is required (present and not null)")
+		return SourceRef{}, invalid(l.field(""), "is required (present and not null)")
 	}
-	if x.Kind != pyjson.Object {
-		return SourceRef{}, invalid(path, "must be an object, not %s", typeName(x))
+	if x.Kind() != pyjson.Object {
+		return SourceRef{}, invalid(l.field(""), "must be an object, not %s", typeName(x))
 	}
-	s, err := sourceRef(&x, path)
+	s, err := sourceRef(x, l)
 	if err != nil {
 		return s, err
 	}
-	if d.sources == nil {
-		d.sources = map[string]SourceRef{}
-		d.where = map[string]string{}
-	}
-	if prev, seen := d.sources[s.SourceID]; seen {
-		if !sameSource(prev, s) {
-			return s, invalid(path, "source_id %s already names a different SourceRef at %s (one source_id, one SourceRef)",
-				pyjson.StrRepr(s.SourceID), d.where[s.SourceID])
+	if i := d.findSource(s.SourceID); i >= 0 {
+		if !sameSource(d.sources[i].ref, s) {
+			return s, invalid(l.field(""), "source_id %s already names a different SourceRef at %s (one source_id, one SourceRef)",
+				pyjson.StrRepr(s.SourceID), d.sources[i].at.field(""))
 		}
 		return s, nil
 	}
-	d.sources[s.SourceID] = s
-	d.where[s.SourceID] = path
+	d.sources = append(d.sources, seenSource{s, l})
+	switch {
+	case d.sourceIndex != nil:
+		d.sourceIndex[s.SourceID] = len(d.sources) - 1
+	case len(d.sources) > smallSet:
+		d.indexSources()
+	}
 	return s, nil
 }
 
-func sourceRef(x *pyjson.Value, path string) (s SourceRef, err error) {
+func sourceRef(x pyjson.Value, l loc) (s SourceRef, err error) {
 	fields := []struct {
 		key string
 		dst *string
@@ -351,7 +401,7 @@ func sourceRef(x *pyjson.Value, path string) (s SourceRef, err error) {
 		{"content_hash", &s.ContentHash}, {"observed_at", &s.ObservedAt},
 	}
 	for _, f := range fields {
-		if *f.dst, err = reqText(x, f.key, path); err != nil {
+		if *f.dst, err = reqText(x, f.key, l); err != nil {
 			return
 		}
 	}
@@ -360,7 +410,7 @@ func sourceRef(x *pyjson.Value, path string) (s SourceRef, err error) {
 	return
 }
 
-func optPtr(x *pyjson.Value, key string) *string {
+func optPtr(x pyjson.Value, key string) *string {
 	if s, ok := optText(x, key); ok {
 		return &s
 	}
@@ -379,4 +429,32 @@ func samePtr(a, b *string) bool {
 		return a == b
 	}
 	return *a == *b
+}
+
+// seenSource is a SourceRef already met in the view and where.
+type seenSource struct {
+	ref SourceRef
+	at  loc
+}
+
+func (d *decoder) findSource(id string) int {
+	if d.sourceIndex != nil {
+		if i, ok := d.sourceIndex[id]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range d.sources {
+		if d.sources[i].ref.SourceID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (d *decoder) indexSources() {
+	d.sourceIndex = make(map[string]int, 2*len(d.sources))
+	for i := range d.sources {
+		d.sourceIndex[d.sources[i].ref.SourceID] = i
+	}
 }

@@ -2,8 +2,8 @@ package pyjson
 
 import (
 	"errors"
-	"fmt"
 	"math"
+	"fmt"
 	"strconv"
 	"unicode/utf8"
 )
@@ -24,27 +24,30 @@ const maxDepth = 900
 
 // Parse decodes one JSON document as Python's json.loads does, except that
 // the non-standard NaN/Infinity literals are refused: they are not JSON.
-// The text must be valid UTF-8.
+// The text must be valid UTF-8. The result refers to s; s must not change.
 func Parse(s string) (Value, error) {
+	if len(s) > math.MaxInt32 {
+		return Value{}, &SyntaxError{0, "document larger than 2 GiB"}
+	}
 	if !utf8.ValidString(s) {
 		return Value{}, &SyntaxError{0, "text is not valid UTF-8"}
 	}
-	p := parser{s: s}
+	p := parser{s: s, t: &tape{src: s, nodes: make([]node, 0, len(s)/12+4)}}
 	p.skipSpace()
-	v, err := p.value(0)
-	if err != nil {
+	if err := p.value(0); err != nil {
 		return Value{}, err
 	}
 	p.skipSpace()
 	if p.i != len(p.s) {
 		return Value{}, p.fail("extra data after the JSON value")
 	}
-	return v, nil
+	return Value{p.t, 0}, nil
 }
 
 type parser struct {
 	s string
 	i int
+	t *tape
 }
 
 func (p *parser) fail(msg string) error { return &SyntaxError{p.i, msg} }
@@ -60,28 +63,39 @@ func (p *parser) skipSpace() {
 	}
 }
 
-func (p *parser) value(depth int) (Value, error) {
+// push appends a scalar node and returns its index.
+func (p *parser) push(n node) int32 {
+	idx := int32(len(p.t.nodes))
+	n.end = idx + 1
+	p.t.nodes = append(p.t.nodes, n)
+	return idx
+}
+
+func (p *parser) value(depth int) error {
 	if p.i >= len(p.s) {
-		return Value{}, p.fail("expecting a value")
+		return p.fail("expecting a value")
 	}
 	switch c := p.s[p.i]; {
 	case c == '{':
-		return p.object(depth + 1)
+		return p.container(depth+1, Object)
 	case c == '[':
-		return p.array(depth + 1)
+		return p.container(depth+1, Array)
 	case c == '"':
-		s, err := p.str()
-		return Value{Kind: String, Str: s}, err
+		n, err := p.str()
+		p.push(n)
+		return err
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case p.lit("true"):
-		return Value{Kind: Bool, Bool: true}, nil
+		p.push(node{kind: Bool, b: true})
 	case p.lit("false"):
-		return Value{Kind: Bool}, nil
+		p.push(node{kind: Bool})
 	case p.lit("null"):
-		return Value{}, nil
+		p.push(node{kind: Null})
+	default:
+		return p.fail("expecting a value")
 	}
-	return Value{}, p.fail("expecting a value")
+	return nil
 }
 
 func (p *parser) lit(word string) bool {
@@ -92,102 +106,82 @@ func (p *parser) lit(word string) bool {
 	return false
 }
 
-func (p *parser) object(depth int) (Value, error) {
+// container parses an object or array; its node's n and end are filled in
+// once the children are on the tape.
+func (p *parser) container(depth int, kind Kind) error {
 	if depth > maxDepth {
-		return Value{}, p.fail("nesting too deep")
+		return p.fail("nesting too deep")
 	}
-	p.i++ // {
-	v := Value{Kind: Object}
+	closer := byte(']')
+	if kind == Object {
+		closer = '}'
+	}
+	idx := p.push(node{kind: kind})
+	p.i++
 	p.skipSpace()
-	if p.i < len(p.s) && p.s[p.i] == '}' {
+	var n int32
+	if p.i < len(p.s) && p.s[p.i] == closer {
 		p.i++
-		return v, nil
+	} else if err := p.children(depth, kind, closer, &n); err != nil {
+		return err
 	}
+	p.t.nodes[idx].n = n
+	p.t.nodes[idx].end = int32(len(p.t.nodes))
+	return nil
+}
+
+func (p *parser) children(depth int, kind Kind, closer byte, n *int32) error {
 	for {
 		p.skipSpace()
-		if p.i >= len(p.s) || p.s[p.i] != '"' {
-			return Value{}, p.fail("expecting a property name in double quotes")
+		if kind == Object {
+			if err := p.key(); err != nil {
+				return err
+			}
 		}
-		key, err := p.str()
-		if err != nil {
-			return Value{}, err
+		if err := p.value(depth); err != nil {
+			return err
 		}
-		p.skipSpace()
-		if p.i >= len(p.s) || p.s[p.i] != ':' {
-			return Value{}, p.fail("expecting ':' delimiter")
-		}
-		p.i++
-		p.skipSpace()
-		val, err := p.value(depth)
-		if err != nil {
-			return Value{}, err
-		}
-		v.Obj = setMember(v.Obj, key, val)
+		*n++
 		p.skipSpace()
 		if p.i < len(p.s) && p.s[p.i] == ',' {
 			p.i++
 			continue
 		}
-		if p.i < len(p.s) && p.s[p.i] == '}' {
+		if p.i < len(p.s) && p.s[p.i] == closer {
 			p.i++
-			return v, nil
+			return nil
 		}
-		return Value{}, p.fail("expecting ',' or '}'")
+		return p.fail("expecting ',' or '" + string(closer) + "'")
 	}
 }
 
-func setMember(obj []Member, key string, val Value) []Member {
-	for i := range obj {
-		if obj[i].Key == key {
-			obj[i].Val = val
-			return obj
-		}
+func (p *parser) key() error {
+	if p.i >= len(p.s) || p.s[p.i] != '"' {
+		return p.fail("expecting a property name in double quotes")
 	}
-	return append(obj, Member{key, val})
-}
-
-func (p *parser) array(depth int) (Value, error) {
-	if depth > maxDepth {
-		return Value{}, p.fail("nesting too deep")
+	k, err := p.str()
+	if err != nil {
+		return err
 	}
-	p.i++ // [
-	v := Value{Kind: Array}
+	p.push(k)
 	p.skipSpace()
-	if p.i < len(p.s) && p.s[p.i] == ']' {
-		p.i++
-		v.Arr = []Value{}
-		return v, nil
+	if p.i >= len(p.s) || p.s[p.i] != ':' {
+		return p.fail("expecting ':' delimiter")
 	}
-	for {
-		p.skipSpace()
-		el, err := p.value(depth)
-		if err != nil {
-			return Value{}, err
-		}
-		v.Arr = append(v.Arr, el)
-		p.skipSpace()
-		if p.i < len(p.s) && p.s[p.i] == ',' {
-			p.i++
-			continue
-		}
-		if p.i < len(p.s) && p.s[p.i] == ']' {
-			p.i++
-			return v, nil
-		}
-		return Value{}, p.fail("expecting ',' or ']'")
-	}
+	p.i++
+	p.skipSpace()
+	return nil
 }
 
 // number follows Python's json number grammar: an integer literal becomes
-// an int (unbounded), anything with a fraction or exponent a float
-// (overflowing to ±inf as float() does).
-func (p *parser) number() (Value, error) {
+// an int (unbounded), anything with a fraction or exponent a float.
+func (p *parser) number() error {
 	start := p.i
 	if p.s[p.i] == '-' {
 		p.i++
 	}
 	if p.i >= len(p.s) {
-		return Value{}, p.fail("expecting a digit")
+		return p.fail("expecting a digit")
 	}
 	switch c := p.s[p.i]; {
 	case c == '0':
@@ -195,13 +189,13 @@ func (p *parser) number() (Value, error) {
 	case c >= '1' && c <= '9':
 		p.digits()
 	default:
-		return Value{}, p.fail("expecting a value")
+		return p.fail("expecting a value")
 	}
-	isFloat := false
+	kind := Int
 	if p.i+1 < len(p.s) && p.s[p.i] == '.' && isDigit(p.s[p.i+1]) {
 		p.i++
 		p.digits()
-		isFloat = true
+		kind = Float
 	}
 	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
 		j := p.i + 1
@@ -211,26 +205,21 @@ func (p *parser) number() (Value, error) {
 		if j < len(p.s) && isDigit(p.s[j]) {
 			p.i = j
 			p.digits()
-			isFloat = true
+			kind = Float
 		}
 	}
 	text := p.s[start:p.i]
-	if !isFloat {
-		return Value{Kind: Int, Str: text, Float: intFloat(text)}, nil
+	if len(text) > 1<<20 {
+		return p.fail("number literal too long")
 	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return Value{}, p.fail("bad number")
+	if kind == Float {
+		// Validate once here so Float() never meets a malformed literal.
+		if _, err := strconv.ParseFloat(text, 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+			return p.fail("bad number")
+		}
 	}
-	return Value{Kind: Float, Float: f, Str: text}, nil
-}
-
-func intFloat(text string) float64 {
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil {
-		return math.Inf(1)
-	}
-	return f
+	p.push(node{kind: kind, off: int32(start), ln: int32(p.i - start)})
+	return nil
 }
 
 func (p *parser) digits() {
@@ -241,27 +230,29 @@ func (p *parser) digits() {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// str reads a string literal. Raw control characters are refused (Python's
-// strict mode); escapes may produce lone surrogates, kept as WTF-8.
-func (p *parser) str() (string, error) {
+// str reads a string literal into a String node. Raw control characters
+// are refused (Python's strict mode); escapes may produce lone surrogates,
+// kept as WTF-8.
+func (p *parser) str() (node, error) {
 	p.i++ // opening quote
 	start := p.i
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		if c == '"' {
-			s := p.s[start:p.i]
 			p.i++
-			return s, nil
+			return node{kind: String, off: int32(start), ln: int32(p.i - 1 - start)}, nil
 		}
 		if c == '\\' {
-			return p.strEscaped(start)
+			s, err := p.strEscaped(start)
+			p.t.escaped = append(p.t.escaped, s)
+			return node{kind: String, esc: true, off: int32(len(p.t.escaped) - 1)}, err
 		}
 		if c < 0x20 {
-			return "", p.fail("invalid control character in string")
+			return node{}, p.fail("invalid control character in string")
 		}
 		p.i++
 	}
-	return "", p.fail("unterminated string")
+	return node{}, p.fail("unterminated string")
 }
 
 func (p *parser) strEscaped(start int) (string, error) {
@@ -314,12 +305,23 @@ func (p *parser) hex4() (rune, bool) {
 	if p.i+4 > len(p.s) {
 		return 0, false
 	}
-	n, err := strconv.ParseUint(p.s[p.i:p.i+4], 16, 32)
-	if err != nil {
-		return 0, false
+	var r rune
+	for _, c := range []byte(p.s[p.i : p.i+4]) {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(d)
 	}
 	p.i += 4
-	return rune(n), true
+	return r, true
 }
 
 func (p *parser) unicodeEscape(buf []byte) ([]byte, error) {
@@ -346,3 +348,4 @@ func appendWTF8(buf []byte, r rune) []byte {
 	}
 	return utf8.AppendRune(buf, r)
 }
+

@@ -12,11 +12,11 @@ import (
 // normalises id, text and timestamp fields this way, so 1 and "1" are the
 // same id and [1] becomes the text "[1]".
 func Str(v Value) string {
-	switch v.Kind {
+	switch v.Kind() {
 	case String:
-		return v.Str
+		return v.Str()
 	case Int:
-		return IntText(v.Str)
+		return IntText(v.Str())
 	}
 	var b strings.Builder
 	writeRepr(&b, v)
@@ -33,33 +33,34 @@ func IntText(s string) string {
 }
 
 func writeRepr(b *strings.Builder, v Value) {
-	switch v.Kind {
+	switch v.Kind() {
 	case Null:
 		b.WriteString("None")
 	case Bool:
-		if v.Bool {
+		if v.Bool() {
 			b.WriteString("True")
 		} else {
 			b.WriteString("False")
 		}
 	case Int:
-		b.WriteString(IntText(v.Str))
+		b.WriteString(IntText(v.Str()))
 	case Float:
-		b.WriteString(FloatRepr(v.Float))
+		b.WriteString(FloatRepr(v.Float()))
 	case String:
-		b.WriteString(StrRepr(v.Str))
+		b.WriteString(StrRepr(v.Str()))
 	case Array:
 		b.WriteByte('[')
-		for i, el := range v.Arr {
+		v.Elems(func(i int, el Value) bool {
 			if i > 0 {
 				b.WriteString(", ")
 			}
 			writeRepr(b, el)
-		}
+			return true
+		})
 		b.WriteByte(']')
 	case Object:
 		b.WriteByte('{')
-		for i, m := range v.Obj {
+		for i, m := range v.Members() {
 			if i > 0 {
 				b.WriteString(", ")
 			}

@@ -5,6 +5,8 @@
 // ids agree with the reference.
 package pyjson
 
+import "strconv"
+
 // Kind is the Python type a JSON value decodes to.
 type Kind uint8
 
@@ -19,35 +21,143 @@ const (
 	Object
 )
 
-// Value is one decoded JSON value. Strings are Go strings that may hold
-// lone surrogates encoded as WTF-8 (Python str can hold them; json.loads
-// accepts "\ud800").
-type Value struct {
-	Kind Kind
-	Bool bool
-	// Str is the string value, or the literal text of an Int.
-	Str   string
-	Float float64
-	Arr   []Value
-	Obj   []Member
+// node is one entry of the tape. Containers are followed by their
+// children (for objects: key node, then the value's subtree); end is the
+// index just past the node's subtree, so siblings are found by skipping.
+//
+// A node holds no pointers (text is an offset into the source, or into
+// the side table of unescaped strings), so the tape costs the garbage
+// collector nothing to scan.
+type node struct {
+	kind Kind
+	b    bool
+	esc  bool  // text is escaped[off] rather than src[off:off+ln]
+	n    int32 // children of a container
+	end  int32
+	off  int32
+	ln   int32
 }
 
-// Member is one key of an object. Duplicate keys are resolved as Python's
-// dict does: the last value wins, at the position of the first.
+type tape struct {
+	src     string
+	escaped []string
+	nodes   []node
+}
+
+func (t *tape) text(n *node) string {
+	if n.esc {
+		return t.escaped[n.off]
+	}
+	return t.src[n.off : n.off+n.ln]
+}
+
+// Value is a handle on one decoded value. The zero Value is JSON null.
+// Strings may hold lone surrogates encoded as WTF-8 (Python str can hold
+// them; json.loads accepts "\ud800").
+type Value struct {
+	t *tape
+	i int32
+}
+
+func (v Value) node() *node {
+	if v.t == nil {
+		return &nullNode
+	}
+	return &v.t.nodes[v.i]
+}
+
+var nullNode = node{kind: Null}
+
+// Kind returns the value's type.
+func (v Value) Kind() Kind { return v.node().kind }
+
+// IsNull reports whether the value is JSON null.
+func (v Value) IsNull() bool { return v.node().kind == Null }
+
+// Bool returns a boolean's value.
+func (v Value) Bool() bool { return v.node().b }
+
+// Str returns a string's value, or a number's literal text.
+func (v Value) Str() string {
+	if v.t == nil {
+		return ""
+	}
+	return v.t.text(&v.t.nodes[v.i])
+}
+
+// Len is the number of elements of an array or members of an object
+// (duplicate keys counted).
+func (v Value) Len() int { return int(v.node().n) }
+
+// Float returns a number as Python's float() reads it: ints round to the
+// nearest float64, overflow gives ±Inf.
+func (v Value) Float() float64 {
+	f, _ := strconv.ParseFloat(v.Str(), 64)
+	return f
+}
+
+// Elems calls fn for each element of an array, in order.
+func (v Value) Elems(fn func(i int, el Value) bool) {
+	nd := v.node()
+	if nd.kind != Array {
+		return
+	}
+	j := v.i + 1
+	for k := 0; k < int(nd.n); k++ {
+		if !fn(k, Value{v.t, j}) {
+			return
+		}
+		j = v.t.nodes[j].end
+	}
+}
+
+// Get returns the value of key in an object. With duplicate keys the last
+// one wins, as in a Python dict.
+func (v Value) Get(key string) (Value, bool) {
+	nd := v.node()
+	if nd.kind != Object {
+		return Value{}, false
+	}
+	var found Value
+	ok := false
+	j := v.i + 1
+	for k := 0; k < int(nd.n); k++ {
+		if v.t.text(&v.t.nodes[j]) == key {
+			found, ok = Value{v.t, j + 1}, true
+		}
+		j = v.t.nodes[j+1].end
+	}
+	return found, ok
+}
+
+// Member is one key of an object.
 type Member struct {
 	Key string
 	Val Value
 }
 
-// Get returns the member named key, or a Null value and false.
-func (v *Value) Get(key string) (Value, bool) {
-	for i := range v.Obj {
-		if v.Obj[i].Key == key {
-			return v.Obj[i].Val, true
-		}
+// Members returns an object's members as a Python dict holds them: each
+// key once, at the position of its first occurrence, with its last value.
+func (v Value) Members() []Member {
+	nd := v.node()
+	if nd.kind != Object {
+		return nil
 	}
-	return Value{}, false
+	out := make([]Member, 0, nd.n)
+	j := v.i + 1
+	for k := 0; k < int(nd.n); k++ {
+		key, val := v.t.text(&v.t.nodes[j]), Value{v.t, j + 1}
+		dup := false
+		for x := range out {
+			if out[x].Key == key {
+				out[x].Val, dup = val, true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, Member{key, val})
+		}
+		j = v.t.nodes[j+1].end
+	}
+	return out
 }
-
-// IsNull reports whether the value is JSON null.
-func (v Value) IsNull() bool { return v.Kind == Null }

@@ -1,0 +1,45 @@
+// Package ledger is the SQLite evidence store of EWP §9: immutable
+// snapshots of EvidenceViews, keyed by (proposition_id, view_id), with the
+// record-identity rules of package snapshot, atomic appends, a hash chain
+// over every stored event, and text search over assertions. It uses the
+// pure-Go modernc.org/sqlite driver, so the binaries need no C toolchain.
+//
+// # Files and concurrency
+//
+// The file is in WAL mode with a busy timeout: many processes may read
+// while one writes, and writers queue. Every write is one IMMEDIATE
+// transaction, so a batch is stored whole or not at all and an append reads
+// "latest" under the write lock. Readers see only committed snapshots.
+//
+// [Open] never creates a file (a missing path is "ledger not found");
+// Options.ReadOnly opens it with mode=ro and query_only. [Create] and
+// [OpenOrCreate] are for writers. A file whose schema_version differs from
+// [SchemaVersion] is refused with a message saying so.
+//
+// # Schema (version 1)
+//
+//	ledger_meta(key, value)                        schema_version
+//	snapshots(seq, proposition_id, view_id, body, body_sha256,
+//	          canonical_sha256, created_at)         UNIQUE(proposition_id, view_id)
+//	records(proposition_id, kind, record_id, sum, view_id)
+//	                                               first content of every id (§9)
+//	events(seq, tbl, row_seq, payload, prev_hash, hash)
+//	                                               hash = sha256(prev_hash ‖ payload)
+//	primitive_revisions(seq, primitive_id, name_fold, body, created_at)
+//	assertion_fts                                  FTS5 over assertion text
+//
+// body is the stored form warrant.Encode(v); reading it back with
+// warrant.DecodeView gives the view that was put. The payload of an event
+// is the canonical JSON of the row it records (with the body as its
+// sha256), so editing any stored byte breaks the chain at that event and
+// [Ledger.Verify] names it. Triggers make UPDATE and DELETE fail on every
+// table except the FTS index, which SQLite cannot guard (virtual table) and
+// which is derived, never authoritative.
+//
+// # Refusals and failures
+//
+// A refusal of the input is a *warrant.Error (EWP code, field, rule); in a
+// batch it is wrapped in a *BatchError naming the view's index. A storage
+// failure is an *Error. The two map to different exit codes and MCP
+// errors.
+package ledger

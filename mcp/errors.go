@@ -1,0 +1,68 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/ewp-go/ewp/warrant"
+)
+
+// Codes this package adds to the warrant.Code* set. Every other refusal
+// uses the warrant package's codes, so a caller sees one vocabulary.
+const (
+	// CodeInvalidArgument: a tool argument has the wrong type or value, or
+	// is not an argument of the tool at all.
+	CodeInvalidArgument = "EWP_REFUSE_INVALID_ARGUMENT"
+	// CodeInternal: the ledger failed for a reason that is not a refusal
+	// (I/O, corruption). The message says what failed.
+	CodeInternal = "EWP_INTERNAL_ERROR"
+)
+
+// toolError is the JSON a failed tool call carries in its text content.
+type toolError struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+// refuse builds a refusal. The rule is formatted like fmt.Sprintf.
+func refuse(code, field, rule string, args ...any) *warrant.Error {
+	if len(args) > 0 {
+		rule = fmt.Sprintf(rule, args...)
+	}
+	return &warrant.Error{Code: code, Field: field, Rule: rule}
+}
+
+// badArg is the common refusal for a malformed argument.
+func badArg(field, rule string, args ...any) *warrant.Error {
+	return refuse(CodeInvalidArgument, field, rule, args...)
+}
+
+// asToolError maps any error to the code and message a caller sees. Only
+// *warrant.Error carries a refusal code; everything else is internal,
+// because guessing a code for an unknown failure would mislead the caller.
+func asToolError(err error) toolError {
+	var we *warrant.Error
+	if errors.As(err, &we) {
+		return toolError{Error: we.Code, Message: we.Message()}
+	}
+	return toolError{Error: CodeInternal, Message: "the server failed: " + err.Error()}
+}
+
+// failure is the isError result of a refused or failed call.
+func failure(err error) *mcp.CallToolResult {
+	body, _ := json.Marshal(asToolError(err)) // two strings never fail to marshal
+	return mcp.NewToolResultError(string(body))
+}
+
+// success carries out both as structuredContent and as JSON text, for
+// clients that only read text.
+func success(out any) (*mcp.CallToolResult, error) {
+	body, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encode tool result: %w", err)
+	}
+	return mcp.NewToolResultStructured(out, string(body)), nil
+}

@@ -1,0 +1,186 @@
+package mcp
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Name and Version identify the server in MCP's serverInfo.
+const (
+	Name    = "ewp-mcp"
+	Version = "0.1.0"
+)
+
+// Server is the EWP MCP server over a Store. It is safe for concurrent use.
+// Build one with New, then serve it with ServeStdio or HTTPHandler.
+type Server struct {
+	store  Store
+	now    func() time.Time
+	layers []GateLayer
+	log    *slog.Logger
+	mcp    *server.MCPServer
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithClock replaces the server clock (time.Now). The clock decides
+// may_act's evaluation instant and memory_context's default, so tests
+// inject a fixed one.
+func WithClock(now func() time.Time) Option {
+	return func(s *Server) { s.now = now }
+}
+
+// WithGateLayer adds a layer to may_act after the warrant layer. Layers can
+// only restrict: the combined decision is the most restrictive one.
+func WithGateLayer(l GateLayer) Option {
+	return func(s *Server) { s.layers = append(s.layers, l) }
+}
+
+// WithLogger sets where the server logs (default slog.Default()). Over
+// stdio it must not write to standard output.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Server) { s.log = l }
+}
+
+// New builds a server over store.
+func New(store Store, opts ...Option) *Server {
+	s := &Server{store: store, now: time.Now, log: slog.Default()}
+	for _, o := range opts {
+		o(s)
+	}
+	s.mcp = server.NewMCPServer(Name, Version,
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
+		server.WithPromptCapabilities(false),
+		server.WithInstructions(instructions()),
+		// A declared output schema is a promise; checking it on every call
+		// turns a broken promise into an error instead of a silent lie.
+		server.WithOutputSchemaValidation(),
+		server.WithRecovery(),
+		server.WithResourceRecovery(),
+	)
+	s.registerTools()
+	s.registerResources()
+	s.registerPrompts()
+	return s
+}
+
+// MCPServer is the underlying mcp-go server, for in-process clients.
+// It has no JSON-RPC pre-filter (see handleMessage) and no caller role.
+func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
+
+// registerTools is the one place tools are registered. The guard tools of
+// GROUNDING.md §0 (check_grounding and gap_template, read-only; learn_gap,
+// a write) belong in this list, built with readTool/writeTool like the rest.
+func (s *Server) registerTools() {
+	for _, t := range []toolSpec{
+		s.listPropositionsTool(),
+		s.warrantNowTool(),
+		s.evidenceViewGetTool(),
+		s.memoryContextTool(),
+		s.mayActTool(),
+		s.evidenceViewPutTool(),
+		s.evidenceRecordTool(),
+		s.checkRecordTool(),
+	} {
+		s.mcp.AddTool(t.tool, s.handler(t))
+	}
+}
+
+// toolSpec is one tool: its MCP definition and its implementation.
+type toolSpec struct {
+	tool  mcp.Tool
+	write bool     // needs the ingest role, checked before the payload
+	names []string // accepted argument names (the input schema's properties)
+	// pre runs on the raw arguments before unknown names are refused, for
+	// refusals more specific than "unknown argument".
+	pre func(context.Context, args) error
+	run func(context.Context, args) (any, error)
+}
+
+func readTool(name, desc string, in, out schema, run func(context.Context, args) (any, error)) toolSpec {
+	return newTool(name, desc, in, out, false, run)
+}
+
+func writeTool(name, desc string, in, out schema, run func(context.Context, args) (any, error)) toolSpec {
+	return newTool(name, desc, in, out, true, run)
+}
+
+func newTool(name, desc string, in, out schema, write bool, run func(context.Context, args) (any, error)) toolSpec {
+	in["additionalProperties"] = false
+	in["type"] = "object"
+	ann := mcp.ToolAnnotation{ReadOnlyHint: ptr(!write)}
+	if write {
+		ann.DestructiveHint = ptr(false)
+	} else {
+		ann.OpenWorldHint = ptr(false)
+	}
+	return toolSpec{
+		tool: mcp.Tool{Name: name, Description: desc, RawInputSchema: mustJSON(in),
+			RawOutputSchema: mustJSON(out), Annotations: ann},
+		write: write,
+		names: paramNames(in),
+		run:   run,
+	}
+}
+
+// handler wraps a toolSpec with the checks every tool shares, in the order
+// the protocol fixes: role first, then the shape of the arguments.
+func (s *Server) handler(t toolSpec) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if t.write {
+			if err := requireIngest(ctx); err != nil {
+				return failure(err), nil
+			}
+		}
+		out, err := t.call(ctx, req)
+		if err != nil {
+			s.logRefusal(t.tool.Name, err)
+			return failure(err), nil
+		}
+		return success(out)
+	}
+}
+
+func (t toolSpec) call(ctx context.Context, req mcp.CallToolRequest) (any, error) {
+	a, err := parseArgs(req)
+	if err != nil {
+		return nil, err
+	}
+	if t.pre != nil {
+		if err := t.pre(ctx, a); err != nil {
+			return nil, err
+		}
+	}
+	if err := a.only("", t.names); err != nil {
+		return nil, err
+	}
+	return t.run(ctx, a)
+}
+
+// logRefusal logs internal failures; refusals are the caller's business
+// and are only logged at debug level.
+func (s *Server) logRefusal(tool string, err error) {
+	te := asToolError(err)
+	if te.Error == CodeInternal {
+		s.log.Error("tool failed", "tool", tool, "err", err)
+		return
+	}
+	s.log.Debug("tool refused", "tool", tool, "code", te.Error, "message", te.Message)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// timeLayout renders server-clock instants: UTC RFC 3339 with the
+// fraction the clock has (the kernel truncates it to microseconds).
+const timeLayout = time.RFC3339Nano
+
+// clock returns the server's current instant as an evaluated_at string.
+func (s *Server) clock() string {
+	return s.now().UTC().Format(timeLayout)
+}
