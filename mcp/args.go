@@ -12,7 +12,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/ewp-go/ewp/warrant"
 )
 
 // args is the argument object of one tool call, kept as raw JSON per key so
@@ -209,18 +208,17 @@ func (a args) strings(field, name string) ([]string, bool, error) {
 	return out, true, nil
 }
 
-// number reads a finite JSON number and keeps it as the kernel holds
-// numbers (integer literals stay integers).
-func (a args) number(field, name string) (warrant.Number, bool, error) {
+// number reads a finite JSON number, as float() would read it.
+func (a args) number(field, name string) (float64, bool, error) {
 	raw, ok := a[name]
 	if !ok {
-		return warrant.Number{}, false, nil
+		return 0, false, nil
 	}
-	n, err := numberValue(raw)
-	if err != nil {
-		return n, true, badArg(join(field, name), "must be a finite number; got %s", describe(raw))
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if !isNumber(raw) || err != nil || math.IsInf(f, 0) {
+		return 0, true, badArg(join(field, name), "must be a finite number; got %s", describe(raw))
 	}
-	return n, true, nil
+	return f, true, nil
 }
 
 // scalarText converts a string or a number to text; anything else is an
@@ -273,22 +271,6 @@ func pyFloatRepr(f float64) string {
 		s += ".0"
 	}
 	return s
-}
-
-// numberValue decodes a finite JSON number into the kernel's Number.
-func numberValue(raw json.RawMessage) (warrant.Number, error) {
-	if !isNumber(raw) {
-		return warrant.Number{}, fmt.Errorf("not a number")
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-		return warrant.Number{}, fmt.Errorf("not a finite number")
-	}
-	if !isIntLiteral(raw) {
-		return warrant.Number{Float: f}, nil
-	}
-	text, _ := numberText(string(raw))
-	return warrant.Number{Float: f, IsInt: true, Text: text}, nil
 }
 
 func isNumber(raw json.RawMessage) bool {

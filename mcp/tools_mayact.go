@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"time"
 
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -209,12 +210,12 @@ func checkSkew(a args, now time.Time) error {
 	if err != nil || t == "" {
 		return err
 	}
-	ok, err := withinSkew(t, now, MaxEvaluatedAtSkew)
-	if err != nil {
+	within, parsed := withinSkew(t, now, MaxEvaluatedAtSkew)
+	if !parsed {
 		return refuse(warrant.CodeEvaluatedAtSkew, "evaluated_at",
 			"%q is not a parseable instant; omit evaluated_at, may_act decides at the server clock", t)
 	}
-	if !ok {
+	if !within {
 		return refuse(warrant.CodeEvaluatedAtSkew, "evaluated_at",
 			"%q is more than %d s from the server clock (%s); omit it, may_act decides at the server clock",
 			t, int(MaxEvaluatedAtSkew.Seconds()), now.UTC().Format(timeLayout))

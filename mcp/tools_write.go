@@ -164,7 +164,7 @@ func decodeAssertion(a args, e warrant.Evidence) (*warrant.Assertion, error) {
 		return nil, err
 	}
 	if !ok {
-		conf = warrant.Number{Float: 1}
+		conf = 1
 	}
 	return &warrant.Assertion{AssertionID: "a:" + e.EvidenceID, Text: text, AssertedBy: by,
 		Confidence: conf, Source: e.Source, AssertedAt: e.ObservedAt, PropositionID: e.PropositionID}, nil

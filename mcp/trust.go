@@ -6,11 +6,9 @@ import (
 	"github.com/ewp-go/ewp/warrant"
 )
 
-// trustedOrigins are the origin types that can raise verification to
-// HUMAN or EXTERNAL (EWP.md §4). Matching is exact and case-sensitive.
-var trustedOrigins = []string{"tool", "document", "human", "api", "vendor", "sensor"}
-
-func isTrusted(origin string) bool { return slices.Contains(trustedOrigins, origin) }
+// isTrusted is the kernel's list of origins that can raise verification
+// to HUMAN or EXTERNAL (EWP.md §4): exact, case-sensitive.
+func isTrusted(origin string) bool { return warrant.TrustedOrigin(origin) }
 
 // sources returns pointers to every SourceRef of v, so trust rules see
 // assertions, evidence and checks alike.

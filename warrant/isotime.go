@@ -144,8 +144,10 @@ func isoIsDigit(c byte) bool { return c >= '0' && c <= '9' }
 // digits reads n ASCII digits at i (CPython's parse_digits: ASCII only,
 // no sign, fixed width) and returns the value and the next index.
 func isoDigits[T isoText](s T, i, n int) (v, next int, ok bool) {
-	for k := 0; k < n; k++ {
-		c := isoAt(s, i+k)
+	if i+n > len(s) {
+		return 0, i, false // would reach the NUL terminator
+	}
+	for _, c := range []byte(s[i : i+n]) {
 		if !isoIsDigit(c) {
 			return 0, i, false
 		}
@@ -311,13 +313,16 @@ func isoWeekDate[T isoText](s T, year, i, limit int, ext bool) (int, bool) {
 func isoTime[T isoText](s T, start int) (clock, off int64, ok bool) {
 	end := len(s)
 	// The offset starts at the first sign. No 'Z' can be left after the
-	// expansion, so CPython's 'Z' branch is unreachable here.
-	tz := start
-	for {
-		if c := isoAt(s, tz); c == '+' || c == '-' {
-			break
-		}
-		if tz++; tz >= end {
+	// expansion, so CPython's 'Z' branch is unreachable here. CPython's
+	// do-while leaves the position one past the end for an empty time,
+	// which then fails as a missing hour.
+	tz := end
+	if start == end {
+		tz = end + 1
+	}
+	for i := start; i < end; i++ {
+		if c := s[i]; c == '+' || c == '-' {
+			tz = i
 			break
 		}
 	}

@@ -1,6 +1,9 @@
 package warrant
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+)
 
 func (e *evaluation) warrantView(evaluatedAt string) *WarrantView {
 	v := e.v
@@ -119,7 +122,38 @@ func lower(s string) string {
 	return string(b)
 }
 
-// strength is the reference's non-normative score; nothing branches on it.
+// strength is the reference's non-normative score; nothing branches on
+// it. The reference does not publish the formula. The weights below fit
+// every golden of its pack exactly; those marked "unobserved" never occur
+// in a golden and are our own choice.
 func (e *evaluation) strength(ax Axes) float64 {
+	// UNACCEPTED (weight 0), HUMAN and INDIRECT are unobserved in the goldens.
+	s := weight(ax.Acceptance, w{Accepted, 0.65}, w{Tentative, 0.35})
+	s += weight(ax.Verification, w{VerExternal, 0.2}, w{VerHuman, 0.25}, w{VerIndirect, 0.05})
+	if e.lineageCount() >= 2 {
+		s += 0.05
+	}
+	s -= weight(ax.Conflict, w{ConflictOpen, 0.2})
+	s -= weight(ax.Currency, w{Superseded, 0.35}, w{Stale, 0.15})
+	s -= weight(ax.Sufficiency, w{Degraded, 0.15}, w{Insufficient, 0.15}) // INSUFFICIENT unobserved
+	s = min(1, max(0, s))
+	// Round to two places on the exact binary value, as Python's round().
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(s, 'f', 2, 64), 64)
+	return r
+}
+
+// w is one axis value and its weight in the strength score.
+type w struct {
+	value  string
+	weight float64
+}
+
+// weight returns the weight of value in table, 0 if it is not listed.
+func weight(value string, table ...w) float64 {
+	for _, t := range table {
+		if t.value == value {
+			return t.weight
+		}
+	}
 	return 0
 }

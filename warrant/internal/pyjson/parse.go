@@ -2,8 +2,8 @@ package pyjson
 
 import (
 	"errors"
-	"math"
 	"fmt"
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -348,4 +348,3 @@ func appendWTF8(buf []byte, r rune) []byte {
 	}
 	return utf8.AppendRune(buf, r)
 }
-
