@@ -1,0 +1,124 @@
+package pyjson
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+// The expected strings in this file were printed by CPython 3.11 (repr,
+// str and json.dumps); they are the oracle, not output of this package.
+
+func TestFloatRepr(t *testing.T) {
+	cases := []struct {
+		f    float64
+		want string
+	}{
+		{0.1, "0.1"}, {1.0, "1.0"}, {1e16, "1e+16"}, {1e-05, "1e-05"},
+		{1.5e300, "1.5e+300"}, {1.2345678901234568e+17, "1.2345678901234568e+17"},
+		{0.0001, "0.0001"}, {0.00015000000000000001, "0.00015000000000000001"},
+		{math.Copysign(0, -1), "-0.0"}, {2.5, "2.5"}, {1e22, "1e+22"},
+		{9007199254740992.0, "9007199254740992.0"}, {0.30000000000000004, "0.30000000000000004"},
+		{100.0, "100.0"}, {1234567890123456.0, "1234567890123456.0"},
+		{1.2345678901234568e+16, "1.2345678901234568e+16"},
+		{math.Inf(1), "inf"}, {math.Inf(-1), "-inf"},
+	}
+	for _, c := range cases {
+		if got := FloatRepr(c.f); got != c.want {
+			t.Errorf("FloatRepr(%v) = %q, want %q", c.f, got, c.want)
+		}
+	}
+}
+
+func TestStrRepr(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"abc", "'abc'"}, {"it's", `"it's"`}, {`say "hi"`, `'say "hi"'`},
+		{`both ' and "`, `'both \' and "'`}, {"tab\there", `'tab\there'`}, {"nl\n", `'nl\n'`},
+		{"\u007f", `'\x7f'`}, {"\u00e9", "'\u00e9'"}, {"\u00a0", `'\xa0'`},
+		{"\u2028", `'\u2028'`}, {"Stra\u00dfe", "'Stra\u00dfe'"}, {"\U0001F600", "'\U0001F600'"},
+		{"\x00", `'\x00'`}, {`a\b`, `'a\\b'`}, {"\u200b", `'\u200b'`},
+	}
+	for _, c := range cases {
+		if got := StrRepr(c.in); got != c.want {
+			t.Errorf("StrRepr(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestStrOfDecodedValues(t *testing.T) {
+	cases := []struct{ json, want string }{
+		{`[1, "a", null, true]`, "[1, 'a', None, True]"},
+		{`{"k": [1.0, {}]}`, "{'k': [1.0, {}]}"},
+		{`[]`, "[]"}, {`{}`, "{}"}, {`1e+16`, "1e+16"}, {`"x"`, "x"},
+		{`-0`, "0"}, {`12`, "12"}, {`1.50`, "1.5"}, {`1E400`, "inf"},
+		{`{"a": 1, "a": 2}`, "{'a': 2}"},
+		{`"\ud800"`, `\ud800`},
+	}
+	for _, c := range cases {
+		v, err := Parse(c.json)
+		if err != nil {
+			t.Fatalf("Parse(%s): %v", c.json, err)
+		}
+		got := Str(v)
+		if c.json == `"\ud800"` {
+			got = StrRepr(got)
+			c.want = `'\ud800'`
+		}
+		if got != c.want {
+			t.Errorf("str(%s) = %q, want %q", c.json, got, c.want)
+		}
+	}
+}
+
+func TestAppendStringMatchesJSONDumps(t *testing.T) {
+	got := string(AppendString(nil, "\u00e9\U0001F600\n\""))
+	if want := `"\u00e9\ud83d\ude00\n\""`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+func TestParseRefusesWhatPythonRefuses(t *testing.T) {
+	bad := []string{
+		``, `NaN`, `Infinity`, `-Infinity`, `{"a": NaN}`, `[1,]`, `{"a":1,}`, `01`, `1.`, `.5`,
+		`"raw` + "\n" + `newline"`, `"\x"`, `"\u12"`, `[1 2]`, `{"a" 1}`, `{1: 2}`, `"a" "b"`,
+		"\xff", `tru`, `[`,
+	}
+	for _, s := range bad {
+		if _, err := Parse(s); err == nil {
+			t.Errorf("Parse(%q) accepted; Python's json.loads refuses it", s)
+		}
+	}
+	good := []string{` {"a": [1, 2.5e3, -0, true, null, "\u00e9"]} `, `"\ud83d\ude00"`, `-1E-2`, "\t[]\n"}
+	for _, s := range good {
+		if _, err := Parse(s); err != nil {
+			t.Errorf("Parse(%q): %v", s, err)
+		}
+	}
+}
+
+func TestParseDepthLimit(t *testing.T) {
+	deep := ""
+	for i := 0; i < 5000; i++ {
+		deep += "["
+	}
+	if _, err := Parse(deep); err == nil {
+		t.Fatal("5000 nested arrays accepted")
+	}
+}
+
+// FuzzParse: never panic, and agree with encoding/json on what is JSON
+// (except that Go accepts invalid UTF-8 inside strings and we do not).
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `"\ud800"`, `1e400`, `[true,false]`, `{"a":1,"a":2}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := Parse(s)
+		if err == nil {
+			_ = Str(v)
+		}
+		if err == nil && !json.Valid([]byte(s)) {
+			t.Fatalf("we accept %q but it is not JSON", s)
+		}
+	})
+}
