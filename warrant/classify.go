@@ -14,17 +14,17 @@ var classNames = [...]string{VerNone, VerIndirect, VerExternal, VerHuman}
 
 func (c class) String() string { return classNames[c] }
 
-// The method and origin vocabularies of reference-v2 (§4). Matching is
-// exact and case-sensitive; anything unlisted is untrusted or unknown.
+// The method and origin vocabularies of reference-v2 (§4), read once from
+// the embedded policy file and never changed. Matching is exact and
+// case-sensitive; anything unlisted is untrusted or unknown.
 var (
-	humanMethods    = set("human_attestation", "human_review")
-	externalMethods = set("tool_observation", "external_clock", "document_quote",
-		"independent_reproduction", "vendor_documentation", "winrm", "external_api")
-	indirectMethods = set("inference", "extract", "derived", "model_introspection")
-	trustedOrigins  = set("tool", "document", "human", "api", "vendor", "sensor")
+	humanMethods    = set(policy.Methods.Human)
+	externalMethods = set(policy.Methods.External)
+	indirectMethods = set(policy.Methods.Indirect)
+	trustedOrigins  = set(policy.Origins.Trusted)
 )
 
-func set(items ...string) map[string]bool {
+func set(items []string) map[string]bool {
 	m := make(map[string]bool, len(items))
 	for _, s := range items {
 		m[s] = true

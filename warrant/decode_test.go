@@ -141,3 +141,28 @@ func FuzzDecodeEvaluate(f *testing.F) {
 		}
 	})
 }
+
+// The embedded policy file holds exactly the vocabularies of EWP §4; an
+// accidental edit of policy.json shows up here before it changes a warrant.
+func TestPolicyFileVocabularies(t *testing.T) {
+	for method, want := range map[string]string{
+		"human_attestation": warrant.VerHuman, "human_review": warrant.VerHuman,
+		"tool_observation": warrant.VerExternal, "external_clock": warrant.VerExternal,
+		"document_quote": warrant.VerExternal, "independent_reproduction": warrant.VerExternal,
+		"vendor_documentation": warrant.VerExternal, "winrm": warrant.VerExternal, "external_api": warrant.VerExternal,
+		"inference": warrant.VerIndirect, "extract": warrant.VerIndirect, "derived": warrant.VerIndirect,
+		"model_introspection": warrant.VerIndirect, "Tool_Observation": warrant.VerNone, "guess": warrant.VerNone,
+	} {
+		doc := view(`"checks":[{"check_id":"k","method":"` + method + `","scope":"s","observed_at":"2026-05-01T00:00:00Z","result":"supports","source":` + srcJSON + `}]`)
+		_, w := evalDoc(t, []byte(doc))
+		if w.Warrant.Verification != want {
+			t.Errorf("method %s with a trusted origin: got %s, want %s", method, w.Warrant.Verification, want)
+		}
+	}
+	for origin, trusted := range map[string]bool{"tool": true, "document": true, "human": true, "api": true,
+		"vendor": true, "sensor": true, "extract": false, "turn": false, "episode": false, "inline:tool": false, "Tool": false} {
+		if warrant.TrustedOrigin(origin) != trusted {
+			t.Errorf("TrustedOrigin(%q) = %v", origin, !trusted)
+		}
+	}
+}

@@ -29,7 +29,7 @@ const (
 	// isoMaxOrdinal is the proleptic Gregorian ordinal of 9999-12-31, the last
 	// day Python's datetime can represent.
 	isoMaxOrdinal = 3_652_059
-	// isoZBufLen bounds the stack buffer used to expand 'Z'; longer inputs
+	// isoZBufLen sizes the stack buffer used to expand 'Z'; longer inputs
 	// with a 'Z' are rare and take one allocation.
 	isoZBufLen = 64
 )
@@ -62,15 +62,12 @@ func ParseInstant(s string) (Instant, bool) {
 	}
 	// Every 'Z' becomes "+00:00" before parsing, which shifts the positions
 	// CPython uses to find the separator, so the text is really rewritten.
-	n := len(s) + 5*strings.Count(s, "Z")
-	if n > isoZBufLen {
-		return isoParse(strings.ReplaceAll(s, "Z", "+00:00"))
-	}
 	var buf [isoZBufLen]byte
 	return isoParse(isoExpandZ(buf[:0], s))
 }
 
-// isoExpandZ appends s to dst with every 'Z' replaced by "+00:00".
+// isoExpandZ appends s to dst with every 'Z' replaced by "+00:00"; append
+// moves to the heap only for inputs too long for the caller's buffer.
 func isoExpandZ(dst []byte, s string) []byte {
 	for {
 		i := strings.IndexByte(s, 'Z')
