@@ -28,7 +28,7 @@ func loadDemo(t testing.TB) *Set {
 }
 
 func TestDemoPoliciesSitOnTheDemoEdges(t *testing.T) {
-	g := newStubGraph("delete", "write", "file").appliesTo("delete", "file", 3).appliesTo("write", "file", 3)
+	g := newStubGraph("delete", "file").appliesTo("delete", "file", 3)
 	if o := loadDemo(t).Validate(g); len(o) != 0 {
 		t.Fatalf("orphans:\n%s", FormatOrphans(o))
 	}
@@ -38,23 +38,21 @@ func TestDemoScenarios(t *testing.T) {
 	s := loadDemo(t)
 	cases := []struct {
 		name     string
-		edge     Edge
 		req      Request
 		decision string
 		fired    []string
 	}{
-		{"delete protected file", deleteFileD3, rm("protected.txt", ""), RequireConfirmation, []string{"protected_file"}},
-		{"delete under /etc", deleteFileD3, rm("/etc/passwd", "single"), Deny, []string{"no_delete_under_etc"}},
-		{"delete ordinary file", deleteFileD3, rm("/tmp/notes.txt", "single"), MayAct, nil},
-		{"delete without a path", deleteFileD3, Request{ToolName: "rm"}, Deny, []string{"protected_file", "no_delete_under_etc"}},
-		{"write one file", writeFileD3, write("/tmp/a", "single"), MayAct, nil},
-		{"write many files", writeFileD3, write("/tmp/a", "multiple"), RequireConfirmation, []string{"bulk_write"}},
-		{"write, cardinality unknown", writeFileD3, write("/tmp/a", ""), RequireConfirmation, []string{"bulk_write"}},
-		{"write under /etc", writeFileD3, write("/etc/hosts", "single"), Deny, []string{"no_write_under_etc"}},
+		{"protected file", rm("protected.txt", "single"), RequireConfirmation, []string{"protected_file"}},
+		{"under /etc", rm("/etc/passwd", "single"), Deny, []string{"no_delete_under_etc"}},
+		{"ordinary file", rm("/tmp/notes.txt", "single"), MayAct, nil},
+		{"several files", rm("/tmp/*.log", "multiple"), RequireConfirmation, []string{"bulk_delete"}},
+		{"cardinality unknown", rm("/tmp/notes.txt", ""), RequireConfirmation, []string{"bulk_delete"}},
+		{"several under /etc", rm("/etc/x", "multiple"), Deny, []string{"no_delete_under_etc", "bulk_delete"}},
+		{"no path", Request{ToolName: "rm", Cardinality: "single"}, Deny, []string{"protected_file", "no_delete_under_etc"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			vs := s.Evaluate([]Edge{c.edge}, c.req)
+			vs := s.Evaluate([]Edge{deleteFileD3}, c.req)
 			if got := policyIDs(vs); !slices.Equal(got, c.fired) {
 				t.Fatalf("fired %v, want %v", got, c.fired)
 			}
@@ -69,13 +67,8 @@ func rm(path, card string) Request {
 	return Request{ToolName: "rm", Cardinality: card, Arguments: map[string]any{"path": path}}
 }
 
-func write(path, card string) Request {
-	return Request{ToolName: "write_file", Cardinality: card, Arguments: map[string]any{"path": path, "content": "x"}}
-}
-
 // TestDemoPoliciesAgainstDemoGraphFile cross-checks the placements against
-// the demo graph document once it exists (it is written separately), reading
-// only the parts of the ingest format that placement needs.
+// the demo graph document once it exists (it is written separately).
 func TestDemoPoliciesAgainstDemoGraphFile(t *testing.T) {
 	raw, err := os.ReadFile(demoGraph)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -84,6 +77,18 @@ func TestDemoPoliciesAgainstDemoGraphFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	g, err := graphFromDocument(raw)
+	if err != nil {
+		t.Fatalf("%s: %v", demoGraph, err)
+	}
+	if o := loadDemo(t).Validate(g); len(o) != 0 {
+		t.Fatalf("orphans against %s:\n%s", demoGraph, FormatOrphans(o))
+	}
+}
+
+// graphFromDocument reads only the parts of the ingest format that
+// placement needs: primitive names and the APPLIES_TO relata per depth.
+func graphFromDocument(raw []byte) (*stubGraph, error) {
 	var doc struct {
 		Primitives []struct {
 			Name   string `json:"name"`
@@ -97,7 +102,7 @@ func TestDemoPoliciesAgainstDemoGraphFile(t *testing.T) {
 		} `json:"primitives"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatalf("%s: %v", demoGraph, err)
+		return nil, err
 	}
 	g := newStubGraph()
 	for _, p := range doc.Primitives {
@@ -110,7 +115,5 @@ func TestDemoPoliciesAgainstDemoGraphFile(t *testing.T) {
 			}
 		}
 	}
-	if o := loadDemo(t).Validate(g); len(o) != 0 {
-		t.Fatalf("orphans against %s:\n%s", demoGraph, FormatOrphans(o))
-	}
+	return g, nil
 }

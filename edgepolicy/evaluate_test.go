@@ -1,10 +1,13 @@
 package edgepolicy
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -218,5 +221,28 @@ func TestNilSetEvaluatesToNothing(t *testing.T) {
 	var s *Set
 	if got := s.Evaluate([]Edge{deleteFileD3}, Request{ToolName: "rm"}); got != nil {
 		t.Fatalf("nil set produced %v", got)
+	}
+}
+
+// TestConcurrentEvaluate backs the claim that a Set is safe for concurrent
+// use; it is meaningful under -race and checks results besides.
+func TestConcurrentEvaluate(t *testing.T) {
+	s := loadDemo(t)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for i := range 8 {
+		wg.Go(func() {
+			path := "protected" + strconv.Itoa(i)
+			vs := s.Evaluate([]Edge{deleteFileD3}, Request{ToolName: "rm", Cardinality: "single",
+				Arguments: map[string]any{"path": path}})
+			if len(vs) != 1 || vs[0].PolicyID != "protected_file" {
+				errs <- fmt.Sprintf("goroutine %d: %+v", i, vs)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 )
 
 func FuzzLoad(f *testing.F) {
@@ -17,12 +16,6 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(`@id("p") permit (principal, action, resource);`))
 	f.Add([]byte(`@id("p") @source("a") @target("b") @source_depth("9") forbid (principal, action, resource) when { 1 + "x" };`))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		start := time.Now()
-		defer func() {
-			if d := time.Since(start); d > 500*time.Millisecond {
-				t.Fatalf("slow: %v for %d bytes", d, len(src))
-			}
-		}()
 		s, err := Load("fuzz.cedar", src)
 		if err != nil {
 			if s != nil {

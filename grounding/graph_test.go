@@ -27,6 +27,8 @@ func TestApplyRejectsEachRule(t *testing.T) {
 	withRel := func(r Relatum) Primitive { return prim("file", dep(0), dep(1, r)) }
 	badID := full("file")
 	badID.ID = "not-a-uuid"
+	upperID := full("file")
+	upperID.ID = strings.ToUpper(PrimitiveID("file"))
 	dupFold := full("PATH")
 	dupFold.ID = PrimitiveID("another path")
 	noProv := full("file")
@@ -39,6 +41,7 @@ func TestApplyRejectsEachRule(t *testing.T) {
 		path  string
 	}{
 		{"id", badID, RuleInvalidID, -1, "[0].id"},
+		{"upper-case id", upperID, RuleInvalidID, -1, "[0].id"},
 		{"level range", prim("file", dep(0), dep(7)), RuleLevelRange, -1, "[0].depths[1]"},
 		{"duplicate level", prim("file", dep(0), dep(1), dep(1)), RuleDuplicateLevel, 1, "[0].depths[2]"},
 		{"order", prim("file", dep(0), dep(2), dep(1)), RuleLevelOrder, 1, "[0].depths[2]"},

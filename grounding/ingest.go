@@ -120,10 +120,11 @@ func (d *Document) revision(i int, id string, old *Primitive, resolve func(strin
 	return rev, nil
 }
 
-// samePrimitive compares content, ignoring timestamps: what a re-ingest
-// would change.
+// samePrimitive compares content only. Provenance records who first wrote
+// a piece of content, so re-ingesting identical content under another
+// source changes nothing.
 func samePrimitive(a, b Primitive) bool {
-	if a.ID != b.ID || a.Name != b.Name || a.Provenance.Source != b.Provenance.Source || len(a.Depths) != len(b.Depths) {
+	if a.ID != b.ID || a.Name != b.Name || len(a.Depths) != len(b.Depths) {
 		return false
 	}
 	for i := range a.Depths {
@@ -135,13 +136,12 @@ func samePrimitive(a, b Primitive) bool {
 }
 
 func sameDepth(a, b Depth) bool {
-	if a.Level != b.Level || a.Provenance.Source != b.Provenance.Source || !sameObject(a.Properties, b.Properties) || len(a.Relata) != len(b.Relata) {
+	if a.Level != b.Level || !sameObject(a.Properties, b.Properties) || len(a.Relata) != len(b.Relata) {
 		return false
 	}
 	for i, r := range a.Relata {
 		s := b.Relata[i]
-		if r.RelationType != s.RelationType || r.TargetID != s.TargetID || r.TargetDepth != s.TargetDepth ||
-			r.Provenance.Source != s.Provenance.Source || !sameObject(r.Metadata, s.Metadata) {
+		if r.RelationType != s.RelationType || r.TargetID != s.TargetID || r.TargetDepth != s.TargetDepth || !sameObject(r.Metadata, s.Metadata) {
 			return false
 		}
 	}

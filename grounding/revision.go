@@ -12,8 +12,10 @@ func checkRevision(p Primitive) *GraphError {
 	fail := func(path string, depth int, rule, format string, args ...any) *GraphError {
 		return &GraphError{Path: path, Primitive: p.Name, Depth: depth, Rule: rule, Detail: fmt.Sprintf(format, args...)}
 	}
-	if _, err := uuid.Parse(p.ID); err != nil {
-		return fail(".id", -1, RuleInvalidID, "id %q is not a UUID", p.ID)
+	// Only the canonical lowercase form: the id is a ledger key, and
+	// uuid.Parse would also admit "{...}", "urn:uuid:..." and upper case.
+	if u, err := uuid.Parse(p.ID); err != nil || u.String() != p.ID {
+		return fail(".id", -1, RuleInvalidID, "id %q is not a canonical lowercase UUID", p.ID)
 	}
 	if p.Name == "" {
 		return fail(".name", -1, RuleEmptyName, "name must not be empty")

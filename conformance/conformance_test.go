@@ -1,0 +1,125 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+const sharedPack = "../../shared/ewp-pack"
+const sharedCorpus = "../../shared/ewp-differential/public.jsonl.gz"
+
+func needShared(t testing.TB, path string) {
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("%s not present (it sits beside the checkout in CI)", path)
+	}
+}
+
+func TestOwnPackConformant(t *testing.T) {
+	rep, err := RunPack("../fixtures/pack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_ = rep.WriteText(&out)
+	if !rep.Conformant {
+		t.Fatalf("project pack is NONCONFORMANT:\n%s", out.String())
+	}
+}
+
+func TestReferencePackConformant(t *testing.T) {
+	needShared(t, sharedPack)
+	rep, err := RunPack(sharedPack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]int{Canonical: {14, 14}, Pathological: {12, 12}, Hardening: {26, 26}, Invalid: {35, 35}, Goldens: {26, 26}}
+	for _, c := range rep.Counts {
+		if w := want[c.Section]; c.Passed != w[0] || c.Total != w[1] {
+			t.Errorf("%s: %d/%d, want %d/%d", c.Section, c.Passed, c.Total, w[0], w[1])
+		}
+	}
+	if !rep.Conformant || len(rep.Counts) != len(want) {
+		var out bytes.Buffer
+		_ = rep.WriteText(&out)
+		t.Fatalf("reference pack:\n%s", out.String())
+	}
+}
+
+func TestCorpusParity(t *testing.T) {
+	needShared(t, sharedCorpus)
+	cases, err := LoadCorpus(sharedCorpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := CheckCorpus(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	p.WriteText(&out)
+	t.Log(strings.SplitN(out.String(), "\n", 4)[:3])
+	if !p.Agrees() {
+		t.Fatalf("differential corpus disagrees:\n%s", out.String())
+	}
+}
+
+// The eval interface answers every line, in order, and refuses what is
+// not JSON instead of failing.
+func TestEvalOneAnswerPerLine(t *testing.T) {
+	good := `{"proposition_id":"P","evaluated_at":"2026-01-01T00:00:00Z"}`
+	in := strings.Join([]string{good, "not json", "", `{"proposition_id":"P"}`, "[1,2]", good + "\r"}, "\n")
+	var out bytes.Buffer
+	if err := Eval(strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	wantRefused := []bool{false, true, true, true, true, false}
+	if len(lines) != len(wantRefused) {
+		t.Fatalf("%d answers for %d lines:\n%s", len(lines), len(wantRefused), out.String())
+	}
+	for i, line := range lines {
+		var a map[string]any
+		if err := json.Unmarshal([]byte(line), &a); err != nil {
+			t.Fatalf("answer %d is not JSON: %s", i, line)
+		}
+		refused, _ := a["refused"].(bool)
+		if refused != wantRefused[i] {
+			t.Errorf("line %d: refused=%v, want %v (%s)", i, refused, wantRefused[i], line)
+		}
+		if refused && (a["code"] == "" || a["error"] == "") {
+			t.Errorf("line %d: refusal without code or message: %s", i, line)
+		}
+	}
+	var w map[string]any
+	_ = json.Unmarshal([]byte(lines[0]), &w)
+	if w["view_id"] == nil || w["independent_lineage_count"] == nil || w["warrant"] == nil {
+		t.Errorf("evaluation lacks normative fields or diagnostics: %s", lines[0])
+	}
+}
+
+// BenchmarkEvalCorpus runs the whole public corpus through Eval end to end
+// (JSON Lines in, JSON Lines out), reporting time per document.
+func BenchmarkEvalCorpus(b *testing.B) {
+	needShared(b, sharedCorpus)
+	cases, err := LoadCorpus(sharedCorpus)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var in bytes.Buffer
+	for _, c := range cases {
+		in.Write(c.Doc)
+		in.WriteByte('\n')
+	}
+	data := in.Bytes()
+	b.SetBytes(int64(len(data) / len(cases)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := Eval(bytes.NewReader(data), &bytes.Buffer{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cases)), "ns/doc")
+}
