@@ -166,3 +166,19 @@ func TestPolicyFileVocabularies(t *testing.T) {
 		}
 	}
 }
+
+// json.loads keeps a lone surrogate, and fromisoformat accepts any single
+// character between date and time, so this asserted_at is 12:00 on the
+// day (CPython 3.11 accepts "2026-09-21\ud80012:00").
+func TestLoneSurrogateSeparator(t *testing.T) {
+	doc := `{"proposition_id":"P","evaluated_at":"2026-09-21T11:00:00Z","assertions":[{"assertion_id":"a","text":"t",` +
+		`"asserted_by":"x","assertion_confidence":0.5,"asserted_at":"2026-09-21\ud80012:00","source":` + srcJSON + `}]}`
+	_, w := evalDoc(t, []byte(doc))
+	if w.Warrant.Acceptance != warrant.Unaccepted {
+		t.Errorf("an assertion at 12:00 is not available at 11:00: got %s", w.Warrant.Acceptance)
+	}
+	later := strings.Replace(doc, "T11:00", "T13:00", 1)
+	if _, w := evalDoc(t, []byte(later)); w.Warrant.Acceptance != warrant.Tentative {
+		t.Errorf("available at 13:00: got %s", w.Warrant.Acceptance)
+	}
+}

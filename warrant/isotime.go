@@ -26,8 +26,8 @@ type Instant int64
 const (
 	isoUsPerSec = int64(1_000_000)
 	isoUsPerDay = 86_400 * isoUsPerSec
-	// isoMaxOrdinal is the proleptic Gregorian ordinal of 9999-12-31, the last
-	// day Python's datetime can represent.
+	// isoMaxOrdinal is the proleptic Gregorian ordinal of 9999-12-31, the
+	// last day Python's datetime can represent.
 	isoMaxOrdinal = 3_652_059
 	// isoZBufLen sizes the stack buffer used to expand 'Z'; longer inputs
 	// with a 'Z' are rare and take one allocation.
@@ -52,8 +52,10 @@ func (t Instant) String() string {
 // Values without an offset are taken as UTC.
 func ParseInstant(s string) (Instant, bool) {
 	// Python sees decoded text; bytes that are not UTF-8 have no str
-	// reading, so they are never an instant.
-	if !utf8.ValidString(s) {
+	// reading, so they are never an instant. A lone surrogate (which JSON
+	// text can carry, and pyjson keeps as WTF-8) is a character to Python,
+	// usable as the date/time separator.
+	if !isoValidWTF8(s) {
 		return 0, false
 	}
 	s = isoStrip(s)
@@ -80,8 +82,7 @@ func isoExpandZ(dst []byte, s string) []byte {
 }
 
 // isoStrip removes what Python's str.strip() removes: str.isspace()
-// characters, which include \x1c-\x1f and several Unicode spaces that
-// strings.TrimSpace does not agree on.
+// characters, which include \x1c-\x1f that strings.TrimSpace keeps.
 func isoStrip(s string) string {
 	for len(s) > 0 {
 		r, n := rune(s[0]), 1
@@ -128,7 +129,7 @@ func isoIsSpace(r rune) bool {
 // Z-expanded stack buffer.
 type isoText interface{ ~string | ~[]byte }
 
-// at reads s like a NUL-terminated C buffer: past the end is NUL.
+// isoAt reads s like a NUL-terminated C buffer: past the end is NUL.
 func isoAt[T isoText](s T, i int) byte {
 	if i < len(s) {
 		return s[i]
@@ -138,7 +139,7 @@ func isoAt[T isoText](s T, i int) byte {
 
 func isoIsDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// digits reads n ASCII digits at i (CPython's parse_digits: ASCII only,
+// isoDigits reads n ASCII digits at i (CPython's parse_digits: ASCII only,
 // no sign, fixed width) and returns the value and the next index.
 func isoDigits[T isoText](s T, i, n int) (v, next int, ok bool) {
 	if i+n > len(s) {
@@ -176,11 +177,7 @@ func isoParse[T isoText](s T) (Instant, bool) {
 	}
 	// The separator is any one character; CPython skips it by the length
 	// its UTF-8 lead byte announces.
-	start := sep + isoSepLen(s[sep])
-	if start > len(s) {
-		return 0, false
-	}
-	clock, off, ok := isoTime(s, start)
+	clock, off, ok := isoTime(s, sep+isoSepLen(s[sep]))
 	if !ok {
 		return 0, false
 	}
@@ -309,14 +306,12 @@ func isoWeekDate[T isoText](s T, year, i, limit int, ext bool) (int, bool) {
 // of day and the UTC offset, both in microseconds.
 func isoTime[T isoText](s T, start int) (clock, off int64, ok bool) {
 	end := len(s)
-	// The offset starts at the first sign. No 'Z' can be left after the
-	// expansion, so CPython's 'Z' branch is unreachable here. CPython's
-	// do-while leaves the position one past the end for an empty time,
-	// which then fails as a missing hour.
-	tz := end
-	if start == end {
-		tz = end + 1
+	if start >= end {
+		return 0, 0, false // nothing after the separator: no hour
 	}
+	// The offset starts at the first sign. No 'Z' can be left after the
+	// expansion, so CPython's 'Z' branch is unreachable here.
+	tz := end
 	for i := start; i < end; i++ {
 		if c := s[i]; c == '+' || c == '-' {
 			tz = i
@@ -452,9 +447,9 @@ func isoCalendarOrdinal(y, m, d int) (int, bool) {
 	return isoOrdinalOf(y, m, d), true
 }
 
-// isoWeekOrdinal ports iso_to_ymd plus datetime()'s year check. ISO year 0 is
-// refused: in CPython every such date lands before 0001-01-01 and fails
-// with "month must be in 1..12".
+// isoWeekOrdinal ports iso_to_ymd plus datetime()'s year check. ISO year
+// 0 is refused: in CPython every such date lands before 0001-01-01 and
+// fails with "month must be in 1..12".
 func isoWeekOrdinal(y, w, d int) (int, bool) {
 	if y < 1 || w < 1 || w > 53 || d < 1 || d > 7 {
 		return 0, false
@@ -503,4 +498,25 @@ func isoCivil(days int64) (y, m, d int64) {
 		y++
 	}
 	return y, m, d
+}
+
+// isoValidWTF8 is utf8.ValidString that also admits the three-byte
+// encoding of a lone surrogate.
+func isoValidWTF8(s string) bool {
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if len(s)-i >= 3 && s[i] == 0xED && s[i+1] >= 0xA0 && s[i+1] <= 0xBF && s[i+2] >= 0x80 && s[i+2] <= 0xBF {
+			i += 3
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			return false
+		}
+		i += n
+	}
+	return true
 }
