@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
-
 )
 
 // args is the argument object of one tool call, kept as raw JSON per key so

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/ewp-go/ewp/warrant"
@@ -34,7 +35,7 @@ type GateInput struct {
 	Action        warrant.Action
 	// ActionFields is the action object exactly as sent, for the keys a
 	// layer claims.
-	ActionFields map[string][]byte
+	ActionFields map[string]json.RawMessage
 	// Warrant is the WarrantView of the latest snapshot at the server clock.
 	Warrant warrant.WarrantView
 	// Ingest is whether the caller holds the ingest role.

@@ -137,12 +137,8 @@ func evaluatedAtQuery(query string) (string, *resourceError) {
 // proposition exists and evaluated_at is an instant. What passes it can
 // only fail later for an internal reason.
 func (s *Server) check(ctx context.Context, ref resourceRef) *resourceError {
-	_, err := s.store.Latest(ctx, ref.pid)
-	if errors.Is(err, ErrNotFound) {
-		return unknownResource(warrant.CodeMissingView, "no stored snapshot of proposition %q", ref.pid)
-	}
-	if err != nil {
-		return &resourceError{code: CodeInternal, msg: "reading the ledger failed: " + err.Error()}
+	if _, rerr := s.latestFor(ctx, ref); rerr != nil {
+		return rerr
 	}
 	if _, ok := warrant.ParseInstant(ref.t); ref.warrant && !ok {
 		return &resourceError{code: warrant.CodeInvalidView, msg: fmt.Sprintf("evaluated_at %q is not a parseable ISO 8601 instant", ref.t)}
@@ -153,12 +149,9 @@ func (s *Server) check(ctx context.Context, ref resourceRef) *resourceError {
 // resolve reads what ref names: the latest stored view, or its
 // WarrantView at ref.t.
 func (s *Server) resolve(ctx context.Context, ref resourceRef) ([]byte, *resourceError) {
-	v, err := s.store.Latest(ctx, ref.pid)
-	if errors.Is(err, ErrNotFound) {
-		return nil, unknownResource(warrant.CodeMissingView, "no stored snapshot of proposition %q", ref.pid)
-	}
-	if err != nil {
-		return nil, &resourceError{code: CodeInternal, msg: "reading the ledger failed: " + err.Error()}
+	v, rerr := s.latestFor(ctx, ref)
+	if rerr != nil {
+		return nil, rerr
 	}
 	if !ref.warrant {
 		return warrant.Encode(v), nil
@@ -170,6 +163,17 @@ func (s *Server) resolve(ctx context.Context, ref resourceRef) ([]byte, *resourc
 	}
 	body, _ := json.Marshal(filled(w)) // plain strings, bools and numbers
 	return body, nil
+}
+
+func (s *Server) latestFor(ctx context.Context, ref resourceRef) (*warrant.View, *resourceError) {
+	v, err := s.store.Latest(ctx, ref.pid)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return nil, unknownResource(warrant.CodeMissingView, "no stored snapshot of proposition %q", ref.pid)
+	case err != nil:
+		return nil, &resourceError{code: CodeInternal, msg: "reading the ledger failed: " + err.Error()}
+	}
+	return v, nil
 }
 
 // escapeAll percent-encodes every byte outside A-Z a-z 0-9 - . _ ~.

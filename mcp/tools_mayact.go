@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/ewp-go/ewp/warrant"
@@ -147,7 +148,7 @@ func decodeRiskPolicy(obj args, p warrant.RiskPolicy) (warrant.RiskPolicy, error
 
 // decodeAction reads the action. Every malformed field is
 // EWP_REFUSE_INVALID_ACTION; reversible is never assumed.
-func (s *Server) decodeAction(a args) (warrant.Action, map[string][]byte, error) {
+func (s *Server) decodeAction(a args) (warrant.Action, map[string]json.RawMessage, error) {
 	raw, ok := a["action"]
 	if !ok {
 		return warrant.Action{}, nil, refuse(warrant.CodeInvalidAction, "action",
@@ -161,11 +162,7 @@ func (s *Server) decodeAction(a args) (warrant.Action, map[string][]byte, error)
 	if err != nil {
 		return act, nil, asActionError(err)
 	}
-	fields := make(map[string][]byte, len(obj))
-	for k, v := range obj {
-		fields[k] = v
-	}
-	return act, fields, warrant.ValidateAction(act)
+	return act, map[string]json.RawMessage(obj), warrant.ValidateAction(act)
 }
 
 func actionFields(obj args, keys []string) (warrant.Action, error) {

@@ -56,10 +56,10 @@ func (s *Server) listPropositions(ctx context.Context, a args) (any, error) {
 func (s *Server) warrantNowTool() toolSpec {
 	in := schema{
 		"properties": schema{
-			"proposition_id": nonEmpty("A stored proposition to evaluate (its latest snapshot unless view_id is given). Give this or view."),
-			"view_id":        viewIDParam,
-			"view":           viewSchema("An inline EvidenceView to evaluate hypothetically instead of a stored one. Trusted origins in it are demoted to inline:<origin> unless the caller holds the ingest role and attests."),
-			"evaluated_at":   nonEmpty("Required. The instant T to evaluate at (ISO 8601; no offset means UTC). Records after T are unavailable."),
+			"proposition_id":     nonEmpty("A stored proposition to evaluate (its latest snapshot unless view_id is given). Give this or view."),
+			"view_id":            viewIDParam,
+			"view":               viewSchema("An inline EvidenceView to evaluate hypothetically instead of a stored one. Trusted origins in it are demoted to inline:<origin> unless the caller holds the ingest role and attests."),
+			"evaluated_at":       nonEmpty("Required. The instant T to evaluate at (ISO 8601; no offset means UTC). Records after T are unavailable."),
 			"ingest_attestation": boolean("Inline view only: with the ingest role, true keeps trusted origins trusted."),
 			"policy_id":          enum("Epistemic policy; only reference-v2 exists.", warrant.PolicyID),
 			"policy_version":     enum("Policy version; only reference-v2 exists.", warrant.PolicyVersion),

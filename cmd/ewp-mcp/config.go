@@ -1,0 +1,204 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+)
+
+const usage = `ewp-mcp serves an EWP evidence ledger to AI agents over MCP (the Model
+Context Protocol). It answers two questions about remembered evidence: how far
+does it warrant a proposition right now (warrant_now, memory_context), and may
+an action rely on it (may_act)? Agents evaluate; only the operator's ingest
+pipeline writes.
+
+Usage:
+  ewp-mcp --db PATH                         stdio, evaluate-only (the usual agent setup)
+  ewp-mcp --db PATH --allow-ingest          stdio, and this one client may write
+  ewp-mcp --db PATH --http 127.0.0.1:8765   Streamable HTTP at http://127.0.0.1:8765/mcp
+
+Flags:
+  --db PATH                 The ledger, as created by ewp-ingest. Required. A server that
+                            cannot write opens it read-only, and it must exist.
+  --http ADDR               Serve HTTP on ADDR instead of stdio. "8765" or ":8765" binds
+                            127.0.0.1. Requests must name this address in Host (and
+                            Origin, if any); anything else gets 403 (DNS rebinding).
+  --allow-host HOST:PORT    Also accept this Host/Origin, e.g. when binding beyond
+                            loopback. Repeatable.
+  --allow-ingest            stdio only: the client may write (evidence_view_put,
+                            evidence_record, check_record). Refused with --http, where it
+                            would let anyone who can connect write.
+  --ingest-token-file FILE  HTTP only: the ingest token, in a file readable by you alone.
+                            Writers send "Authorization: Bearer <token>" or
+                            "X-EWP-Ingest-Token: <token>"; other callers are evaluate-only.
+  --help                    This text.
+
+Environment:
+  EWP_INGEST_TOKEN          HTTP only: the ingest token, instead of --ingest-token-file.
+                            A token is never accepted on the command line, where other
+                            users can read it.
+
+Examples:
+  claude mcp add ewp -- ewp-mcp --db ./ewp.sqlite
+  claude mcp add --transport http ewp http://127.0.0.1:8765/mcp
+
+  ewp-mcp --db ./ewp.sqlite --http 127.0.0.1:8765 &
+  curl -s http://127.0.0.1:8765/mcp -H 'Content-Type: application/json' \
+    -H 'Accept: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"tools/call",
+    "params":{"name":"memory_context","arguments":{"proposition_id":"P-prod-db-version"}}}'
+
+  EWP_INGEST_TOKEN="$(cat ~/.ewp/token)" ewp-mcp --db ./ewp.sqlite --http 127.0.0.1:8765
+
+Logs go to standard error; over stdio, standard output carries only MCP messages.
+`
+
+// config is the validated command line.
+type config struct {
+	db          string
+	httpAddr    string // "" means stdio
+	allowHosts  []string
+	allowIngest bool
+	token       string // the HTTP ingest token, "" when none
+	notes       []string
+}
+
+// writable is whether this process may write to the ledger at all.
+func (c config) writable() bool { return c.allowIngest || c.token != "" }
+
+type hostList []string
+
+func (h *hostList) String() string     { return strings.Join(*h, ",") }
+func (h *hostList) Set(v string) error { *h = append(*h, v); return nil }
+
+// errHelp asks for the usage text on standard output and exit status 0.
+var errHelp = errors.New("help requested")
+
+func parseConfig(args []string, getenv func(string) string) (config, error) {
+	if err := refuseTokenInArgv(args); err != nil {
+		return config{}, err
+	}
+	var c config
+	var tokenFile string
+	var hosts hostList
+	fs := flag.NewFlagSet("ewp-mcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported once, by main
+	fs.StringVar(&c.db, "db", "", "")
+	fs.StringVar(&c.httpAddr, "http", "", "")
+	fs.Var(&hosts, "allow-host", "")
+	fs.BoolVar(&c.allowIngest, "allow-ingest", false, "")
+	fs.StringVar(&tokenFile, "ingest-token-file", "", "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, errHelp
+		}
+		return c, fmt.Errorf("%w (see --help)", err)
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	c.allowHosts = hosts
+	if c.db == "" {
+		return c, errors.New("--db PATH is required: the ledger to serve (see --help)")
+	}
+	if c.httpAddr == "" {
+		return stdioConfig(c, tokenFile, getenv)
+	}
+	return httpConfig(c, tokenFile, getenv)
+}
+
+// refuseTokenInArgv catches a token given as a flag: argv is visible to
+// every user of the machine, so the server will not start with one.
+func refuseTokenInArgv(args []string) error {
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && (name == "ingest-token" || name == "token") {
+			return errors.New("a token on the command line is visible to every user of this machine; " +
+				"set EWP_INGEST_TOKEN or use --ingest-token-file FILE")
+		}
+	}
+	return nil
+}
+
+func stdioConfig(c config, tokenFile string, getenv func(string) string) (config, error) {
+	if tokenFile != "" {
+		return c, errors.New("--ingest-token-file is for --http; on stdio, --allow-ingest grants the ingest role")
+	}
+	if len(c.allowHosts) > 0 {
+		return c, errors.New("--allow-host is for --http")
+	}
+	if getenv("EWP_INGEST_TOKEN") != "" {
+		c.notes = append(c.notes, "EWP_INGEST_TOKEN is ignored on stdio; --allow-ingest grants the ingest role")
+	}
+	return c, nil
+}
+
+func httpConfig(c config, tokenFile string, getenv func(string) string) (config, error) {
+	if c.allowIngest {
+		return c, errors.New("--allow-ingest is refused with --http: it would let anyone who can connect write; " +
+			"give writers the ingest token (EWP_INGEST_TOKEN or --ingest-token-file) instead")
+	}
+	addr, err := bindAddr(c.httpAddr)
+	if err != nil {
+		return c, err
+	}
+	c.httpAddr = addr
+	if host, _, _ := net.SplitHostPort(addr); isUnspecified(host) && len(c.allowHosts) == 0 {
+		return c, fmt.Errorf("--http %s listens on every interface, so no Host can be trusted by default; "+
+			"name the host clients use with --allow-host HOST:PORT", addr)
+	}
+	c.token, err = ingestToken(tokenFile, getenv, &c.notes)
+	return c, err
+}
+
+// bindAddr defaults the host to 127.0.0.1: the server is local unless the
+// operator says otherwise.
+func bindAddr(s string) (string, error) {
+	if !strings.Contains(s, ":") {
+		s = ":" + s
+	}
+	host, port, err := net.SplitHostPort(s)
+	if err != nil || port == "" {
+		return "", fmt.Errorf("--http %q: want HOST:PORT, :PORT or PORT", s)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+func isUnspecified(host string) bool {
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsUnspecified()
+}
+
+// ingestToken reads the token from the file or the environment (not both,
+// so which one is in force is never a guess).
+func ingestToken(file string, getenv func(string) string, notes *[]string) (string, error) {
+	env := getenv("EWP_INGEST_TOKEN")
+	if file == "" {
+		return strings.TrimSpace(env), nil
+	}
+	if env != "" {
+		return "", errors.New("the ingest token is given twice (EWP_INGEST_TOKEN and --ingest-token-file); keep one")
+	}
+	info, err := os.Stat(file)
+	if err != nil {
+		return "", fmt.Errorf("--ingest-token-file: %w", err)
+	}
+	if info.Mode().Perm()&0o077 != 0 {
+		*notes = append(*notes, fmt.Sprintf("%s is readable by others (mode %v); chmod 600 it", file, info.Mode().Perm()))
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("--ingest-token-file: %w", err)
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" {
+		return "", fmt.Errorf("--ingest-token-file %s is empty", file)
+	}
+	return token, nil
+}

@@ -1,0 +1,107 @@
+// Command ewp-mcp serves an EWP evidence ledger over MCP, on stdio or
+// Streamable HTTP. Run it with --help for how to use it.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/ewp-go/ewp/mcp"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr, openStore))
+}
+
+// opener opens the ledger; main passes openStore, tests a fake.
+type opener func(path string, writable bool) (mcp.Store, io.Closer, error)
+
+// shutdownGrace is how long in-flight HTTP requests get after a signal.
+const shutdownGrace = 10 * time.Second
+
+// run is the whole program; it returns the exit status. stdout carries
+// only the MCP stream (stdio) or the help text; everything else goes to
+// stderr.
+func run(ctx context.Context, args []string, getenv func(string) string,
+	stdin io.Reader, stdout, stderr io.Writer, open opener) int {
+	cfg, err := parseConfig(args, getenv)
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "ewp-mcp:", err)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	for _, n := range cfg.notes {
+		log.Warn(n)
+	}
+	if err := serve(ctx, cfg, stdin, stdout, log, open); err != nil {
+		fmt.Fprintln(stderr, "ewp-mcp:", err)
+		return 1
+	}
+	return 0
+}
+
+func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, log *slog.Logger, open opener) error {
+	if !cfg.writable() {
+		if _, err := os.Stat(cfg.db); err != nil {
+			return fmt.Errorf("ledger not found: %s (create it with ewp-ingest): %w", cfg.db, err)
+		}
+	}
+	store, closer, err := open(cfg.db, cfg.writable())
+	if err != nil {
+		return fmt.Errorf("open ledger %s: %w", cfg.db, err)
+	}
+	defer closer.Close()
+	srv := mcp.New(store, mcp.WithLogger(log))
+	if cfg.httpAddr == "" {
+		log.Info("serving MCP on stdio", "db", cfg.db, "ingest", cfg.allowIngest)
+		return srv.ServeStdio(ctx, stdin, stdout, cfg.allowIngest)
+	}
+	return serveHTTP(ctx, cfg, srv, log)
+}
+
+func serveHTTP(ctx context.Context, cfg config, srv *mcp.Server, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", cfg.httpAddr)
+	if err != nil {
+		return err
+	}
+	addr := ln.Addr().String() // the real port when :0 was asked for
+	h, err := srv.HTTPHandler(mcp.HTTPConfig{Addr: addr, AllowedHosts: cfg.allowHosts, IngestToken: cfg.token})
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	hs := mcp.NewHTTPServer(addr, h)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	log.Info("serving MCP over HTTP", "url", "http://"+addr+mcp.EndpointPath, "db", cfg.db, "ingest_token", cfg.token != "")
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

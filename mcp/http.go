@@ -1,0 +1,249 @@
+package mcp
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// MaxBodyBytes bounds an HTTP request body (1 MiB); larger bodies get 413.
+const MaxBodyBytes = 1 << 20
+
+// EndpointPath is where the MCP endpoint is served.
+const EndpointPath = "/mcp"
+
+// HTTPConfig configures HTTPHandler.
+type HTTPConfig struct {
+	// Addr is the address the listener is bound to, host:port. Requests
+	// must name it in Host (and Origin, when sent); for a loopback address
+	// the other loopback names with the same port are accepted too.
+	Addr string
+	// AllowedHosts are extra host:port values to accept in Host/Origin,
+	// for an operator who binds beyond loopback behind a known name.
+	AllowedHosts []string
+	// IngestToken grants the ingest role to requests that present it. Empty
+	// means no HTTP caller can write.
+	IngestToken string
+}
+
+// HTTPHandler returns the Streamable HTTP endpoint at EndpointPath with
+// the protections EWP.md §11 asks for: Host/Origin checks against DNS
+// rebinding (403), a body limit (413), the ingest token, and the JSON-RPC
+// pre-filter. A plain JSON-RPC POST with Content-Type application/json is
+// answered with a JSON body, so curl works.
+func (s *Server) HTTPHandler(cfg HTTPConfig) (http.Handler, error) {
+	hosts, err := allowedHosts(cfg)
+	if err != nil {
+		return nil, err
+	}
+	inner := server.NewStreamableHTTPServer(s.mcp,
+		server.WithEndpointPath(EndpointPath),
+		// Every request stands alone: a plain POST needs no session, and
+		// the server holds no per-client state to leak or exhaust.
+		server.WithStateLess(true),
+		// Nothing is ever pushed to clients; a GET stream would only hold a
+		// connection open past the write timeout.
+		server.WithDisableStreaming(true),
+		server.WithStreamableHTTPLogger(s.log),
+		// httpFront's Host/Origin check is stricter (this server's exact
+		// address, and Origin too); mcp-go's own check would also refuse the
+		// names an operator allows with AllowedHosts on a loopback bind.
+		server.WithDisableLocalhostProtection(true),
+	)
+	f := &httpFront{s: s, inner: inner, hosts: hosts}
+	if cfg.IngestToken != "" {
+		sum := sha256.Sum256([]byte(cfg.IngestToken))
+		f.token = sum[:]
+	}
+	return f, nil
+}
+
+// NewHTTPServer wraps h in an http.Server with timeouts, so a slow or idle
+// client cannot hold connections forever.
+func NewHTTPServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+type httpFront struct {
+	s     *Server
+	inner http.Handler
+	hosts map[string]bool
+	token []byte // sha256 of the ingest token; nil: no HTTP writes
+}
+
+func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if msg, ok := f.originOK(r); !ok {
+		http.Error(w, msg, http.StatusForbidden)
+		return
+	}
+	if r.URL.Path != EndpointPath {
+		http.Error(w, "not found: the MCP endpoint is "+EndpointPath, http.StatusNotFound)
+		return
+	}
+	r = r.WithContext(withRole(r.Context(), f.role(r)))
+	if r.Method != http.MethodPost {
+		f.inner.ServeHTTP(w, r)
+		return
+	}
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	if isJSON(r) {
+		var done bool
+		if body, done = f.screen(w, r, body); done {
+			return
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	f.inner.ServeHTTP(w, r)
+}
+
+// screen runs the pre-filter; done means the response has been written.
+func (f *httpFront) screen(w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+	v := f.s.screen(r.Context(), body)
+	switch {
+	case v.reply != nil:
+		status := http.StatusOK
+		if v.modern || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
+			status = http.StatusBadRequest // the 2026-07-28 revision maps errors to statuses
+		}
+		writeJSON(w, status, v.reply)
+		return nil, true
+	case v.forward == nil:
+		w.WriteHeader(http.StatusAccepted) // a notification: accepted, never answered
+		return nil, true
+	}
+	renameHeader(r, v.renamed)
+	return v.forward, false
+}
+
+// renameHeader keeps the 2026-07-28 Mcp-Name header equal to the URI the
+// filter rewrote; a header that did not match the original still does not
+// match, so mcp-go refuses it as before.
+func renameHeader(r *http.Request, renamed [2]string) {
+	if renamed[0] == "" {
+		return
+	}
+	if h, ok := mcp.DecodeHeaderValue(r.Header.Get(mcp.HeaderName)); ok && h == renamed[0] {
+		r.Header.Set(mcp.HeaderName, renamed[1])
+	}
+}
+
+// readBody reads at most MaxBodyBytes; a larger body is answered with 413.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.ContentLength > MaxBodyBytes {
+		tooLarge(w)
+		return nil, false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, errorReply(nil, mcp.PARSE_ERROR, "reading the request body failed: "+err.Error(), nil))
+		return nil, false
+	}
+	if len(body) > MaxBodyBytes {
+		tooLarge(w)
+		return nil, false
+	}
+	return body, true
+}
+
+func tooLarge(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close") // the rest of the body is not read
+	writeJSON(w, http.StatusRequestEntityTooLarge, errorReply(nil, mcp.INVALID_REQUEST,
+		fmt.Sprintf("request body exceeds %d bytes", MaxBodyBytes), nil))
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+func isJSON(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "application/json"
+}
+
+// role grants the ingest role to a request carrying the token. Digests
+// are compared in constant time, so neither content nor length leaks.
+func (f *httpFront) role(r *http.Request) role {
+	if f.token == nil {
+		return role{why: whyHTTPNoToken}
+	}
+	presented, ok := presentedToken(r)
+	if !ok {
+		return role{why: whyNoCredential}
+	}
+	sum := sha256.Sum256([]byte(presented))
+	if subtle.ConstantTimeCompare(sum[:], f.token) != 1 {
+		return role{why: whyBadCredential}
+	}
+	return role{ingest: true}
+}
+
+func presentedToken(r *http.Request) (string, bool) {
+	if t := r.Header.Get("X-EWP-Ingest-Token"); t != "" {
+		return t, true
+	}
+	scheme, t, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if ok && strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(t) != "" {
+		return strings.TrimSpace(t), true
+	}
+	return "", false
+}
+
+// originOK is the DNS-rebinding defence: a browser tricked into talking to
+// this server sends the attacker's name in Host or Origin.
+func (f *httpFront) originOK(r *http.Request) (string, bool) {
+	if !f.hosts[strings.ToLower(r.Host)] {
+		return fmt.Sprintf("forbidden: Host %q is not this server's address", r.Host), false
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return "", true // not a browser request
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !f.hosts[strings.ToLower(u.Host)] {
+		return fmt.Sprintf("forbidden: Origin %q is not this server", origin), false
+	}
+	return "", true
+}
+
+// allowedHosts is the set of host:port values requests may name.
+func allowedHosts(cfg HTTPConfig) (map[string]bool, error) {
+	host, port, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: HTTP address %q: %w", cfg.Addr, err)
+	}
+	hosts := map[string]bool{strings.ToLower(net.JoinHostPort(host, port)): true}
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		for _, h := range []string{"localhost", "127.0.0.1", "::1"} {
+			hosts[net.JoinHostPort(h, port)] = true
+		}
+	}
+	for _, h := range cfg.AllowedHosts {
+		hosts[strings.ToLower(h)] = true
+	}
+	return hosts, nil
+}

@@ -1,0 +1,265 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The JSON-RPC pre-filter. mcp-go answers most malformed messages, but not
+// always as JSON-RPC 2.0 and EWP.md §11 require:
+//
+//   - "id": null is read as a notification and never answered; an id that
+//     is an object, array, boolean or fraction is echoed back as if valid,
+//     and an integer beyond 2^53 is echoed back rounded. All must get
+//     -32600 with a null id.
+//   - non-object params fail mcp-go's struct decoding and get -32600; they
+//     must get -32602 (so must a non-string tool or prompt name and
+//     non-string prompt arguments).
+//   - a malformed notification (bad "jsonrpc", non-object params) gets an
+//     error reply; notifications are never answered.
+//   - a JSON array (a batch) gets -32700 although it is valid JSON; it is
+//     an invalid request (-32600).
+//   - resources/read: mcp-go's URI templates only match unreserved
+//     characters, so a timestamp's ':' or a raw '+' never matches, and a
+//     handler error becomes -32603. The filter parses ewp:// URIs itself,
+//     answers unknown ones with -32002 (the 2026-07-28 revision's -32602
+//     for modern requests, as mcp-go does) and rewrites the rest to a
+//     fully percent-encoded form the templates match.
+//
+// Everything else (-32601 unknown method, -32700 bad JSON, protocol
+// negotiation) is mcp-go's own behaviour, passed through.
+
+// verdict is the filter's decision on one message: forward it (possibly
+// rewritten) to mcp-go, answer it with reply, or, when both are nil, drop
+// it (a notification).
+type verdict struct {
+	forward []byte
+	reply   []byte
+	// renamed is the resources/read URI before and after the filter
+	// rewrote it, so HTTP can keep the Mcp-Name header in step.
+	renamed [2]string
+	// modern: the request declared protocol 2026-07-28 or later in _meta,
+	// which changes the HTTP status of error replies.
+	modern bool
+}
+
+type message map[string]json.RawMessage
+
+func (s *Server) screen(ctx context.Context, msg []byte) verdict {
+	msg = bytes.TrimSpace(msg)
+	switch {
+	case len(msg) == 0:
+		return verdict{}
+	case !json.Valid(msg):
+		return verdict{reply: errorReply(nil, mcp.PARSE_ERROR, "parse error: the message is not valid JSON", nil)}
+	case msg[0] != '{':
+		return verdict{reply: errorReply(nil, mcp.INVALID_REQUEST, "a JSON-RPC message must be an object; batches are not supported", nil)}
+	}
+	var m message
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return verdict{reply: errorReply(nil, mcp.PARSE_ERROR, "parse error: "+err.Error(), nil)}
+	}
+	if _, hasID := m["id"]; !hasID {
+		return screenNotification(m, msg)
+	}
+	if m.isResponse() {
+		return verdict{forward: msg} // a client's answer to a server request
+	}
+	return s.screenRequest(ctx, m, msg)
+}
+
+func (m message) isResponse() bool {
+	_, method := m["method"]
+	_, result := m["result"]
+	_, failed := m["error"]
+	return !method && (result || failed)
+}
+
+// screenNotification forwards a well-formed notification and drops any
+// other message without an id: a notification is never answered.
+func screenNotification(m message, msg []byte) verdict {
+	if string(m["jsonrpc"]) != `"2.0"` || m.method() == "" || !m.paramsOK() {
+		return verdict{}
+	}
+	return verdict{forward: msg}
+}
+
+func (s *Server) screenRequest(ctx context.Context, m message, msg []byte) verdict {
+	id := m["id"]
+	v := verdict{modern: m.modern()}
+	switch {
+	case !validID(id):
+		v.reply = errorReply(nil, mcp.INVALID_REQUEST, "id must be a string or an integer within ±(2^53-1); got "+describe(id), nil)
+	case string(m["jsonrpc"]) != `"2.0"`:
+		v.reply = errorReply(id, mcp.INVALID_REQUEST, `"jsonrpc" must be "2.0"`, nil)
+	case m.method() == "":
+		v.reply = errorReply(id, mcp.INVALID_REQUEST, `"method" must be a non-empty string`, nil)
+	case !m.paramsOK():
+		v.reply = errorReply(id, mcp.INVALID_PARAMS, `"params" must be an object; got `+kindOf(m["params"]), nil)
+	default:
+		return s.screenMethod(ctx, m, msg, v)
+	}
+	return v
+}
+
+// screenMethod applies the per-method checks mcp-go gets wrong.
+func (s *Server) screenMethod(ctx context.Context, m message, msg []byte, v verdict) verdict {
+	params := m.params()
+	id := m["id"]
+	switch mcp.MCPMethod(m.method()) {
+	case mcp.MethodToolsCall:
+		if !isString(params["name"]) {
+			v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.name must be the tool name (a string)", nil)
+			return v
+		}
+	case mcp.MethodPromptsGet:
+		if !isString(params["name"]) || !stringMap(params["arguments"]) {
+			v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.name must be a string and params.arguments an object of strings", nil)
+			return v
+		}
+	case mcp.MethodResourcesRead:
+		return s.screenRead(ctx, m, params, msg, v)
+	}
+	v.forward = msg
+	return v
+}
+
+// screenRead checks and canonicalises an ewp://proposition/ URI.
+func (s *Server) screenRead(ctx context.Context, m, params message, msg []byte, v verdict) verdict {
+	id := m["id"]
+	var uri string
+	if !isString(params["uri"]) || json.Unmarshal(params["uri"], &uri) != nil {
+		v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.uri must be a string", nil)
+		return v
+	}
+	if !strings.HasPrefix(uri, propositionPrefix) {
+		v.forward = msg
+		return v
+	}
+	ref, rerr := parseResourceURI(uri)
+	if rerr == nil {
+		rerr = s.check(ctx, ref)
+	}
+	if rerr != nil {
+		v.reply = errorReply(id, rerr.rpcCode(v.modern), rerr.Error(), map[string]string{"error": rerr.code, "message": rerr.msg})
+		return v
+	}
+	v.renamed = [2]string{uri, ref.canonical()}
+	params["uri"], _ = json.Marshal(ref.canonical())
+	m["params"], _ = json.Marshal(params)
+	v.forward, _ = json.Marshal(m)
+	return v
+}
+
+// rpcCode maps a resource failure to JSON-RPC: unknown resources get the
+// revision's not-found code, bad arguments -32602, failures -32603.
+func (e *resourceError) rpcCode(modern bool) int {
+	switch {
+	case e.code == CodeInternal:
+		return mcp.INTERNAL_ERROR
+	case e.unknown && !modern:
+		return mcp.RESOURCE_NOT_FOUND
+	}
+	return mcp.INVALID_PARAMS
+}
+
+func (m message) method() string {
+	var s string
+	if !isString(m["method"]) || json.Unmarshal(m["method"], &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// paramsOK: params may be absent or null (null is missing) or an object.
+func (m message) paramsOK() bool {
+	p, ok := m["params"]
+	return !ok || string(p) == "null" || p[0] == '{'
+}
+
+func (m message) params() message {
+	var p message
+	_ = json.Unmarshal(m["params"], &p) // paramsOK held; absent or null leaves p empty
+	if p == nil {
+		p = message{}
+	}
+	return p
+}
+
+// modern reports whether the request declares protocol 2026-07-28 or
+// later in params._meta.
+func (m message) modern() bool {
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	_ = json.Unmarshal(m["params"], &p) // best effort: absent means legacy
+	v, _ := p.Meta[mcp.MetaKeyProtocolVersion].(string)
+	return mcp.IsModernProtocol(v)
+}
+
+// maxID bounds integer ids: mcp-go decodes ids as float64, so a larger one
+// would come back as a different number and match no request.
+const maxID = 1<<53 - 1
+
+// validID: JSON-RPC ids are strings or integers (a fraction, null, a
+// boolean, an array or an object is not an id).
+func validID(raw json.RawMessage) bool {
+	if isString(raw) {
+		return true
+	}
+	if !isIntLiteral(raw) {
+		return false
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	return err == nil && n <= maxID && n >= -maxID
+}
+
+func isString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
+
+// stringMap: absent, null, or an object whose values are all strings.
+func stringMap(raw json.RawMessage) bool {
+	if len(raw) == 0 || string(raw) == "null" {
+		return true
+	}
+	var m map[string]string
+	return raw[0] == '{' && json.Unmarshal(raw, &m) == nil
+}
+
+type rpcErrorBody struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// errorReply builds a JSON-RPC error response; a nil id is JSON null.
+func errorReply(id json.RawMessage, code int, msg string, data any) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcErrorBody    `json:"error"`
+	}{mcp.JSONRPC_VERSION, id, rpcErrorBody{code, msg, data}})
+	return b
+}
+
+// handleMessage is the full server for one message: filter, then mcp-go.
+// It returns the response bytes, or nil when there is none.
+func (s *Server) handleMessage(ctx context.Context, msg []byte) []byte {
+	v := s.screen(ctx, msg)
+	if v.reply != nil || v.forward == nil {
+		return v.reply
+	}
+	resp := s.mcp.HandleMessage(ctx, v.forward)
+	if resp == nil {
+		return nil
+	}
+	b, _ := json.Marshal(resp)
+	return b
+}
