@@ -63,7 +63,7 @@ func CheckPolicy(id, version string) error {
 		Rule: "only policy reference-v2 (version reference-v2) is implemented; got " + quote(id) + " version " + quote(version)}
 }
 
-func policyField(obj pyjson.Value, key string) (string, error) {
+func policyField(obj *fields, key string) (string, error) {
 	v, ok := obj.Get(key)
 	if !ok || v.IsNull() {
 		return "", nil
@@ -74,15 +74,17 @@ func policyField(obj pyjson.Value, key string) (string, error) {
 	return v.Str(), nil
 }
 
-func parseObject(data []byte) (pyjson.Value, error) {
+func parseObject(data []byte) (*fields, error) {
 	root, err := pyjson.Parse(string(data))
 	if err != nil {
-		return root, invalid("", "%s", err.Error())
+		return nil, invalid("", "%s", err.Error())
 	}
 	if root.Kind() != pyjson.Object {
-		return root, invalid("", "an EvidenceView must be a JSON object")
+		return nil, invalid("", "an EvidenceView must be a JSON object")
 	}
-	return root, nil
+	f := &fields{}
+	f.scan(root)
+	return f, nil
 }
 
 // decoder carries the view-level context records are checked against.
@@ -92,7 +94,7 @@ type decoder struct {
 	sourceIndex map[string]int // built only for views with many sources
 }
 
-func decodeView(obj pyjson.Value) (*View, error) {
+func decodeView(obj *fields) (*View, error) {
 	v := &View{}
 	var err error
 	if v.PropositionID, err = propositionID(obj); err != nil {
@@ -112,7 +114,7 @@ func decodeView(obj pyjson.Value) (*View, error) {
 	return v, nil
 }
 
-func propositionID(obj pyjson.Value) (string, error) {
+func propositionID(obj *fields) (string, error) {
 	p, ok := obj.Get("proposition_id")
 	switch {
 	case !ok || p.IsNull():
@@ -125,7 +127,7 @@ func propositionID(obj pyjson.Value) (string, error) {
 	return p.Str(), nil
 }
 
-func decodeScalars(obj pyjson.Value, v *View) error {
+func decodeScalars(obj *fields, v *View) error {
 	var err error
 	if v.ViewID, err = viewID(obj); err != nil {
 		return err
@@ -149,7 +151,7 @@ func decodeScalars(obj pyjson.Value, v *View) error {
 	return err
 }
 
-func viewID(obj pyjson.Value) (string, error) {
+func viewID(obj *fields) (string, error) {
 	x, ok := obj.Get("view_id")
 	if !ok || x.IsNull() {
 		return "", nil
@@ -163,7 +165,7 @@ func viewID(obj pyjson.Value) (string, error) {
 	return "", invalid("view_id", "must be a string or an integer, not %s", typeName(x))
 }
 
-func retrievalScope(obj pyjson.Value) (string, error) {
+func retrievalScope(obj *fields) (string, error) {
 	x, ok := obj.Get("retrieval_scope")
 	if !ok || x.IsNull() {
 		return DefaultRetrievalScope, nil
@@ -174,7 +176,7 @@ func retrievalScope(obj pyjson.Value) (string, error) {
 	return x.Str(), nil
 }
 
-func degraded(obj pyjson.Value) (bool, error) {
+func degraded(obj *fields) (bool, error) {
 	x, ok := obj.Get("degraded")
 	if !ok || x.IsNull() {
 		return false, nil
@@ -185,7 +187,7 @@ func degraded(obj pyjson.Value) (bool, error) {
 	return x.Bool(), nil
 }
 
-func freshness(obj pyjson.Value) (int64, error) {
+func freshness(obj *fields) (int64, error) {
 	x, ok := obj.Get("freshness_policy_seconds")
 	if !ok || x.IsNull() {
 		return DefaultFreshness, nil
@@ -200,7 +202,7 @@ func freshness(obj pyjson.Value) (int64, error) {
 	return n, nil
 }
 
-func adapterMeta(obj pyjson.Value) (string, error) {
+func adapterMeta(obj *fields) (string, error) {
 	x, ok := obj.Get("adapter_meta")
 	if !ok || x.IsNull() {
 		return "{}", nil
@@ -215,7 +217,7 @@ func adapterMeta(obj pyjson.Value) (string, error) {
 
 // stringList reads a list of non-empty strings. A bare string is never
 // read as a list of characters.
-func stringList(obj pyjson.Value, key string, l loc) ([]string, error) {
+func stringList(obj *fields, key string, l loc) ([]string, error) {
 	x, ok := obj.Get(key)
 	if !ok || x.IsNull() {
 		return []string{}, nil
@@ -238,7 +240,7 @@ func stringList(obj pyjson.Value, key string, l loc) ([]string, error) {
 
 // recordList returns the objects of a record array; missing or null is an
 // empty list, anything else that is not a list of objects is refused.
-func recordList(obj pyjson.Value, key string) ([]pyjson.Value, error) {
+func recordList(obj *fields, key string) ([]pyjson.Value, error) {
 	x, ok := obj.Get(key)
 	if !ok || x.IsNull() {
 		return nil, nil
@@ -261,7 +263,7 @@ func recordList(obj pyjson.Value, key string) ([]pyjson.Value, error) {
 
 // reqText reads a required id/text/timestamp field, normalised like
 // Python's str(): present and not null, any JSON type.
-func reqText(obj pyjson.Value, key string, l loc) (string, error) {
+func reqText(obj *fields, key string, l loc) (string, error) {
 	x, ok := obj.Get(key)
 	if !ok || x.IsNull() {
 		return "", invalid(l.field(key), "is required (present and not null)")
@@ -269,7 +271,7 @@ func reqText(obj pyjson.Value, key string, l loc) (string, error) {
 	return pyjson.Str(x), nil
 }
 
-func optText(obj pyjson.Value, key string) (string, bool) {
+func optText(obj *fields, key string) (string, bool) {
 	x, ok := obj.Get(key)
 	if !ok || x.IsNull() {
 		return "", false
@@ -277,7 +279,7 @@ func optText(obj pyjson.Value, key string) (string, bool) {
 	return pyjson.Str(x), true
 }
 
-func enumField(obj pyjson.Value, key string, l loc, allowed ...string) (string, error) {
+func enumField(obj *fields, key string, l loc, allowed ...string) (string, error) {
 	x, ok := obj.Get(key)
 	if !ok || x.IsNull() {
 		return "", invalid(l.field(key), "is required (present and not null)")

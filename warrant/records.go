@@ -7,8 +7,8 @@ import (
 	"github.com/ewp-go/ewp/warrant/internal/pyjson"
 )
 
-func (d *decoder) records(obj pyjson.Value, v *View) error {
-	steps := []func(pyjson.Value, *View) error{
+func (d *decoder) records(obj *fields, v *View) error {
+	steps := []func(*fields, *View) error{
 		d.assertions, d.evidence, d.checks, d.conflicts, d.lineage,
 	}
 	for _, step := range steps {
@@ -47,7 +47,7 @@ func (d *decoder) bounded(id string) bool {
 	return id == d.prop || (len(id) > len(d.prop) && id[len(d.prop)] == ':' && strings.HasPrefix(id, d.prop))
 }
 
-func (d *decoder) recordProposition(obj pyjson.Value, l loc) (string, error) {
+func (d *decoder) recordProposition(obj *fields, l loc) (string, error) {
 	p, ok := optText(obj, "proposition_id")
 	if !ok {
 		return d.prop, nil
@@ -99,7 +99,7 @@ func (s *idSet) has(id string) bool {
 	return false
 }
 
-func (d *decoder) assertions(obj pyjson.Value, v *View) error {
+func (d *decoder) assertions(obj *fields, v *View) error {
 	list, err := recordList(obj, "assertions")
 	if err != nil {
 		return err
@@ -108,7 +108,9 @@ func (d *decoder) assertions(obj pyjson.Value, v *View) error {
 	var seen idSet
 	for i := range list {
 		l := loc{list: "assertions", i: i}
-		a, err := d.assertion(list[i], l)
+		var f fields
+		f.scan(list[i])
+		a, err := d.assertion(&f, l)
 		if err != nil {
 			return err
 		}
@@ -120,7 +122,7 @@ func (d *decoder) assertions(obj pyjson.Value, v *View) error {
 	return nil
 }
 
-func (d *decoder) assertion(obj pyjson.Value, l loc) (a Assertion, err error) {
+func (d *decoder) assertion(obj *fields, l loc) (a Assertion, err error) {
 	if a.AssertionID, err = reqText(obj, "assertion_id", l); err != nil {
 		return
 	}
@@ -143,7 +145,7 @@ func (d *decoder) assertion(obj pyjson.Value, l loc) (a Assertion, err error) {
 	return
 }
 
-func confidence(obj pyjson.Value, l loc) (float64, error) {
+func confidence(obj *fields, l loc) (float64, error) {
 	x, ok := obj.Get("assertion_confidence")
 	if !ok || x.IsNull() {
 		return 0, invalid(l.field("assertion_confidence"), "is required (present and not null)")
@@ -162,7 +164,7 @@ func describe(x pyjson.Value) string {
 	return typeName(x)
 }
 
-func (d *decoder) evidence(obj pyjson.Value, v *View) error {
+func (d *decoder) evidence(obj *fields, v *View) error {
 	list, err := recordList(obj, "evidence")
 	if err != nil {
 		return err
@@ -171,7 +173,9 @@ func (d *decoder) evidence(obj pyjson.Value, v *View) error {
 	var seen idSet
 	for i := range list {
 		l := loc{list: "evidence", i: i}
-		e, err := d.evidenceItem(list[i], l)
+		var f fields
+		f.scan(list[i])
+		e, err := d.evidenceItem(&f, l)
 		if err != nil {
 			return err
 		}
@@ -183,7 +187,7 @@ func (d *decoder) evidence(obj pyjson.Value, v *View) error {
 	return nil
 }
 
-func (d *decoder) evidenceItem(obj pyjson.Value, l loc) (e Evidence, err error) {
+func (d *decoder) evidenceItem(obj *fields, l loc) (e Evidence, err error) {
 	if e.EvidenceID, err = reqText(obj, "evidence_id", l); err != nil {
 		return
 	}
@@ -203,7 +207,7 @@ func (d *decoder) evidenceItem(obj pyjson.Value, l loc) (e Evidence, err error) 
 	return
 }
 
-func (d *decoder) checks(obj pyjson.Value, v *View) error {
+func (d *decoder) checks(obj *fields, v *View) error {
 	list, err := recordList(obj, "checks")
 	if err != nil {
 		return err
@@ -212,7 +216,9 @@ func (d *decoder) checks(obj pyjson.Value, v *View) error {
 	var seen idSet
 	for i := range list {
 		l := loc{list: "checks", i: i}
-		c, err := d.check(list[i], l)
+		var f fields
+		f.scan(list[i])
+		c, err := d.check(&f, l)
 		if err != nil {
 			return err
 		}
@@ -224,7 +230,7 @@ func (d *decoder) checks(obj pyjson.Value, v *View) error {
 	return nil
 }
 
-func (d *decoder) check(obj pyjson.Value, l loc) (c Check, err error) {
+func (d *decoder) check(obj *fields, l loc) (c Check, err error) {
 	if c.CheckID, err = reqText(obj, "check_id", l); err != nil {
 		return
 	}
@@ -247,7 +253,7 @@ func (d *decoder) check(obj pyjson.Value, l loc) (c Check, err error) {
 	return
 }
 
-func (d *decoder) conflicts(obj pyjson.Value, v *View) error {
+func (d *decoder) conflicts(obj *fields, v *View) error {
 	list, err := recordList(obj, "conflicts")
 	if err != nil {
 		return err
@@ -256,7 +262,9 @@ func (d *decoder) conflicts(obj pyjson.Value, v *View) error {
 	var seen idSet
 	for i := range list {
 		l := loc{list: "conflicts", i: i}
-		c, err := d.conflict(list[i], l)
+		var f fields
+		f.scan(list[i])
+		c, err := d.conflict(&f, l)
 		if err != nil {
 			return err
 		}
@@ -268,7 +276,7 @@ func (d *decoder) conflicts(obj pyjson.Value, v *View) error {
 	return nil
 }
 
-func (d *decoder) conflict(obj pyjson.Value, l loc) (c Conflict, err error) {
+func (d *decoder) conflict(obj *fields, l loc) (c Conflict, err error) {
 	if c.ConflictID, err = reqText(obj, "conflict_id", l); err != nil {
 		return
 	}
@@ -300,7 +308,7 @@ func (d *decoder) namesView(ids []string) bool {
 }
 
 // note reads a conflict note; a falsy value (Python truthiness) reads "".
-func note(obj pyjson.Value) string {
+func note(obj *fields) string {
 	x, ok := obj.Get("note")
 	if !ok || falsy(x) {
 		return ""
@@ -322,7 +330,7 @@ func falsy(x pyjson.Value) bool {
 	return x.Len() == 0
 }
 
-func (d *decoder) lineage(obj pyjson.Value, v *View) error {
+func (d *decoder) lineage(obj *fields, v *View) error {
 	list, err := recordList(obj, "lineage")
 	if err != nil {
 		return err
@@ -331,20 +339,22 @@ func (d *decoder) lineage(obj pyjson.Value, v *View) error {
 	for i := range list {
 		l := loc{list: "lineage", i: i}
 		e := &v.Lineage[i]
-		if e.Kind, err = enumField(list[i], "kind", l, KindDerivedFrom, KindSupersedes, KindSupersededBy, KindParentSource); err != nil {
+		var f fields
+		f.scan(list[i])
+		if e.Kind, err = enumField(&f, "kind", l, KindDerivedFrom, KindSupersedes, KindSupersededBy, KindParentSource); err != nil {
 			return err
 		}
-		if e.FromID, err = endpoint(list[i], "from_id", l); err != nil {
+		if e.FromID, err = endpoint(&f, "from_id", l); err != nil {
 			return err
 		}
-		if e.ToID, err = endpoint(list[i], "to_id", l); err != nil {
+		if e.ToID, err = endpoint(&f, "to_id", l); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func endpoint(obj pyjson.Value, key string, l loc) (string, error) {
+func endpoint(obj *fields, key string, l loc) (string, error) {
 	x, ok := obj.Get(key)
 	if !ok || x.Kind() != pyjson.String || x.Str() == "" {
 		return "", invalid(l.field(key), "must be a non-empty string, not %s", typeNameOrMissing(x, ok))
@@ -361,7 +371,7 @@ func typeNameOrMissing(x pyjson.Value, ok bool) string {
 
 // source decodes a record's SourceRef and enforces that one source_id
 // names one SourceRef across the whole view.
-func (d *decoder) source(rec pyjson.Value, l loc) (SourceRef, error) {
+func (d *decoder) source(rec *fields, l loc) (SourceRef, error) {
 	x, ok := rec.Get("source")
 	l.sub = "source"
 	if !ok || x.IsNull() {
@@ -370,7 +380,9 @@ func (d *decoder) source(rec pyjson.Value, l loc) (SourceRef, error) {
 	if x.Kind() != pyjson.Object {
 		return SourceRef{}, invalid(l.field(""), "must be an object, not %s", typeName(x))
 	}
-	s, err := sourceRef(x, l)
+	var f fields
+	f.scan(x)
+	s, err := sourceRef(&f, l)
 	if err != nil {
 		return s, err
 	}
@@ -391,7 +403,7 @@ func (d *decoder) source(rec pyjson.Value, l loc) (SourceRef, error) {
 	return s, nil
 }
 
-func sourceRef(x pyjson.Value, l loc) (s SourceRef, err error) {
+func sourceRef(x *fields, l loc) (s SourceRef, err error) {
 	fields := []struct {
 		key string
 		dst *string
@@ -410,7 +422,7 @@ func sourceRef(x pyjson.Value, l loc) (s SourceRef, err error) {
 	return
 }
 
-func optPtr(x pyjson.Value, key string) *string {
+func optPtr(x *fields, key string) *string {
 	if s, ok := optText(x, key); ok {
 		return &s
 	}

@@ -1,11 +1,13 @@
 package pyjson
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // SyntaxError reports where a document stops being JSON.
@@ -53,14 +55,27 @@ type parser struct {
 func (p *parser) fail(msg string) error { return &SyntaxError{p.i, msg} }
 
 func (p *parser) skipSpace() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
+	src, i := p.s, p.i
+	for i < len(src) {
+		switch src[i] {
+		case ' ':
+			i++
+			// Indentation comes in runs: take long ones eight bytes at a
+			// time, then the rest byte by byte, without re-entering here.
+			for i+8 <= len(src) && load64(src, i) == spaces8 {
+				i += 8
+			}
+			for i < len(src) && src[i] == ' ' {
+				i++
+			}
+		case '\n', '\t', '\r':
+			i++
 		default:
+			p.i = i
 			return
 		}
 	}
+	p.i = i
 }
 
 // push appends a scalar node and returns its index.
@@ -237,6 +252,12 @@ func (p *parser) str() (node, error) {
 	p.i++ // opening quote
 	start := p.i
 	for p.i < len(p.s) {
+		// Most bytes are plain text; skip them with one table load each,
+		// in locals so the loop stays in registers.
+		p.i = skipPlain(p.s, p.i)
+		if p.i >= len(p.s) {
+			break
+		}
 		c := p.s[p.i]
 		if c == '"' {
 			p.i++
@@ -348,3 +369,47 @@ func appendWTF8(buf []byte, r rune) []byte {
 	}
 	return utf8.AppendRune(buf, r)
 }
+
+const (
+	ones8   = 0x0101010101010101
+	highs8  = 0x8080808080808080
+	spaces8 = 0x2020202020202020
+	quotes8 = 0x2222222222222222
+	slash8  = 0x5c5c5c5c5c5c5c5c
+)
+
+// load64 reads s[i:i+8] as one little-endian word. The compiler does not
+// fuse byte-wise loads from a string, so view the bytes as a slice
+// (read-only; nothing writes through it) and let binary fuse them.
+func load64(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:i+8]), 8))
+}
+
+// skipPlain returns the index of the first byte at or after i that ends a
+// run of plain string text. It tests eight bytes per step with the usual
+// word tricks (a byte is zero / below 0x20), then finishes byte by byte.
+func skipPlain(s string, i int) int {
+	for i+8 <= len(s) {
+		w := load64(s, i)
+		q, b := w^quotes8, w^slash8
+		stop := ((q - ones8) &^ q) | ((b - ones8) &^ b) | ((w - spaces8) &^ w)
+		if stop&highs8 != 0 {
+			break
+		}
+		i += 8
+	}
+	for i < len(s) && !stopByte[s[i]] {
+		i++
+	}
+	return i
+}
+
+// stopByte marks the bytes that end a run of plain string text: the quote,
+// the backslash, and the control characters JSON forbids raw.
+var stopByte = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()

@@ -3,6 +3,7 @@ package pyjson
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -121,4 +122,59 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("we accept %q but it is not JSON", s)
 		}
 	})
+}
+
+// Layout never changes a document: the same value indented with every
+// width from 0 to 20 spaces (and tabs, CRLF) reads back identically.
+func TestWhitespaceLayout(t *testing.T) {
+	base := map[string]any{"a": []any{"x y  z", 1.5, map[string]any{"b": "        eight spaces inside"}}, "c": nil}
+	want, _ := Parse(`{"a": ["x y  z", 1.5, {"b": "        eight spaces inside"}], "c": null}`)
+	for width := 0; width <= 20; width++ {
+		indent := ""
+		for i := 0; i < width; i++ {
+			indent += " "
+		}
+		for _, nl := range []string{"\n", "\r\n\t"} {
+			b, _ := json.MarshalIndent(base, nl, indent)
+			v, err := Parse(string(b))
+			if err != nil {
+				t.Fatalf("width %d: %v\n%s", width, err, b)
+			}
+			if Str(v) != Str(want) {
+				t.Fatalf("width %d: got %s, want %s", width, Str(v), Str(want))
+			}
+		}
+	}
+}
+
+// Strings of every length up to 40 with a special byte at every position
+// are scanned exactly (the eight-byte fast path must not skip past one).
+func TestStringScanBoundaries(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		for pos := 0; pos < n; pos++ {
+			for _, special := range []string{`\"`, `\\`, `\n`, `\u0041`} {
+				body := make([]byte, 0, n+6)
+				for i := 0; i < n; i++ {
+					if i == pos {
+						body = append(body, special...)
+						continue
+					}
+					body = append(body, 'a'+byte(i%26))
+				}
+				doc := `"` + string(body) + `"`
+				var ref string
+				if err := json.Unmarshal([]byte(doc), &ref); err != nil {
+					t.Fatal(err)
+				}
+				v, err := Parse(doc)
+				if err != nil || v.Str() != ref {
+					t.Fatalf("%s: got %q, %v; want %q", doc, v.Str(), err, ref)
+				}
+			}
+			raw := `"` + strings.Repeat("a", pos) + "\x01" + `"`
+			if _, err := Parse(raw); err == nil {
+				t.Fatalf("raw control byte at %d accepted", pos)
+			}
+		}
+	}
 }

@@ -44,6 +44,15 @@ type tape struct {
 	nodes   []node
 }
 
+// keyIs compares a key node with key, checking the length before touching
+// the text: most keys of a record differ in length.
+func (t *tape) keyIs(n *node, key string) bool {
+	if n.esc {
+		return t.escaped[n.off] == key
+	}
+	return int(n.ln) == len(key) && t.src[n.off:n.off+n.ln] == key
+}
+
 func (t *tape) text(n *node) string {
 	if n.esc {
 		return t.escaped[n.off]
@@ -120,12 +129,13 @@ func (v Value) Get(key string) (Value, bool) {
 	}
 	var found Value
 	ok := false
+	nodes := v.t.nodes
 	j := v.i + 1
 	for k := 0; k < int(nd.n); k++ {
-		if v.t.text(&v.t.nodes[j]) == key {
+		if v.t.keyIs(&nodes[j], key) {
 			found, ok = Value{v.t, j + 1}, true
 		}
-		j = v.t.nodes[j+1].end
+		j = nodes[j+1].end
 	}
 	return found, ok
 }
@@ -160,4 +170,31 @@ func (v Value) Members() []Member {
 		j = v.t.nodes[j+1].end
 	}
 	return out
+}
+
+// Iter walks an object's members in order, duplicates included.
+type Iter struct {
+	t    *tape
+	j    int32
+	left int32
+}
+
+// Iter returns an iterator over an object's members (none for other kinds).
+func (v Value) Iter() Iter {
+	nd := v.node()
+	if nd.kind != Object {
+		return Iter{}
+	}
+	return Iter{t: v.t, j: v.i + 1, left: nd.n}
+}
+
+// Next returns the next member, or ok=false at the end.
+func (it *Iter) Next() (key string, val Value, ok bool) {
+	if it.left == 0 {
+		return "", Value{}, false
+	}
+	k := it.j
+	it.j = it.t.nodes[k+1].end
+	it.left--
+	return it.t.text(&it.t.nodes[k]), Value{it.t, k + 1}, true
 }
