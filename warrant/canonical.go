@@ -16,7 +16,7 @@ import (
 // lists sorted, no adapter_meta and no view_id, printed as Python's
 // json.dumps(sort_keys=True). It is the input of the derived view id.
 func Canonical(v *View) []byte {
-	w := pyjson.Writer{Buf: make([]byte, 0, 1024)}
+	w := pyjson.Writer{Buf: make([]byte, 0, sizeHint(v))}
 	writeView(&w, v, false)
 	return w.Buf
 }
@@ -24,7 +24,7 @@ func Canonical(v *View) []byte {
 // Encode returns the stored form of v: the canonical JSON plus adapter_meta
 // and view_id. DecodeView(Encode(v)) gives back v (ViewIDDerived false).
 func Encode(v *View) []byte {
-	w := pyjson.Writer{Buf: make([]byte, 0, 1024)}
+	w := pyjson.Writer{Buf: make([]byte, 0, sizeHint(v)+len(v.AdapterMeta)+len(v.ViewID))}
 	writeView(&w, v, true)
 	return w.Buf
 }
@@ -33,6 +33,12 @@ func Encode(v *View) []byte {
 func DerivedViewID(v *View) string {
 	sum := sha256.Sum256(Canonical(v))
 	return "v-" + hex.EncodeToString(sum[:10])
+}
+
+// sizeHint guesses the canonical size so the writer rarely regrows: a
+// record with its SourceRef prints in roughly 400 bytes.
+func sizeHint(v *View) int {
+	return 512 + 400*(len(v.Assertions)+len(v.Evidence)+len(v.Checks)) + 100*(len(v.Conflicts)+len(v.Lineage))
 }
 
 func writeView(w *pyjson.Writer, v *View, stored bool) {

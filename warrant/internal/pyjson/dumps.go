@@ -45,32 +45,42 @@ func (w *Writer) Bool(b bool) { w.Buf = strconv.AppendBool(w.Buf, b) }
 
 const hexDigits = "0123456789abcdef"
 
-// AppendString appends the ensure_ascii JSON encoding of s.
+// AppendString appends the ensure_ascii JSON encoding of s. Runs of plain
+// ASCII are copied whole; only the bytes that need escaping are handled one
+// at a time.
 func AppendString(buf []byte, s string) []byte {
 	buf = append(buf, '"')
+	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= 0x20 && c < 0x80 && c != '"' && c != '\\' {
-			buf = append(buf, c)
 			i++
 			continue
 		}
+		buf = append(buf, s[start:i]...)
 		if c < 0x80 {
 			buf = appendASCIIEscape(buf, c)
 			i++
-			continue
+		} else {
+			r, n := decodeWTF8(s[i:])
+			i += n
+			buf = appendRuneEscape(buf, r)
 		}
-		r, n := decodeWTF8(s[i:])
-		i += n
-		if r >= 0x10000 {
-			r -= 0x10000
-			buf = appendU(buf, 0xD800+(r>>10))
-			buf = appendU(buf, 0xDC00+(r&0x3FF))
-			continue
-		}
-		buf = appendU(buf, r)
+		start = i
 	}
+	buf = append(buf, s[start:]...)
 	return append(buf, '"')
+}
+
+// appendRuneEscape writes a non-ASCII code point as \uXXXX, with a
+// surrogate pair above the BMP, as ensure_ascii does.
+func appendRuneEscape(buf []byte, r rune) []byte {
+	if r >= 0x10000 {
+		r -= 0x10000
+		buf = appendU(buf, 0xD800+(r>>10))
+		return appendU(buf, 0xDC00+(r&0x3FF))
+	}
+	return appendU(buf, r)
 }
 
 func appendASCIIEscape(buf []byte, c byte) []byte {
