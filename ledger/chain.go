@@ -38,9 +38,11 @@ const (
 	tablePrimitives = "primitive_revisions"
 )
 
-func snapshotEvent(seq int64, prop, view string, body, canon []byte, createdAt string) []byte {
+// snapshotEvent takes the body's and canonical form's sha256 rather than
+// the bytes, so a writer can hash on every core ahead of its transaction.
+func snapshotEvent(seq int64, prop, view string, bodySum, canonSum []byte, createdAt string) []byte {
 	return mustJSON(snapshotPayload{
-		BodySHA256: hexSum(body), CanonicalSHA256: hex.EncodeToString(canon), CreatedAt: createdAt,
+		BodySHA256: hex.EncodeToString(bodySum), CanonicalSHA256: hex.EncodeToString(canonSum), CreatedAt: createdAt,
 		PropositionID: prop, Seq: seq, Table: tableSnapshots, ViewID: view,
 	})
 }

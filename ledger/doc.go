@@ -26,7 +26,7 @@
 //	events(seq, tbl, row_seq, payload, prev_hash, hash)
 //	                                               hash = sha256(prev_hash ‖ payload)
 //	primitive_revisions(seq, primitive_id, name_fold, body, created_at)
-//	assertion_fts                                  FTS5 over assertion text
+//	assertion_fts                                  FTS5 (trigram) over assertion text
 //
 // body is the stored form warrant.Encode(v); reading it back with
 // warrant.DecodeView gives the view that was put. The payload of an event

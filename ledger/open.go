@@ -11,7 +11,8 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Options tune how a ledger is opened.
@@ -68,11 +69,13 @@ func Create(path string, opt Options) (*Ledger, error) {
 
 // OpenOrCreate opens the ledger at path, creating it when it is missing.
 // It is for writers (ewp-ingest); readers use Open.
+// Two writers may race to create the same file: the loser finds the schema
+// in place (createSchema checks inside its write transaction) and opens it.
 func OpenOrCreate(path string, opt Options) (*Ledger, error) {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return Create(path, opt)
+	if opt.ReadOnly {
+		return Open(path, opt)
 	}
-	return Open(path, opt)
+	return open(path, opt, true)
 }
 
 func open(path string, opt Options, create bool) (*Ledger, error) {
@@ -88,21 +91,62 @@ func open(path string, opt Options, create bool) (*Ledger, error) {
 	if busy == 0 {
 		busy = 30 * time.Second
 	}
+	ctx := context.Background()
+	if create {
+		if err := retryBusy(busy, func() error { return initFile(ctx, abs, busy) }); err != nil {
+			return nil, fmt.Errorf("create ledger %s: %w", path, err)
+		}
+	}
 	if err := l.connect(abs, busy); err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
-	if create {
-		err = createSchema(ctx, l.w)
-	}
-	if err == nil {
-		err = checkSchema(ctx, l.r, path)
-	}
+	err = checkSchema(ctx, l.r, path)
 	if err != nil {
 		l.Close()
 		return nil, err
 	}
 	return l, nil
+}
+
+// initFile lays out a new ledger through a connection of its own, because
+// the page size must be chosen before the file switches to WAL: 16 KiB
+// pages hold several stored views each, where with the default 4 KiB a
+// typical 2 KiB body takes a page of its own and a large load writes twice
+// the bytes.
+func initFile(ctx context.Context, abs string, busy time.Duration) error {
+	db, err := sql.Open("sqlite", "file:"+uriPath(abs)+fmt.Sprintf("?_pragma=busy_timeout(%d)&_txlock=immediate", busy.Milliseconds()))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	// Only a new, empty file gets the layout pragmas: WAL comes before any
+	// table, so a second process racing to create the same file only ever
+	// meets a WAL database; and an existing file of another program is
+	// never converted (createSchema then refuses it).
+	if st, err := os.Stat(abs); err != nil || st.Size() == 0 {
+		for _, q := range []string{`PRAGMA page_size = 16384`, `PRAGMA journal_mode = WAL`} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+	}
+	return createSchema(ctx, db)
+}
+
+// retryBusy retries fn while SQLite reports SQLITE_BUSY, up to the busy
+// timeout. Switching a new file to WAL takes an exclusive lock for which
+// SQLite does not wait, so two processes creating one ledger need this.
+func retryBusy(timeout time.Duration, fn func() error) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := fn()
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // connect opens the reader pool and, unless read-only, the writer.
@@ -116,7 +160,11 @@ func (l *Ledger) connect(abs string, busy time.Duration) error {
 	// synchronous=FULL: a committed ingest survives power loss, not only a
 	// killed process; commits are per batch, so the fsync is cheap.
 	rw := base + "&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
-	if l.w, err = sql.Open("sqlite", rw+"&_txlock=immediate"); err != nil {
+	// A large cache keeps a big batch's dirty pages in memory instead of
+	// spilling them to the WAL page by page in the middle of the
+	// transaction; it is per connection, and the writer has one.
+	// Statement journals (needed by multi-row INSERTs) stay in memory too.
+	if l.w, err = sql.Open("sqlite", rw+"&_txlock=immediate&_pragma=cache_size(-262144)&_pragma=temp_store(MEMORY)"); err != nil {
 		return err
 	}
 	l.w.SetMaxOpenConns(1)

@@ -75,7 +75,8 @@ func (w *wtx) insertPrimitive(r PrimitiveRow) error {
 	if err != nil {
 		return ledgerErr("insert primitive revision", err)
 	}
-	return w.event(tablePrimitives, w.primSeq, primitiveEvent(w.primSeq, r.ID, r.NameFold, r.Body, w.now))
+	w.event(tablePrimitives, w.primSeq, primitiveEvent(w.primSeq, r.ID, r.NameFold, r.Body, w.now))
+	return nil
 }
 
 // CurrentPrimitives returns the latest revision of every primitive, by id.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"errors"
 	"fmt"
 
@@ -16,7 +15,8 @@ import (
 type PutResult struct {
 	Stored    int
 	Unchanged int
-	// Views has one outcome per input view, in input order.
+	// Views has one outcome per stored or unchanged view, in input order
+	// (PutEach leaves out the views it was told to skip).
 	Views []Outcome
 }
 
@@ -29,6 +29,8 @@ type Outcome struct {
 	// Seq is the snapshot's sequence number (of the earlier identical
 	// snapshot when Stored is false).
 	Seq int64
+	// Index is the view's position in the batch.
+	Index int
 }
 
 // BatchError names the view of a batch that was refused. Err is a
@@ -53,22 +55,44 @@ func (e *BatchError) Unwrap() error { return e.Err }
 // (snapshot.RequireAttestation) is the caller's duty, because only the
 // caller knows who is writing.
 func (l *Ledger) Put(ctx context.Context, views []*warrant.View) (PutResult, error) {
-	res := PutResult{Views: make([]Outcome, 0, len(views))}
 	for i, v := range views {
 		if v == nil {
 			return PutResult{}, &BatchError{i, errors.New("nil view")}
 		}
 	}
-	preps := prepareAll(views)
+	return l.PutEach(ctx, len(views), func(i int) (*warrant.View, error) { return views[i], nil })
+}
+
+// PutEach is Put for a batch of n views produced by view while the write
+// transaction runs: view is called once per index, from several goroutines,
+// ahead of the writer, so a loader can decode on every core while SQLite
+// writes. view returning (nil, nil) skips the index; an error aborts the
+// batch (nothing written) with a *BatchError naming the index.
+func (l *Ledger) PutEach(ctx context.Context, n int, view func(i int) (*warrant.View, error)) (PutResult, error) {
+	res := PutResult{Views: make([]Outcome, 0, n)}
+	preps := prepareAll(n, view)
 	defer preps.stop()
+	progress := progressOf(ctx)
 	err := l.write(ctx, func(w *wtx) error {
-		for i := range views {
-			out, err := w.store(preps.get(i))
+		for i := range n {
+			p, err := preps.get(i)
 			if err != nil {
 				return &BatchError{i, err}
 			}
-			res.add(out)
+			preps.release(i) // stored views are garbage for the collector, not live heap
+			if p != nil {
+				out, err := w.store(p)
+				if err != nil {
+					return &BatchError{i, err}
+				}
+				out.Index = i
+				res.add(out)
+			}
+			if (i+1)%progressEvery == 0 {
+				progress(i+1, n)
+			}
 		}
+		progress(n, n)
 		return nil
 	})
 	if err != nil {
@@ -100,141 +124,28 @@ func prepare(v *warrant.View) *prepared {
 	body := warrant.Encode(v)
 	return &prepared{
 		v: v, body: body, bodySum: sha256.Sum256(body),
-		canon: sha256.Sum256(warrant.Canonical(v)), fps: snapshot.Fingerprints(v),
+		canon: canonicalSum(body, v), fps: snapshot.Fingerprints(v),
 	}
 }
 
-// store writes one prepared view, or finds it already stored.
-func (w *wtx) store(p *prepared) (Outcome, error) {
-	v := p.v
-	out := Outcome{PropositionID: v.PropositionID, ViewID: v.ViewID}
-	var existing []byte
-	var known bool
-	if err := w.st.probe.QueryRowContext(w.ctx, v.PropositionID, v.ViewID).Scan(&existing, &known); err != nil {
-		return out, ledgerErr("probe snapshot", err)
+// canonicalSum is sha256(warrant.Canonical(v)) computed from the stored
+// form, which is the canonical form with "adapter_meta" spliced in first
+// and "view_id" appended last (keys sorted): hashing the middle of the
+// body saves serialising every view twice on a large load. When the body
+// does not have that shape it falls back to Canonical; a test holds the
+// two equal over the pack, the corpus and synthetic views, and Verify
+// recomputes the canonical form from scratch.
+func canonicalSum(body []byte, v *warrant.View) [32]byte {
+	prefix := `{"adapter_meta": ` + v.AdapterMeta + `, `
+	tail := bytes.LastIndex(body, []byte(`, "view_id": `))
+	if !bytes.HasPrefix(body, []byte(prefix)) || tail < len(prefix) {
+		return sha256.Sum256(warrant.Canonical(v))
 	}
-	if existing != nil {
-		if !bytes.Equal(existing, p.bodySum[:]) {
-			return out, snapshot.ImmutableSnapshot(v.PropositionID, v.ViewID)
-		}
-		return out, w.tx.QueryRowContext(w.ctx, `SELECT seq FROM snapshots WHERE proposition_id = ? AND view_id = ?`,
-			v.PropositionID, v.ViewID).Scan(&out.Seq)
-	}
-	idx := &dbIndex{w: w, prop: v.PropositionID, known: known}
-	if err := snapshot.CheckFingerprints(idx, p.fps); err != nil {
-		return out, err
-	}
-	if idx.err != nil {
-		return out, idx.err
-	}
-	seq, err := w.insertSnapshot(p)
-	if err != nil {
-		return out, err
-	}
-	out.Seq, out.Stored = seq, true
-	return out, w.index(p, idx.missing)
-}
-
-func (w *wtx) insertSnapshot(p *prepared) (int64, error) {
-	w.snapSeq++
-	seq, v := w.snapSeq, p.v
-	if _, err := w.st.insSnap.ExecContext(w.ctx, seq, v.PropositionID, v.ViewID, p.body, p.bodySum[:], p.canon[:], w.now); err != nil {
-		return 0, ledgerErr("insert snapshot", err)
-	}
-	payload := snapshotEvent(seq, v.PropositionID, v.ViewID, p.body, p.canon[:], w.now)
-	return seq, w.event(tableSnapshots, seq, payload)
-}
-
-// dbIndex is the snapshot.Lookup over the records table. A proposition
-// with no snapshot yet needs no query at all, which keeps a bulk load of
-// new propositions cheap.
-type dbIndex struct {
-	w       *wtx
-	prop    string
-	known   bool
-	missing []snapshot.Key
-	err     error
-}
-
-func (d *dbIndex) Lookup(k snapshot.Key) (snapshot.Stored, bool) {
-	var s snapshot.Stored
-	if !d.known || d.err != nil {
-		d.missing = append(d.missing, k)
-		return s, false
-	}
-	if err := d.w.flush(); err != nil {
-		d.err = err
-		return s, false
-	}
-	var sum []byte
-	err := d.w.st.lookup.QueryRowContext(d.w.ctx, d.prop, string(k.Kind), k.ID).Scan(&sum, &s.ViewID)
-	if errors.Is(err, sql.ErrNoRows) {
-		d.missing = append(d.missing, k)
-		return s, false
-	}
-	if err != nil {
-		d.err = ledgerErr("look up record", err)
-		return s, false
-	}
-	copy(s.Sum[:], sum)
-	return s, true
-}
-
-// index adds the view's first-seen records to the identity index and its
-// first-seen assertions to the text search.
-func (w *wtx) index(p *prepared, missing []snapshot.Key) error {
-	if len(missing) == 0 {
-		return nil
-	}
-	isNew := make(map[snapshot.Key]bool, len(missing))
-	for _, k := range missing {
-		isNew[k] = true
-	}
-	var rows []any
-	for _, f := range p.fps {
-		if isNew[f.Key] {
-			rows = append(rows, p.v.PropositionID, string(f.Kind), f.ID, f.Sum[:], p.v.ViewID)
-		}
-	}
-	if err := w.insertRecords(rows); err != nil {
-		return err
-	}
-	for _, a := range p.v.Assertions {
-		if isNew[snapshot.Key{Kind: snapshot.KindAssertion, ID: a.AssertionID}] {
-			if _, err := w.st.insFTS.ExecContext(w.ctx, a.Text, p.v.PropositionID, a.AssertionID); err != nil {
-				return ledgerErr("index assertion text", err)
-			}
-		}
-	}
-	return nil
-}
-
-// insertRecords buffers index rows so that most go to the database in
-// multi-row INSERTs; flush writes the rest.
-func (w *wtx) insertRecords(rows []any) error {
-	w.pending = append(w.pending, rows...)
-	if len(w.pending) < recBatch*recCols {
-		return nil
-	}
-	return w.flush()
-}
-
-const recCols = 5
-
-// flush must run before the records table is read and before commit.
-func (w *wtx) flush() error {
-	rows := w.pending
-	w.pending = w.pending[:0]
-	for len(rows) >= recBatch*recCols {
-		if _, err := w.st.insRecN.ExecContext(w.ctx, rows[:recBatch*recCols]...); err != nil {
-			return ledgerErr("index records", err)
-		}
-		rows = rows[recBatch*recCols:]
-	}
-	for ; len(rows) > 0; rows = rows[recCols:] {
-		if _, err := w.st.insRec.ExecContext(w.ctx, rows[:recCols]...); err != nil {
-			return ledgerErr("index records", err)
-		}
-	}
-	return nil
+	h := sha256.New()
+	h.Write([]byte("{"))
+	h.Write(body[len(prefix):tail])
+	h.Write([]byte("}"))
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
 }

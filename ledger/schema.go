@@ -76,8 +76,9 @@ CREATE TABLE primitive_revisions (
 );
 CREATE INDEX primitive_revisions_id ON primitive_revisions (primitive_id, seq);
 
+-- Trigram tokens make "contains" queries index lookups (see List).
 CREATE VIRTUAL TABLE assertion_fts USING fts5(
-	text, proposition_id UNINDEXED, assertion_id UNINDEXED
+	text, proposition_id UNINDEXED, assertion_id UNINDEXED, tokenize = 'trigram'
 );
 `
 
@@ -100,10 +101,17 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
 	// Two writers may race to create the same missing file; the one that
-	// takes the write lock second finds the schema and leaves it alone.
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'ledger_meta'`).Scan(&n); err != nil || n > 0 {
+	// takes the write lock second finds the schema and leaves it alone. A
+	// database with other tables is some other program's: never touch it.
+	var tables, meta int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE name = 'ledger_meta') FROM sqlite_master`).Scan(&tables, &meta); err != nil {
 		return err
+	}
+	if meta > 0 {
+		return nil
+	}
+	if tables > 0 {
+		return errors.New("the file is an SQLite database but not an EWP ledger (it has other tables and no ledger_meta); point --db at a ledger or a new file")
 	}
 	if _, err := tx.ExecContext(ctx, schemaDDL+triggersDDL()); err != nil {
 		return fmt.Errorf("create ledger schema: %w", err)

@@ -3,7 +3,9 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxListLimit bounds one List call; discovery is for people and agents,
@@ -19,23 +21,57 @@ type PropositionSummary struct {
 	Texts []string
 }
 
-// List finds propositions whose id contains query (case-insensitive) or
-// whose assertion text matches it (FTS5, every word must occur, the last
-// one as a prefix). Id matches come first, in id order, then text matches
-// by relevance. An empty query lists propositions in id order. limit is
-// clamped to 1..MaxListLimit.
+// List finds propositions whose id, or any assertion text of whose latest
+// snapshot, contains query case-insensitively ("" matches all), ordered by
+// proposition id, at most limit of them (clamped to 1..MaxListLimit).
+//
+// Assertion text is indexed with FTS5's trigram tokenizer, so a query of
+// three or more ASCII characters is an index lookup; shorter or non-ASCII
+// queries scan the text index. Candidates from older snapshots are
+// checked against the latest one, so a text that a later snapshot dropped
+// no longer finds the proposition.
 func (l *Ledger) List(ctx context.Context, query string, limit int) ([]PropositionSummary, error) {
 	limit = max(1, min(limit, MaxListLimit))
-	ids, err := l.matchIDs(ctx, strings.TrimSpace(query), limit)
+	if query == "" {
+		return l.listAll(ctx, limit)
+	}
+	cands, err := l.candidates(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	if q := ftsQuery(query); q != "" && len(ids) < limit {
-		more, err := l.matchText(ctx, q, limit)
+	fold := strings.ToLower(query)
+	out := []PropositionSummary{}
+	for _, id := range cands {
+		s, err := l.summary(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		ids = appendNew(ids, more, limit)
+		if s.matches(fold) {
+			out = append(out, s)
+			if len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+func (s PropositionSummary) matches(fold string) bool {
+	if strings.Contains(strings.ToLower(s.PropositionID), fold) {
+		return true
+	}
+	for _, t := range s.Texts {
+		if strings.Contains(strings.ToLower(t), fold) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *Ledger) listAll(ctx context.Context, limit int) ([]PropositionSummary, error) {
+	ids, err := l.strings(ctx, `SELECT DISTINCT proposition_id FROM snapshots ORDER BY proposition_id LIMIT ?`, limit)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]PropositionSummary, 0, len(ids))
 	for _, id := range ids {
@@ -48,15 +84,56 @@ func (l *Ledger) List(ctx context.Context, query string, limit int) ([]Propositi
 	return out, nil
 }
 
-func (l *Ledger) matchIDs(ctx context.Context, query string, limit int) ([]string, error) {
-	pattern := "%" + likeEscape(query) + "%"
-	return l.strings(ctx, `SELECT DISTINCT proposition_id FROM snapshots WHERE proposition_id LIKE ? ESCAPE '\' ORDER BY proposition_id LIMIT ?`, pattern, limit)
+// candidates returns, sorted, the propositions whose id or some stored
+// assertion text may contain query.
+func (l *Ledger) candidates(ctx context.Context, query string) ([]string, error) {
+	fold := strings.ToLower(query)
+	ids, err := l.strings(ctx, `SELECT DISTINCT proposition_id FROM snapshots WHERE instr(lower(proposition_id), ?) > 0`, fold)
+	if err != nil {
+		return nil, err
+	}
+	var more []string
+	if isASCII(query) && utf8.RuneCountInString(query) >= 3 {
+		more, err = l.strings(ctx, `SELECT proposition_id FROM assertion_fts WHERE assertion_fts MATCH ?`, `"`+strings.ReplaceAll(query, `"`, `""`)+`"`)
+	} else {
+		more, err = l.scanText(ctx, fold)
+	}
+	if err != nil {
+		return nil, err
+	}
+	all := append(ids, more...)
+	slices.Sort(all)
+	return slices.Compact(all), nil
 }
 
-func (l *Ledger) matchText(ctx context.Context, q string, limit int) ([]string, error) {
-	// Several assertions of one proposition may match; over-fetch, then
-	// de-duplicate in order of rank.
-	return l.strings(ctx, `SELECT proposition_id FROM assertion_fts WHERE assertion_fts MATCH ? ORDER BY rank LIMIT ?`, q, 4*limit)
+// scanText is the fallback for queries the trigram index cannot serve; it
+// folds case in Go so non-ASCII text matches as a person expects.
+func (l *Ledger) scanText(ctx context.Context, fold string) ([]string, error) {
+	rows, err := l.r.QueryContext(ctx, `SELECT proposition_id, text FROM assertion_fts`)
+	if err != nil {
+		return nil, ledgerErr("search", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id, text string
+		if err := rows.Scan(&id, &text); err != nil {
+			return nil, ledgerErr("search", err)
+		}
+		if strings.Contains(strings.ToLower(text), fold) {
+			out = append(out, id)
+		}
+	}
+	return out, ledgerErrOrNil("search", rows.Err())
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func (l *Ledger) summary(ctx context.Context, id string) (PropositionSummary, error) {
@@ -94,42 +171,4 @@ func scanStrings(rows *sql.Rows) ([]string, error) {
 		out = append(out, s)
 	}
 	return out, ledgerErrOrNil("search", rows.Err())
-}
-
-func appendNew(ids, more []string, limit int) []string {
-	seen := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		seen[id] = true
-	}
-	for _, id := range more {
-		if len(ids) >= limit {
-			break
-		}
-		if !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
-
-// ftsQuery turns free text into an FTS5 query that cannot be a syntax
-// error: every word is quoted (so AND, NEAR, *, : and quotes are plain
-// text) and the last word matches as a prefix, so typing "postgre" finds
-// "PostgreSQL".
-func ftsQuery(q string) string {
-	words := strings.Fields(q)
-	parts := make([]string, 0, len(words))
-	for _, w := range words {
-		parts = append(parts, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	parts[len(parts)-1] += "*"
-	return strings.Join(parts, " ")
-}
-
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }

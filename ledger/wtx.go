@@ -20,34 +20,22 @@ type wtx struct {
 	snapSeq int64
 	primSeq int64
 	st      stmts
-	pending []any // records index rows not yet inserted
+	bulk    map[string]*sql.Stmt // multi-row INSERTs by table and row count
+	pend    pending
+	props   map[string]*propState
+	// remembered counts the records held in props' added maps.
+	remembered int
 }
 
 type stmts struct {
-	probe, latest, insSnap, insEvent, lookup, insRec, insRecN, insFTS *sql.Stmt
+	known, probe, latest, lookup *sql.Stmt
 }
-
-// recBatch is how many records one multi-row INSERT carries; one statement
-// per record would dominate the cost of a large ingest.
-const recBatch = 16
 
 var stmtSQL = map[string]string{
-	"probe": `SELECT (SELECT body_sha256 FROM snapshots WHERE proposition_id = ?1 AND view_id = ?2),
-	                 EXISTS (SELECT 1 FROM snapshots WHERE proposition_id = ?1)`,
-	"latest":   `SELECT body FROM snapshots WHERE proposition_id = ? ORDER BY seq DESC LIMIT 1`,
-	"insSnap":  `INSERT INTO snapshots (seq, proposition_id, view_id, body, body_sha256, canonical_sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-	"insEvent": `INSERT INTO events (seq, tbl, row_seq, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)`,
-	"lookup":   `SELECT sum, view_id FROM records WHERE proposition_id = ? AND kind = ? AND record_id = ?`,
-	"insRec":   `INSERT INTO records (proposition_id, kind, record_id, sum, view_id) VALUES (?, ?, ?, ?, ?)`,
-	"insFTS":   `INSERT INTO assertion_fts (text, proposition_id, assertion_id) VALUES (?, ?, ?)`,
-}
-
-func insRecNSQL() string {
-	s := `INSERT INTO records (proposition_id, kind, record_id, sum, view_id) VALUES (?, ?, ?, ?, ?)`
-	for range recBatch - 1 {
-		s += `, (?, ?, ?, ?, ?)`
-	}
-	return s
+	"known":  `SELECT EXISTS (SELECT 1 FROM snapshots WHERE proposition_id = ?)`,
+	"probe":  `SELECT body_sha256, seq FROM snapshots WHERE proposition_id = ? AND view_id = ?`,
+	"latest": `SELECT body FROM snapshots WHERE proposition_id = ? ORDER BY seq DESC LIMIT 1`,
+	"lookup": `SELECT sum, view_id FROM records WHERE proposition_id = ? AND kind = ? AND record_id = ?`,
 }
 
 // write runs fn in one IMMEDIATE transaction: all of it commits or none.
@@ -60,15 +48,16 @@ func (l *Ledger) write(ctx context.Context, fn func(w *wtx) error) error {
 		return ledgerErr("begin write transaction", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	w := &wtx{ctx: ctx, tx: tx, now: l.now().UTC().Format(time.RFC3339Nano)}
+	w := &wtx{ctx: ctx, tx: tx, now: l.now().UTC().Format(time.RFC3339Nano),
+		props: map[string]*propState{}, bulk: map[string]*sql.Stmt{}}
+	defer w.close()
 	if err := w.init(); err != nil {
 		return ledgerErr("prepare write", err)
 	}
-	defer w.st.close()
 	if err := fn(w); err != nil {
 		return err
 	}
-	if err := w.flush(); err != nil {
+	if err := w.flush(true); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -95,10 +84,7 @@ func (w *wtx) init() error {
 }
 
 func (w *wtx) prepare() error {
-	targets := map[string]**sql.Stmt{
-		"probe": &w.st.probe, "latest": &w.st.latest, "insSnap": &w.st.insSnap, "insEvent": &w.st.insEvent,
-		"lookup": &w.st.lookup, "insRec": &w.st.insRec, "insFTS": &w.st.insFTS,
-	}
+	targets := map[string]**sql.Stmt{"known": &w.st.known, "probe": &w.st.probe, "latest": &w.st.latest, "lookup": &w.st.lookup}
 	for name, dst := range targets {
 		s, err := w.tx.PrepareContext(w.ctx, stmtSQL[name])
 		if err != nil {
@@ -106,28 +92,26 @@ func (w *wtx) prepare() error {
 		}
 		*dst = s
 	}
-	var err error
-	w.st.insRecN, err = w.tx.PrepareContext(w.ctx, insRecNSQL())
-	return err
+	return nil
 }
 
-func (s *stmts) close() {
-	for _, st := range []*sql.Stmt{s.probe, s.latest, s.insSnap, s.insEvent, s.lookup, s.insRec, s.insRecN, s.insFTS} {
+func (w *wtx) close() {
+	for _, st := range []*sql.Stmt{w.st.known, w.st.probe, w.st.latest, w.st.lookup} {
 		if st != nil {
 			st.Close()
 		}
 	}
+	for _, st := range w.bulk {
+		st.Close()
+	}
 }
 
-// event appends one link to the hash chain.
-func (w *wtx) event(tbl string, rowSeq int64, payload []byte) error {
+// event queues one link of the hash chain.
+func (w *wtx) event(tbl string, rowSeq int64, payload []byte) {
 	hash := chainHash(w.head, payload)
 	w.evSeq++
-	if _, err := w.st.insEvent.ExecContext(w.ctx, w.evSeq, tbl, rowSeq, string(payload), w.head, hash); err != nil {
-		return ledgerErr("append event", err)
-	}
+	w.pend.events = append(w.pend.events, chainRow{w.evSeq, rowSeq, tbl, payload, w.head, hash})
 	w.head = hash
-	return nil
 }
 
 // Error is a ledger (storage) failure as opposed to a refusal of the input,

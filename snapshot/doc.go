@@ -18,7 +18,10 @@
 //
 // A store keeps the fingerprints of everything it has stored for a
 // proposition (the kind, id, sum and the view that first stored it) and
-// calls [Check] with a [Lookup] over them before storing a new view. The
+// calls [Check] (or [CheckFingerprints], when it computed the fingerprints
+// ahead of its transaction) with a [Lookup] over them before storing a
+// new view. Only the first content stored under a key needs keeping: a
+// later view with other content is refused, so all agree with the first. The
 // refusal is a *warrant.Error with Code warrant.CodeImmutableRecord, the
 // field path of the offending record in the new view (e.g. "checks[2]")
 // and a rule naming the view that stored the earlier content:
@@ -37,14 +40,14 @@
 //
 // # Appends (§9, §10)
 //
-// [AppendEvidence] and [AppendCheck] build latest + one record as a new
-// snapshot with a derived view id. The store must run them inside the same
+// [Append] (and its shorthands [AppendEvidence] and [AppendCheck]) builds
+// latest + [Records] as a new snapshot with a derived view id. The store must run them inside the same
 // write transaction that reads "latest", so that concurrent appends never
 // lose each other. Incremental writes never invent provenance: an empty
 // source.content_hash or source.observed_at is refused with
 // CodeMissingContentHash / CodeMissingObservedAt, polarity is never
 // assumed, and only the identifying SourceRef fields default (see
-// [FillSource]). Appending a record that the latest snapshot already holds
+// [FillSource]). An empty string counts as missing. Appending a record that the latest snapshot already holds
 // unchanged returns latest itself, so retries are idempotent.
 //
 // # Trusted origins (§10)
@@ -52,4 +55,9 @@
 // [TrustedOrigins] lists the trusted origin types a view carries and
 // [RequireAttestation] refuses them (CodeUnattestedTrusted) unless the
 // writer attested them.
+//
+// # Shared tests
+//
+// Package snapshottest holds the §9 history table ([snapshottest.Run]) that
+// every store runs, and synthetic views for benchmarks.
 package snapshot

@@ -61,53 +61,61 @@ type Fingerprint struct {
 // A source_id used by several records appears once: the kernel has already
 // refused a view that gives one source_id two different SourceRefs.
 func Fingerprints(v *warrant.View) []Fingerprint {
-	fps := make([]Fingerprint, 0, 2*(len(v.Assertions)+len(v.Evidence)+len(v.Checks))+len(v.Conflicts))
+	n := len(v.Assertions) + len(v.Evidence) + len(v.Checks)
+	fps := make([]Fingerprint, 0, 2*n+len(v.Conflicts))
 	var sources []Fingerprint
-	seen := map[string]bool{}
-	addSource := func(s *warrant.SourceRef, field string) {
-		if seen[s.SourceID] {
+	seen := make(map[string]bool, n)
+	s := newSummer()
+	addSource := func(src *warrant.SourceRef, field string) {
+		if seen[src.SourceID] {
 			return
 		}
-		seen[s.SourceID] = true
-		sources = append(sources, Fingerprint{Key{KindSource, s.SourceID}, sourceSum(s), field + ".source"})
+		seen[src.SourceID] = true
+		sources = append(sources, Fingerprint{Key{KindSource, src.SourceID}, s.sourceSum(src), field + ".source"})
 	}
 	for i := range v.Assertions {
 		a := &v.Assertions[i]
 		f := "assertions[" + strconv.Itoa(i) + "]"
-		fps = append(fps, Fingerprint{Key{KindAssertion, a.AssertionID}, assertionSum(a), f})
+		fps = append(fps, Fingerprint{Key{KindAssertion, a.AssertionID}, s.assertionSum(a), f})
 		addSource(&a.Source, f)
 	}
 	for i := range v.Evidence {
 		e := &v.Evidence[i]
 		f := "evidence[" + strconv.Itoa(i) + "]"
-		fps = append(fps, Fingerprint{Key{KindEvidence, e.EvidenceID}, evidenceSum(e), f})
+		fps = append(fps, Fingerprint{Key{KindEvidence, e.EvidenceID}, s.evidenceSum(e), f})
 		addSource(&e.Source, f)
 	}
 	for i := range v.Checks {
 		c := &v.Checks[i]
 		f := "checks[" + strconv.Itoa(i) + "]"
-		fps = append(fps, Fingerprint{Key{KindCheck, c.CheckID}, checkSum(c), f})
+		fps = append(fps, Fingerprint{Key{KindCheck, c.CheckID}, s.checkSum(c), f})
 		addSource(&c.Source, f)
 	}
 	for i := range v.Conflicts {
 		c := &v.Conflicts[i]
 		f := "conflicts[" + strconv.Itoa(i) + "]"
-		fps = append(fps, Fingerprint{Key{KindConflict, c.ConflictID}, participantsSum(c), f + ".proposition_ids"})
+		fps = append(fps, Fingerprint{Key{KindConflict, c.ConflictID}, s.participantsSum(c), f + ".proposition_ids"})
 	}
 	return append(fps, sources...)
 }
 
 // summer writes fields unambiguously: every value is tagged and
-// length-prefixed, so no two different field sequences hash alike.
+// length-prefixed, so no two different field sequences hash alike. One
+// summer serves a whole view (begin resets it), which keeps a large load
+// from allocating a hash per record.
 type summer struct {
 	h   hash.Hash
 	buf []byte
 }
 
-func newSummer(tag string) *summer {
-	s := &summer{h: sha256.New(), buf: make([]byte, 0, 256)}
-	s.str(tag)
-	return s
+func newSummer() *summer {
+	return &summer{h: sha256.New(), buf: make([]byte, 0, 512)}
+}
+
+func (s *summer) begin(tag Kind) {
+	s.h.Reset()
+	s.buf = s.buf[:0]
+	s.str(string(tag))
 }
 
 func (s *summer) str(v string) {
@@ -161,14 +169,14 @@ func (s *summer) sum() Sum {
 	return out
 }
 
-func sourceSum(r *warrant.SourceRef) Sum {
-	s := newSummer(string(KindSource))
+func (s *summer) sourceSum(r *warrant.SourceRef) Sum {
+	s.begin(KindSource)
 	s.source(r)
 	return s.sum()
 }
 
-func assertionSum(a *warrant.Assertion) Sum {
-	s := newSummer(string(KindAssertion))
+func (s *summer) assertionSum(a *warrant.Assertion) Sum {
+	s.begin(KindAssertion)
 	s.str(a.AssertionID)
 	s.str(a.Text)
 	s.str(a.AssertedBy)
@@ -179,8 +187,8 @@ func assertionSum(a *warrant.Assertion) Sum {
 	return s.sum()
 }
 
-func evidenceSum(e *warrant.Evidence) Sum {
-	s := newSummer(string(KindEvidence))
+func (s *summer) evidenceSum(e *warrant.Evidence) Sum {
+	s.begin(KindEvidence)
 	s.str(e.EvidenceID)
 	s.str(e.Polarity)
 	s.source(&e.Source)
@@ -192,8 +200,8 @@ func evidenceSum(e *warrant.Evidence) Sum {
 
 // checkSum sorts the check's subjects because the canonical form does:
 // the same check with its subjects reordered is the same check.
-func checkSum(c *warrant.Check) Sum {
-	s := newSummer(string(KindCheck))
+func (s *summer) checkSum(c *warrant.Check) Sum {
+	s.begin(KindCheck)
 	s.str(c.CheckID)
 	s.str(c.Method)
 	s.str(c.Scope)
@@ -204,8 +212,8 @@ func checkSum(c *warrant.Check) Sum {
 	return s.sum()
 }
 
-func participantsSum(c *warrant.Conflict) Sum {
-	s := newSummer(string(KindConflict))
+func (s *summer) participantsSum(c *warrant.Conflict) Sum {
+	s.begin(KindConflict)
 	s.str(c.ConflictID)
 	s.list(sorted(c.PropositionIDs))
 	return s.sum()

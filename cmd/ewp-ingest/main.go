@@ -1,0 +1,207 @@
+// Command ewp-ingest loads EvidenceViews into an EWP ledger and verifies
+// ledgers. Run `ewp-ingest --help` for usage; the logic lives in package
+// ingest, this file only parses flags and wires things together.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ewp-go/ewp/ingest"
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/warrant"
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+type config struct {
+	db          string
+	attest      bool
+	evaluatedAt string
+	partial     bool
+	quiet       bool
+	json        bool
+	axes        int
+	files       []string
+}
+
+// run is main without the process: tests call it directly.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "ewp-ingest: internal error: %v\nThis is a bug; please report it with the command line and input.\n", r)
+			code = ingest.ExitInternal
+		}
+	}()
+	if len(args) > 0 && args[0] == "verify" {
+		return runVerify(ctx, args[1:], stdout, stderr)
+	}
+	cfg, code := parse(args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	inputs, err := checkInputs(cfg.files)
+	if err != nil {
+		fmt.Fprintf(stderr, "ewp-ingest: %v\n", err)
+		return ingest.ExitUsage
+	}
+	l, err := ledger.OpenOrCreate(cfg.db, ledger.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "ewp-ingest: %v\n", err)
+		return ingest.ExitLedger
+	}
+	defer l.Close()
+	return load(ctx, l, cfg, inputs, stdin, stdout, stderr)
+}
+
+// parse reads flags; code >= 0 means "exit now with code".
+func parse(args []string, stdout, stderr io.Writer) (config, int) {
+	var cfg config
+	fs := flag.NewFlagSet("ewp-ingest", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&cfg.db, "db", "", "")
+	fs.BoolVar(&cfg.attest, "attest-trusted-origins", false, "")
+	fs.StringVar(&cfg.evaluatedAt, "evaluated-at", "", "")
+	fs.BoolVar(&cfg.partial, "partial", false, "")
+	fs.BoolVar(&cfg.quiet, "quiet", false, "")
+	fs.BoolVar(&cfg.json, "json", false, "")
+	fs.IntVar(&cfg.axes, "axes", 20, "")
+	files, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		return cfg, ingest.ExitOK
+	}
+	if err != nil {
+		return cfg, usageError(stderr, err.Error())
+	}
+	cfg.files = files
+	return cfg, validate(&cfg, stderr)
+}
+
+// parseInterspersed lets flags follow the files (`ewp-ingest a.json --quiet`),
+// which is how people type; "--" ends the flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return files, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(files, rest...), nil
+		}
+		files, args = append(files, rest[0]), rest[1:]
+	}
+}
+
+func validate(cfg *config, stderr io.Writer) int {
+	switch {
+	case cfg.db == "":
+		return usageError(stderr, "--db PATH is required (the ledger file; it is created if missing)")
+	case len(cfg.files) == 0:
+		return usageError(stderr, "no input: name one or more FILEs, or - for standard input")
+	case cfg.axes < 0:
+		return usageError(stderr, "--axes must be 0 or more")
+	}
+	if cfg.evaluatedAt == "" {
+		cfg.evaluatedAt = time.Now().UTC().Format(time.RFC3339)
+	} else if _, ok := warrant.ParseInstant(cfg.evaluatedAt); !ok {
+		return usageError(stderr, fmt.Sprintf("--evaluated-at %q is not a parseable instant (try 2026-09-21T12:00:00Z)", cfg.evaluatedAt))
+	}
+	return -1
+}
+
+func usageError(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "ewp-ingest: %s\nRun 'ewp-ingest --help' for usage and examples.\n", msg)
+	return ingest.ExitUsage
+}
+
+// checkInputs refuses missing files before anything is written, so a typo
+// in the third name does not leave the first two loaded.
+func checkInputs(files []string) ([]string, error) {
+	stdin := 0
+	for _, f := range files {
+		if f == "-" {
+			stdin++
+			continue
+		}
+		if st, err := os.Stat(f); err != nil {
+			return nil, fmt.Errorf("cannot read input %s: %v", f, err)
+		} else if st.IsDir() {
+			return nil, fmt.Errorf("input %s is a directory; name the files (e.g. %s/*.json)", f, strings.TrimSuffix(f, "/"))
+		}
+	}
+	if stdin > 1 {
+		return nil, errors.New("- (standard input) may be named only once")
+	}
+	return files, nil
+}
+
+func load(ctx context.Context, l *ledger.Ledger, cfg config, files []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	bar := newProgress(stderr)
+	ld := &ingest.Loader{L: l, Opt: ingest.Options{
+		AttestTrustedOrigins: cfg.attest, Partial: cfg.partial, Graph: graphLoader, Progress: bar.update,
+	}}
+	var rep ingest.Report
+	for _, name := range files {
+		fr, err := loadOne(ctx, ld, name, stdin)
+		bar.clear()
+		if err != nil {
+			fmt.Fprintf(stderr, "ewp-ingest: %s: %v\n", name, err)
+			return ingest.ExitLedger
+		}
+		rep.Add(fr)
+	}
+	if err := rep.Evaluate(ctx, l, cfg.evaluatedAt, cfg.axes); err != nil {
+		fmt.Fprintf(stderr, "ewp-ingest: reading back the warrants: %v\n", err)
+		return ingest.ExitLedger
+	}
+	write(&rep, cfg, stdout, stderr)
+	return rep.ExitCode()
+}
+
+func loadOne(ctx context.Context, ld *ingest.Loader, name string, stdin io.Reader) (ingest.FileReport, error) {
+	var data []byte
+	var err error
+	label := name
+	if name == "-" {
+		label = "<stdin>"
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return ingest.FileReport{}, err
+	}
+	return ld.LoadFile(ctx, label, data)
+}
+
+func write(rep *ingest.Report, cfg config, stdout, stderr io.Writer) {
+	if cfg.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep) //nolint:errcheck // stdout gone: nothing left to tell
+		return
+	}
+	rep.WriteRefusals(stderr)
+	if !cfg.quiet {
+		rep.WriteText(stdout)
+	}
+}
+
+// graphLoader is where concept-graph documents will be loaded once the
+// grounding package is wired in; nil makes ingest refuse them with a
+// message that says so.
+var graphLoader ingest.GraphLoader

@@ -1,0 +1,178 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/warrant"
+)
+
+// Exit codes of ewp-ingest. They are part of its interface: pipelines
+// branch on them.
+const (
+	ExitOK       = 0 // every view stored or already present
+	ExitPartial  = 1 // --partial: some views refused, the rest stored
+	ExitUsage    = 2 // bad flags or arguments; nothing read
+	ExitRefused  = 3 // a file was refused whole (nothing of it written)
+	ExitLedger   = 4 // the ledger could not be opened or written
+	ExitBroken   = 5 // verify: the chain or a stored row is broken
+	ExitInternal = 6 // unexpected failure (a bug): please report it
+)
+
+// Report is the outcome of one ewp-ingest run.
+type Report struct {
+	EvaluatedAt string       `json:"evaluated_at"`
+	Files       []FileReport `json:"files"`
+	Stored      int          `json:"stored"`
+	Unchanged   int          `json:"unchanged"`
+	Refused     int          `json:"refused"`
+	// Propositions counts the propositions this run touched; Warrants
+	// holds the first of them with their axes at EvaluatedAt, and
+	// WarrantsOmitted the number left out.
+	Propositions    int           `json:"propositions"`
+	Warrants        []PropWarrant `json:"warrants"`
+	WarrantsOmitted int           `json:"warrants_omitted"`
+	touched         []string
+	seen            map[string]bool
+}
+
+// PropWarrant is one touched proposition's warrant at the reporting time.
+type PropWarrant struct {
+	PropositionID string `json:"proposition_id"`
+	ViewID        string `json:"view_id"`
+	Acceptance    string `json:"acceptance,omitempty"`
+	Conflict      string `json:"conflict,omitempty"`
+	Verification  string `json:"verification,omitempty"`
+	Currency      string `json:"currency,omitempty"`
+	Sufficiency   string `json:"sufficiency,omitempty"`
+	Error         string `json:"error,omitempty"`
+}
+
+// Add counts one file's outcome.
+func (r *Report) Add(f FileReport) {
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	r.Files = append(r.Files, f)
+	r.Stored += f.Stored
+	r.Unchanged += f.Unchanged
+	r.Refused += len(f.Refused)
+	for _, o := range f.Outcomes {
+		if !r.seen[o.PropositionID] {
+			r.seen[o.PropositionID] = true
+			r.touched = append(r.touched, o.PropositionID)
+		}
+	}
+	r.Propositions = len(r.touched)
+}
+
+// Evaluate fills Warrants with the axes of the first limit touched
+// propositions, read from the ledger's latest snapshot (what an agent would
+// see now, including other writers' appends) at evaluatedAt.
+func (r *Report) Evaluate(ctx context.Context, l *ledger.Ledger, evaluatedAt string, limit int) error {
+	r.EvaluatedAt = evaluatedAt
+	r.Warrants = []PropWarrant{}
+	n := min(limit, len(r.touched))
+	r.WarrantsOmitted = len(r.touched) - n
+	for _, id := range r.touched[:n] {
+		w, err := warrantOf(ctx, l, id, evaluatedAt)
+		var le *ledger.Error
+		if errors.As(err, &le) {
+			return err
+		}
+		r.Warrants = append(r.Warrants, w)
+	}
+	return nil
+}
+
+func warrantOf(ctx context.Context, l *ledger.Ledger, id, at string) (PropWarrant, error) {
+	w := PropWarrant{PropositionID: id}
+	v, err := l.Latest(ctx, id)
+	if err != nil {
+		w.Error = err.Error()
+		return w, err
+	}
+	w.ViewID = v.ViewID
+	wv, err := warrant.Evaluate(v, at)
+	if err != nil {
+		w.Error = err.Error()
+		return w, err
+	}
+	a := wv.Warrant
+	w.Acceptance, w.Conflict, w.Verification, w.Currency, w.Sufficiency = a.Acceptance, a.Conflict, a.Verification, a.Currency, a.Sufficiency
+	return w, nil
+}
+
+// ExitCode maps the report to the documented exit codes.
+func (r *Report) ExitCode() int {
+	code := ExitOK
+	for _, f := range r.Files {
+		switch {
+		case len(f.Refused) > 0 && !f.Written:
+			return ExitRefused
+		case len(f.Refused) > 0:
+			code = ExitPartial
+		}
+	}
+	return code
+}
+
+// maxRefusalsShown caps the refusals printed per file in text mode; the
+// JSON report always has them all.
+const maxRefusalsShown = 20
+
+// WriteRefusals prints each refusal on its own line (to stderr).
+func (r *Report) WriteRefusals(w io.Writer) {
+	for _, f := range r.Files {
+		for i, x := range f.Refused {
+			if i == maxRefusalsShown {
+				fmt.Fprintf(w, "%s: ... and %d more refused views\n", f.Name, len(f.Refused)-i)
+				break
+			}
+			fmt.Fprintln(w, x.String())
+		}
+	}
+}
+
+// WriteText prints the per-file lines, the summary and the warrants.
+func (r *Report) WriteText(w io.Writer) {
+	for _, f := range r.Files {
+		fmt.Fprintf(w, "%s: %s\n", f.Name, fileLine(f))
+	}
+	fmt.Fprintf(w, "summary: %d stored, %d unchanged, %d refused; %d propositions touched\n",
+		r.Stored, r.Unchanged, r.Refused, r.Propositions)
+	if len(r.Warrants) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "warrant at %s (latest snapshot of each proposition):\n", r.EvaluatedAt)
+	for _, p := range r.Warrants {
+		if p.Error != "" {
+			fmt.Fprintf(w, "  %s  %s\n", p.PropositionID, p.Error)
+			continue
+		}
+		fmt.Fprintf(w, "  %s  view %s  acceptance=%s conflict=%s verification=%s currency=%s sufficiency=%s\n",
+			p.PropositionID, p.ViewID, p.Acceptance, p.Conflict, p.Verification, p.Currency, p.Sufficiency)
+	}
+	if r.WarrantsOmitted > 0 {
+		fmt.Fprintf(w, "  ... and %d more\n", r.WarrantsOmitted)
+	}
+}
+
+func fileLine(f FileReport) string {
+	what := fmt.Sprintf("%s, %d views", f.Format, f.Views)
+	if f.Format == "" {
+		what = "unreadable"
+	}
+	switch {
+	case f.Graph != "":
+		return "graph: " + f.Graph
+	case len(f.Refused) > 0 && !f.Written:
+		return fmt.Sprintf("%s: refused, nothing written (%d refused)", what, len(f.Refused))
+	case len(f.Refused) > 0:
+		return fmt.Sprintf("%s: %d stored, %d unchanged, %d refused (--partial)", what, f.Stored, f.Unchanged, len(f.Refused))
+	}
+	return fmt.Sprintf("%s: %d stored, %d unchanged", what, f.Stored, f.Unchanged)
+}
