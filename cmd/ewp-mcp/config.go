@@ -17,13 +17,17 @@ an action rely on it (may_act)? Agents evaluate; only the operator's ingest
 pipeline writes.
 
 Usage:
+  ewp-mcp --demo [--http 127.0.0.1:8765]    try it: a ledger built from the embedded examples
   ewp-mcp --db PATH                         stdio, evaluate-only (the usual agent setup)
   ewp-mcp --db PATH --allow-ingest          stdio, and this one client may write
   ewp-mcp --db PATH --http 127.0.0.1:8765   Streamable HTTP at http://127.0.0.1:8765/mcp
 
 Flags:
-  --db PATH                 The ledger, as created by ewp-ingest. Required. A server that
-                            cannot write opens it read-only, and it must exist.
+  --db PATH                 The ledger, as created by ewp-ingest. Required unless --demo. A
+                            server that cannot write opens it read-only, and it must exist.
+  --demo                    Build a throwaway ledger from the embedded example evidence
+                            (four propositions: accepted, contradicted, stale, incomplete)
+                            in a temporary directory, serve it, and delete it on exit.
   --http ADDR               Serve HTTP on ADDR instead of stdio. "8765" or ":8765" binds
                             127.0.0.1. Requests must name this address in Host (and
                             Origin, if any); anything else gets 403 (DNS rebinding).
@@ -59,6 +63,7 @@ Logs go to standard error; over stdio, standard output carries only MCP messages
 // config is the validated command line.
 type config struct {
 	db          string
+	demo        bool   // serve a temporary ledger of the embedded examples
 	httpAddr    string // "" means stdio
 	allowHosts  []string
 	allowIngest bool
@@ -87,6 +92,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs := flag.NewFlagSet("ewp-mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported once, by main
 	fs.StringVar(&c.db, "db", "", "")
+	fs.BoolVar(&c.demo, "demo", false, "")
 	fs.StringVar(&c.httpAddr, "http", "", "")
 	fs.Var(&hosts, "allow-host", "")
 	fs.BoolVar(&c.allowIngest, "allow-ingest", false, "")
@@ -101,8 +107,11 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return c, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
 	}
 	c.allowHosts = hosts
-	if c.db == "" {
-		return c, errors.New("--db PATH is required: the ledger to serve (see --help)")
+	switch {
+	case c.demo && c.db != "":
+		return c, errors.New("--demo builds its own ledger; leave out --db")
+	case c.db == "" && !c.demo:
+		return c, errors.New("--db PATH is required: the ledger to serve (or try --demo; see --help)")
 	}
 	if c.httpAddr == "" {
 		return stdioConfig(c, tokenFile, getenv)

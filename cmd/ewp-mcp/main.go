@@ -56,6 +56,15 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 }
 
 func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, log *slog.Logger, open opener) error {
+	if cfg.demo {
+		path, cleanup, err := buildDemoLedger(ctx)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		cfg.db = path
+		log.Info("demo ledger built from the embedded examples", "db", path)
+	}
 	if !cfg.writable() {
 		if _, err := os.Stat(cfg.db); err != nil {
 			return fmt.Errorf("ledger not found: %s (create it with ewp-ingest): %w", cfg.db, err)

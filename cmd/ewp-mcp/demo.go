@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ewp-go/ewp/fixtures"
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/warrant"
+)
+
+// buildDemoLedger writes the embedded example evidence into a new ledger
+// in a fresh temporary directory and returns its path and a cleanup. The
+// server then opens it like any other ledger (read-only unless told).
+func buildDemoLedger(ctx context.Context) (string, func(), error) {
+	dir, err := os.MkdirTemp("", "ewp-demo-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	path := filepath.Join(dir, "demo.sqlite")
+	if err := fillDemo(ctx, path); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("building the demo ledger: %w", err)
+	}
+	return path, cleanup, nil
+}
+
+func fillDemo(ctx context.Context, path string) error {
+	var env struct {
+		Views []json.RawMessage `json:"views"`
+	}
+	if err := json.Unmarshal(fixtures.QuickstartViews, &env); err != nil {
+		return err
+	}
+	views := make([]*warrant.View, len(env.Views))
+	for i, raw := range env.Views {
+		v, err := warrant.DecodeView(raw)
+		if err != nil {
+			return fmt.Errorf("example view %d: %w", i, err)
+		}
+		views[i] = v
+	}
+	l, err := ledger.Create(path, ledger.Options{})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	// The examples are ours: the operator attests their trusted origins.
+	_, err = l.Put(ctx, views)
+	return err
+}
