@@ -99,27 +99,33 @@ func (s *idSet) has(id string) bool {
 	return false
 }
 
-func (d *decoder) assertions(obj *fields, v *View) error {
-	list, err := recordList(obj, "assertions")
+// decodeRecords decodes one record array: every element an object,
+// decoded by one, with ids unique within the view.
+func decodeRecords[T any](obj *fields, key, idKey, kind string,
+	one func(*fields, loc) (T, error), id func(*T) string) ([]T, error) {
+	list, err := recordList(obj, key)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	v.Assertions = make([]Assertion, len(list))
+	out := make([]T, len(list))
 	var seen idSet
 	for i := range list {
-		l := loc{list: "assertions", i: i}
+		l := loc{list: key, i: i}
 		var f fields
 		f.scan(list[i])
-		a, err := d.assertion(&f, l)
-		if err != nil {
-			return err
+		if out[i], err = one(&f, l); err != nil {
+			return nil, err
 		}
-		if err := seen.add(a.AssertionID, l, "assertion_id", "assertion"); err != nil {
-			return err
+		if err := seen.add(id(&out[i]), l, idKey, kind); err != nil {
+			return nil, err
 		}
-		v.Assertions[i] = a
 	}
-	return nil
+	return out, nil
+}
+
+func (d *decoder) assertions(obj *fields, v *View) (err error) {
+	v.Assertions, err = decodeRecords(obj, "assertions", "assertion_id", "assertion", d.assertion, func(r *Assertion) string { return r.AssertionID })
+	return err
 }
 
 func (d *decoder) assertion(obj *fields, l loc) (a Assertion, err error) {
@@ -164,27 +170,9 @@ func describe(x pyjson.Value) string {
 	return typeName(x)
 }
 
-func (d *decoder) evidence(obj *fields, v *View) error {
-	list, err := recordList(obj, "evidence")
-	if err != nil {
-		return err
-	}
-	v.Evidence = make([]Evidence, len(list))
-	var seen idSet
-	for i := range list {
-		l := loc{list: "evidence", i: i}
-		var f fields
-		f.scan(list[i])
-		e, err := d.evidenceItem(&f, l)
-		if err != nil {
-			return err
-		}
-		if err := seen.add(e.EvidenceID, l, "evidence_id", "evidence"); err != nil {
-			return err
-		}
-		v.Evidence[i] = e
-	}
-	return nil
+func (d *decoder) evidence(obj *fields, v *View) (err error) {
+	v.Evidence, err = decodeRecords(obj, "evidence", "evidence_id", "evidence", d.evidenceItem, func(r *Evidence) string { return r.EvidenceID })
+	return err
 }
 
 func (d *decoder) evidenceItem(obj *fields, l loc) (e Evidence, err error) {
@@ -207,27 +195,9 @@ func (d *decoder) evidenceItem(obj *fields, l loc) (e Evidence, err error) {
 	return
 }
 
-func (d *decoder) checks(obj *fields, v *View) error {
-	list, err := recordList(obj, "checks")
-	if err != nil {
-		return err
-	}
-	v.Checks = make([]Check, len(list))
-	var seen idSet
-	for i := range list {
-		l := loc{list: "checks", i: i}
-		var f fields
-		f.scan(list[i])
-		c, err := d.check(&f, l)
-		if err != nil {
-			return err
-		}
-		if err := seen.add(c.CheckID, l, "check_id", "check"); err != nil {
-			return err
-		}
-		v.Checks[i] = c
-	}
-	return nil
+func (d *decoder) checks(obj *fields, v *View) (err error) {
+	v.Checks, err = decodeRecords(obj, "checks", "check_id", "check", d.check, func(r *Check) string { return r.CheckID })
+	return err
 }
 
 func (d *decoder) check(obj *fields, l loc) (c Check, err error) {
@@ -253,27 +223,9 @@ func (d *decoder) check(obj *fields, l loc) (c Check, err error) {
 	return
 }
 
-func (d *decoder) conflicts(obj *fields, v *View) error {
-	list, err := recordList(obj, "conflicts")
-	if err != nil {
-		return err
-	}
-	v.Conflicts = make([]Conflict, len(list))
-	var seen idSet
-	for i := range list {
-		l := loc{list: "conflicts", i: i}
-		var f fields
-		f.scan(list[i])
-		c, err := d.conflict(&f, l)
-		if err != nil {
-			return err
-		}
-		if err := seen.add(c.ConflictID, l, "conflict_id", "conflict"); err != nil {
-			return err
-		}
-		v.Conflicts[i] = c
-	}
-	return nil
+func (d *decoder) conflicts(obj *fields, v *View) (err error) {
+	v.Conflicts, err = decodeRecords(obj, "conflicts", "conflict_id", "conflict", d.conflict, func(r *Conflict) string { return r.ConflictID })
+	return err
 }
 
 func (d *decoder) conflict(obj *fields, l loc) (c Conflict, err error) {
