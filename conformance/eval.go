@@ -23,7 +23,12 @@ type Refusal struct {
 // evaluated_at and an optional policy identity. Every failure is a
 // refusal; nothing here can panic on hostile input.
 func EvalDocument(doc []byte) (*warrant.WarrantView, *Refusal) {
-	d, err := warrant.DecodeDocument(doc)
+	var dec warrant.Decoder
+	return evalWith(&dec, doc)
+}
+
+func evalWith(dec *warrant.Decoder, doc []byte) (*warrant.WarrantView, *Refusal) {
+	d, err := dec.DecodeDocument(doc)
 	if err == nil {
 		var w *warrant.WarrantView
 		if w, err = warrant.Evaluate(d.View, d.EvaluatedAt); err == nil {
@@ -47,10 +52,11 @@ func refusal(err error) *Refusal {
 func Eval(r io.Reader, w io.Writer) error {
 	in := bufio.NewReaderSize(r, 1<<20)
 	out := bufio.NewWriterSize(w, 1<<16)
+	var dec warrant.Decoder
 	for {
 		line, err := in.ReadBytes('\n')
 		if len(line) > 0 {
-			if werr := writeAnswer(out, trimEOL(line)); werr != nil {
+			if werr := writeAnswer(out, &dec, trimEOL(line)); werr != nil {
 				return werr
 			}
 		}
@@ -73,10 +79,10 @@ func trimEOL(line []byte) []byte {
 	return line
 }
 
-func writeAnswer(out *bufio.Writer, line []byte) error {
+func writeAnswer(out *bufio.Writer, dec *warrant.Decoder, line []byte) error {
 	var b []byte
 	var err error
-	if wv, ref := EvalDocument(line); ref != nil {
+	if wv, ref := evalWith(dec, line); ref != nil {
 		b, err = json.Marshal(ref)
 	} else {
 		b, err = json.Marshal(wv)

@@ -21,18 +21,38 @@ type Document struct {
 // DecodeView decodes and validates one EvidenceView from JSON text. A
 // refusal is an *Error with Code CodeInvalidView naming the field and rule.
 func DecodeView(data []byte) (*View, error) {
-	root, err := parseObject(data)
-	if err != nil {
-		return nil, err
-	}
-	return decodeView(root)
+	var d Decoder
+	return d.DecodeView(data)
 }
 
 // DecodeDocument decodes a fixture-format document: the view's fields plus
 // evaluated_at and optional policy_id/policy_version at the top level.
 // The policy identity is checked here; evaluated_at is checked by Evaluate.
 func DecodeDocument(data []byte) (*Document, error) {
-	root, err := parseObject(data)
+	var d Decoder
+	return d.DecodeDocument(data)
+}
+
+// A Decoder decodes views one after another, reusing its scratch memory,
+// which roughly halves what a long stream of views allocates. Decoded views
+// share nothing with the Decoder. The zero Decoder is ready to use; it is
+// not safe for concurrent use.
+type Decoder struct {
+	p pyjson.Parser
+}
+
+// DecodeView is the package-level DecodeView, reusing d's memory.
+func (d *Decoder) DecodeView(data []byte) (*View, error) {
+	root, err := d.parseObject(data)
+	if err != nil {
+		return nil, err
+	}
+	return decodeView(root)
+}
+
+// DecodeDocument is the package-level DecodeDocument, reusing d's memory.
+func (d *Decoder) DecodeDocument(data []byte) (*Document, error) {
+	root, err := d.parseObject(data)
 	if err != nil {
 		return nil, err
 	}
@@ -74,8 +94,10 @@ func policyField(obj *fields, key string) (string, error) {
 	return v.Str(), nil
 }
 
-func parseObject(data []byte) (*fields, error) {
-	root, err := pyjson.Parse(string(data))
+// parseObject copies the text (views keep strings that point into it, and
+// callers reuse their buffers) and parses it as one JSON object.
+func (d *Decoder) parseObject(data []byte) (*fields, error) {
+	root, err := d.p.Parse(string(data))
 	if err != nil {
 		return nil, invalid("", "%s", err.Error())
 	}

@@ -28,13 +28,32 @@ const maxDepth = 900
 // the non-standard NaN/Infinity literals are refused: they are not JSON.
 // The text must be valid UTF-8. The result refers to s; s must not change.
 func Parse(s string) (Value, error) {
+	var p Parser
+	return p.Parse(s)
+}
+
+// Parser parses documents one after another, reusing its memory. The
+// Value a call returns is valid until the next call. The zero Parser is
+// ready to use; it is not safe for concurrent use.
+type Parser struct {
+	t tape
+}
+
+// Parse is the package-level Parse, reusing p's memory.
+func (pp *Parser) Parse(s string) (Value, error) {
 	if len(s) > math.MaxInt32 {
 		return Value{}, &SyntaxError{0, "document larger than 2 GiB"}
 	}
 	if !utf8.ValidString(s) {
 		return Value{}, &SyntaxError{0, "text is not valid UTF-8"}
 	}
-	p := parser{s: s, t: &tape{src: s, nodes: make([]node, 0, len(s)/12+4)}}
+	pp.t.src = s
+	pp.t.escaped = pp.t.escaped[:0]
+	if want := len(s)/12 + 4; cap(pp.t.nodes) < want {
+		pp.t.nodes = make([]node, 0, want)
+	}
+	pp.t.nodes = pp.t.nodes[:0]
+	p := parser{s: s, t: &pp.t}
 	p.skipSpace()
 	if err := p.value(0); err != nil {
 		return Value{}, err
