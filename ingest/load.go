@@ -62,6 +62,11 @@ type Refusal struct {
 	Code  string `json:"error"`
 	Field string `json:"field,omitempty"`
 	Rule  string `json:"message"`
+	// Pointer is the refusal's location as an RFC 6901 JSON pointer into
+	// the view, and More the further problems the JSON Schema finds in it
+	// (see explainRefusals); both only for views the kernel refused.
+	Pointer string   `json:"pointer,omitempty"`
+	More    []string `json:"more,omitempty"`
 }
 
 func (r Refusal) String() string {
@@ -70,9 +75,9 @@ func (r Refusal) String() string {
 		loc += ": " + r.Where
 	}
 	if r.Field != "" {
-		return fmt.Sprintf("%s: %s: %s: %s", loc, r.Code, r.Field, r.Rule)
+		return fmt.Sprintf("%s: %s: %s: %s", loc, r.Code, r.Field, r.Rule) + r.schemaNote()
 	}
-	return fmt.Sprintf("%s: %s: %s", loc, r.Code, r.Rule)
+	return fmt.Sprintf("%s: %s: %s", loc, r.Code, r.Rule) + r.schemaNote()
 }
 
 // LoadFile validates and stores one input. It returns an error only for
@@ -181,6 +186,7 @@ func (f *fileLoad) collectRefusals() {
 		}
 	}
 	sortRefusals(f.rep.Refused)
+	explainRefusals(f.rep.Refused, f.items)
 }
 
 func (ld *Loader) loadGraph(ctx context.Context, rep FileReport, it Item) (FileReport, error) {
@@ -195,11 +201,21 @@ func (ld *Loader) loadGraph(ctx context.Context, rep FileReport, it Item) (FileR
 		if errors.As(err, &le) {
 			return rep, err
 		}
-		rep.Refused = append(rep.Refused, Refusal{File: rep.Name, Line: it.Line, Code: codeOf(err), Rule: err.Error()})
+		rep.Refused = append(rep.Refused, graphRefusal(rep.Name, it.Line, err))
 		return rep, nil
 	}
 	rep.Written, rep.Graph = true, summary
 	return rep, nil
+}
+
+// graphRefusal reports a refused graph document. A *warrant.Error keeps its
+// code, field and rule apart, so the printed line does not repeat the code.
+func graphRefusal(file string, line int, err error) Refusal {
+	var we *warrant.Error
+	if errors.As(err, &we) {
+		return Refusal{File: file, Line: line, Code: we.Code, Field: we.Field, Rule: we.Rule}
+	}
+	return Refusal{File: file, Line: line, Code: codeOf(err), Rule: err.Error()}
 }
 
 // sortRefusals orders refusals by their place in the file.
