@@ -163,8 +163,11 @@ func (r *Report) WriteText(w io.Writer) {
 
 func fileLine(f FileReport) string {
 	what := fmt.Sprintf("%s, %d views", f.Format, f.Views)
-	if f.Format == "" {
+	switch f.Format {
+	case "":
 		what = "unreadable"
+	case FormatGraph:
+		what = "graph document" // one document, not a count of views
 	}
 	switch {
 	case f.Graph != "":

@@ -15,12 +15,19 @@ type PrimitiveRow struct {
 	ID       string
 	NameFold string
 	Body     []byte
+	// Seq is the revision's place in the ledger (its graph version). Reads
+	// fill it, so a reader holding the graph at version v can tell which
+	// rows are newer; AppendPrimitives ignores it.
+	Seq int64
 }
 
+// currentPrimitivesSQL orders primitives by their first revision: the
+// grounding engine walks edges in graph insertion order (GROUNDING.md
+// §2.9), so the order rows come back in is part of the answer.
 const currentPrimitivesSQL = `
-SELECT p.primitive_id, p.name_fold, p.body FROM primitive_revisions p
-JOIN (SELECT primitive_id, MAX(seq) AS seq FROM primitive_revisions GROUP BY primitive_id) c ON p.seq = c.seq
-ORDER BY p.primitive_id`
+SELECT p.primitive_id, p.name_fold, p.body, p.seq FROM primitive_revisions p
+JOIN (SELECT primitive_id, MAX(seq) AS seq, MIN(seq) AS first FROM primitive_revisions GROUP BY primitive_id) c ON p.seq = c.seq
+ORDER BY c.first`
 
 // AppendPrimitives appends graph revisions. validate runs inside the write
 // transaction against the current graph (the latest revision of each
@@ -30,7 +37,7 @@ ORDER BY p.primitive_id`
 // revision is skipped: re-loading the same graph adds no history.
 func (l *Ledger) AppendPrimitives(ctx context.Context, validate func(current []PrimitiveRow) ([]PrimitiveRow, error)) error {
 	return l.write(ctx, func(w *wtx) error {
-		cur, err := queryPrimitives(ctx, w.tx)
+		cur, err := queryPrimitives(ctx, w.tx, currentPrimitivesSQL)
 		if err != nil {
 			return err
 		}
@@ -79,9 +86,10 @@ func (w *wtx) insertPrimitive(r PrimitiveRow) error {
 	return nil
 }
 
-// CurrentPrimitives returns the latest revision of every primitive, by id.
+// CurrentPrimitives returns the latest revision of every primitive, in the
+// order the primitives were first added.
 func (l *Ledger) CurrentPrimitives(ctx context.Context) ([]PrimitiveRow, error) {
-	return queryPrimitives(ctx, l.r)
+	return queryPrimitives(ctx, l.r, currentPrimitivesSQL)
 }
 
 // GraphVersion is the sequence number of the newest graph revision (0 for
@@ -93,12 +101,20 @@ func (l *Ledger) GraphVersion(ctx context.Context) (int64, error) {
 	return v, ledgerErrOrNil("read graph version", err)
 }
 
+// PrimitivesSince returns every revision appended after version seq,
+// oldest first (several revisions of one primitive included). A reader that
+// holds the graph at version seq applies them in order to catch up without
+// re-reading the whole graph; the last row's Seq is the version reached.
+func (l *Ledger) PrimitivesSince(ctx context.Context, seq int64) ([]PrimitiveRow, error) {
+	return queryPrimitives(ctx, l.r, `SELECT primitive_id, name_fold, body, seq FROM primitive_revisions WHERE seq > ? ORDER BY seq`, seq)
+}
+
 type querier interface {
 	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 }
 
-func queryPrimitives(ctx context.Context, q querier) ([]PrimitiveRow, error) {
-	rows, err := q.QueryContext(ctx, currentPrimitivesSQL)
+func queryPrimitives(ctx context.Context, q querier, query string, args ...any) ([]PrimitiveRow, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, ledgerErr("read primitives", err)
 	}
@@ -106,7 +122,7 @@ func queryPrimitives(ctx context.Context, q querier) ([]PrimitiveRow, error) {
 	var out []PrimitiveRow
 	for rows.Next() {
 		var r PrimitiveRow
-		if err := rows.Scan(&r.ID, &r.NameFold, &r.Body); err != nil {
+		if err := rows.Scan(&r.ID, &r.NameFold, &r.Body, &r.Seq); err != nil {
 			return nil, ledgerErr("read primitives", err)
 		}
 		out = append(out, r)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ewp-go/ewp/grounding"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -53,6 +54,13 @@ func fuzzBases() map[string]obj {
 		"check_record": {"proposition_id": "P-tentative", "check_id": "k-fuzz", "method": "tool_observation",
 			"scope": "s", "result": "supports", "observed_at": "2026-09-02", "subjects": []any{"server01"},
 			"source": src, "ingest_attestation": true},
+		// The grounding guard's tools and may_act fields (fuzzGuard's demo graph).
+		"check_grounding": {"concepts": []any{"delete", "file"}, "min_depth": 2},
+		"gap_template":    {"gap": depthGap("file", 4, 3, 4)},
+		"learn_gap": {"gap": obj{"kind": "EXISTENCE", "primitive": "network"},
+			"candidate": obj{"kind": "EXISTENCE", "name": "network", "d1": obj{"level": 1, "properties": props()}}},
+		"may_act#guard": {"proposition_id": "P-verified", "action": guardAct([]any{"delete", "file"},
+			obj{"tool_name": "rm", "arguments": obj{"path": "/tmp/x"}, "cardinality": "single", "min_depth": 1})},
 	}
 }
 
@@ -61,10 +69,11 @@ var knownCodes = []string{
 	warrant.CodeMissingView, warrant.CodeImmutableRecord, warrant.CodePersistWarrant, warrant.CodeUnattestedTrusted,
 	warrant.CodeMissingContentHash, warrant.CodeMissingObservedAt, warrant.CodeIngestRole, warrant.CodeEvaluatedAtSkew,
 	warrant.CodeStaleViewForAction, warrant.CodeClientRiskPolicy, CodeInvalidArgument,
+	grounding.CodeCandidateInvalid, grounding.CodeGapResolved, grounding.CodeInvalidGraph,
 }
 
 func TestArgumentFuzz(t *testing.T) {
-	srv, st := newTestServer(t)
+	srv, st := newTestServer(t, fuzzGuard(t))
 	c := dialInProcess(t, srv)
 	ingest := withRole(context.Background(), role{ingest: true})
 	schemas := inputSchemas(t, srv)
@@ -87,10 +96,10 @@ func TestArgumentFuzz(t *testing.T) {
 
 // Without the role every write refuses every payload with the role code.
 func TestArgumentFuzzWithoutRole(t *testing.T) {
-	srv, st := newTestServer(t)
+	srv, st := newTestServer(t, fuzzGuard(t))
 	c := dialInProcess(t, srv)
 	schemas := inputSchemas(t, srv)
-	for _, tool := range []string{"evidence_view_put", "evidence_record", "check_record"} {
+	for _, tool := range []string{"evidence_view_put", "evidence_record", "check_record", "learn_gap"} {
 		for _, m := range mutations(fuzzBases()[tool], schemas[tool]) {
 			mustRefuse(t, call(t, c, tool, m.args), warrant.CodeIngestRole)
 		}

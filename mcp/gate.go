@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/ewp-go/ewp/warrant"
@@ -26,11 +27,25 @@ type GateLayer interface {
 	ActionKeys() []string
 	// Decide judges the action. An error refuses the whole call (fail
 	// closed); a *warrant.Error carries its code to the caller.
+	// ErrNotApplicable leaves the layer out of the result.
 	Decide(ctx context.Context, in GateInput) (LayerDecision, error)
 }
 
+// ErrNotApplicable is what a layer's Decide returns when the action says
+// nothing the layer judges (e.g. no concepts): the layer is left out of the
+// result, so an action without guard fields gets exactly the EWP answer.
+var ErrNotApplicable = errors.New("mcp: gate layer not applicable to this action")
+
+// Skipped is the decision reported for the warrant layer when the action
+// names no proposition (a concepts-only action). It is not a verdict and
+// never loosens the result: combine ignores it, and a call no layer judged
+// is denied.
+const Skipped = "SKIPPED"
+
 // GateInput is what a layer sees.
 type GateInput struct {
+	// PropositionID is "" when the action relies on no proposition (the
+	// warrant layer was skipped; Warrant is then empty).
 	PropositionID string
 	Action        warrant.Action
 	// ActionFields is the action object exactly as sent, for the keys a
@@ -40,6 +55,8 @@ type GateInput struct {
 	Warrant warrant.WarrantView
 	// Ingest is whether the caller holds the ingest role.
 	Ingest bool
+
+	guard *guardCall // the guard's share of the call; nil when it does not apply
 }
 
 // LayerDecision is one layer's verdict as it appears in may_act's result.
@@ -63,15 +80,20 @@ func restrictiveness(d string) int {
 	return 2
 }
 
-// combine returns the most restrictive decision of the layers.
+// combine returns the most restrictive decision of the layers. Skipped
+// layers do not count, and a call no layer judged is denied.
 func combine(layers []LayerDecision) string {
-	out := warrant.MayActDecision
+	out, judged := warrant.MayActDecision, false
 	for _, l := range layers {
+		if l.Decision == Skipped {
+			continue
+		}
+		judged = true
 		if restrictiveness(l.Decision) > restrictiveness(out) {
 			out = l.Decision
 		}
 	}
-	if restrictiveness(out) == 2 {
+	if !judged || restrictiveness(out) == 2 {
 		out = warrant.Deny
 	}
 	return out
@@ -109,6 +131,9 @@ func (s *Server) runLayers(ctx context.Context, in GateInput, first LayerDecisio
 	out := []LayerDecision{first}
 	for _, l := range s.layers {
 		d, err := l.Decide(ctx, in)
+		if errors.Is(err, ErrNotApplicable) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -52,17 +53,17 @@ type message map[string]json.RawMessage
 
 func (s *Server) screen(ctx context.Context, msg []byte) verdict {
 	msg = bytes.TrimSpace(msg)
-	switch {
-	case len(msg) == 0:
+	if len(msg) == 0 {
 		return verdict{}
-	case !json.Valid(msg):
-		return verdict{reply: errorReply(nil, mcp.PARSE_ERROR, "parse error: the message is not valid JSON", nil)}
-	case msg[0] != '{':
-		return verdict{reply: errorReply(nil, mcp.INVALID_REQUEST, "a JSON-RPC message must be an object; batches are not supported", nil)}
 	}
 	var m message
-	if err := json.Unmarshal(msg, &m); err != nil {
-		return verdict{reply: errorReply(nil, mcp.PARSE_ERROR, "parse error: "+err.Error(), nil)}
+	// Decoding an object validates it too, so valid JSON is scanned once;
+	// anything but an object is only checked for validity.
+	if msg[0] != '{' || json.Unmarshal(msg, &m) != nil {
+		if msg[0] == '{' || !json.Valid(msg) {
+			return verdict{reply: errorReply(nil, mcp.PARSE_ERROR, "parse error: the message is not valid JSON", nil)}
+		}
+		return verdict{reply: errorReply(nil, mcp.INVALID_REQUEST, "a JSON-RPC message must be an object; batches are not supported", nil)}
 	}
 	if _, hasID := m["id"]; !hasID {
 		return screenNotification(m, msg)
@@ -109,21 +110,20 @@ func (s *Server) screenRequest(ctx context.Context, m message, msg []byte) verdi
 
 // screenMethod applies the per-method checks mcp-go gets wrong.
 func (s *Server) screenMethod(ctx context.Context, m message, msg []byte, v verdict) verdict {
-	params := m.params()
 	id := m["id"]
 	switch mcp.MCPMethod(m.method()) {
 	case mcp.MethodToolsCall:
-		if !isString(params["name"]) {
+		if !isString(m.params()["name"]) {
 			v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.name must be the tool name (a string)", nil)
 			return v
 		}
 	case mcp.MethodPromptsGet:
-		if !isString(params["name"]) || !stringMap(params["arguments"]) {
+		if params := m.params(); !isString(params["name"]) || !stringMap(params["arguments"]) {
 			v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.name must be a string and params.arguments an object of strings", nil)
 			return v
 		}
 	case mcp.MethodResourcesRead:
-		return s.screenRead(ctx, m, params, msg, v)
+		return s.screenRead(ctx, m, m.params(), msg, v)
 	}
 	v.forward = msg
 	return v
@@ -169,8 +169,16 @@ func (e *resourceError) rpcCode(modern bool) int {
 }
 
 func (m message) method() string {
+	raw := m["method"]
+	if !isString(raw) {
+		return ""
+	}
+	// A valid JSON string of plain ASCII is its own text between the quotes.
+	if plainASCII(raw) {
+		return string(raw[1 : len(raw)-1])
+	}
 	var s string
-	if !isString(m["method"]) || json.Unmarshal(m["method"], &s) != nil {
+	if json.Unmarshal(raw, &s) != nil {
 		return ""
 	}
 	return s
@@ -194,12 +202,52 @@ func (m message) params() message {
 // modern reports whether the request declares protocol 2026-07-28 or
 // later in params._meta.
 func (m message) modern() bool {
+	raw := m["params"]
+	// mcp-go matches "_meta" as encoding/json matches struct fields
+	// (with case folding, escapes decoded), and so does the decoding below;
+	// plain ASCII params without the word in any case cannot hold the key.
+	if plainASCII(raw) && !containsFold(raw, "_meta") {
+		return false
+	}
 	var p struct {
 		Meta map[string]any `json:"_meta"`
 	}
-	_ = json.Unmarshal(m["params"], &p) // best effort: absent means legacy
+	_ = json.Unmarshal(raw, &p) // best effort: absent means legacy
 	v, _ := p.Meta[mcp.MetaKeyProtocolVersion].(string)
 	return mcp.IsModernProtocol(v)
+}
+
+// plainASCII: no escapes and no multi-byte characters, so every key is
+// spelled out byte for byte.
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFold reports whether b contains word (lower-case ASCII) in any
+// mix of ASCII case.
+func containsFold(b []byte, word string) bool {
+	for i := 0; i+len(word) <= len(b); i++ {
+		j := 0
+		for j < len(word) {
+			c := b[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != word[j] {
+				break
+			}
+			j++
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxID bounds integer ids: mcp-go decodes ids as float64, so a larger one

@@ -21,6 +21,7 @@ type Server struct {
 	store  Store
 	now    func() time.Time
 	layers []GateLayer
+	guard  *guard // nil unless WithGuard
 	log    *slog.Logger
 	mcp    *server.MCPServer
 }
@@ -57,7 +58,7 @@ func New(store Store, opts ...Option) *Server {
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
 		server.WithPromptCapabilities(false),
-		server.WithInstructions(instructions()),
+		server.WithInstructions(instructions()+s.guardInstructions()),
 		// A declared output schema is a promise; checking it on every call
 		// turns a broken promise into an error instead of a silent lie.
 		server.WithOutputSchemaValidation(),
@@ -76,9 +77,9 @@ func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
 
 // registerTools is the one place tools are registered. The guard tools of
 // GROUNDING.md §0 (check_grounding and gap_template, read-only; learn_gap,
-// a write) belong in this list, built with readTool/writeTool like the rest.
+// a write) are there only when WithGuard installed a concept graph.
 func (s *Server) registerTools() {
-	for _, t := range []toolSpec{
+	tools := []toolSpec{
 		s.listPropositionsTool(),
 		s.warrantNowTool(),
 		s.evidenceViewGetTool(),
@@ -87,7 +88,11 @@ func (s *Server) registerTools() {
 		s.evidenceViewPutTool(),
 		s.evidenceRecordTool(),
 		s.checkRecordTool(),
-	} {
+	}
+	if s.guard != nil {
+		tools = append(tools, s.checkGroundingTool(), s.gapTemplateTool(), s.learnGapTool())
+	}
+	for _, t := range tools {
 		s.mcp.AddTool(t.tool, s.handler(t))
 	}
 }

@@ -9,42 +9,68 @@ import (
 )
 
 func (s *Server) mayActTool() toolSpec {
+	act, pidDesc, required := actionSchema(), "The stored proposition the action relies on.", []string{"proposition_id", "action"}
+	if s.guard != nil {
+		for k, v := range guardActionProps() {
+			act["properties"].(schema)[k] = v
+		}
+		pidDesc += " Required unless action.concepts is given; without it the warrant layer is skipped and only the guard judges."
+		required = []string{"action"}
+	}
 	in := schema{
 		"properties": schema{
-			"proposition_id": nonEmpty("The stored proposition the action relies on."),
-			"action":         actionSchema(),
+			"proposition_id": nonEmpty(pidDesc),
+			"action":         act,
 			"view_id":        nonEmpty("Optional: the snapshot you looked at. Refused unless it is still the latest, so you never act on evidence that has moved on."),
 			"evaluated_at":   nonEmpty("Optional: the time you believe it is. Refused when more than 300 s from the server clock; the gate always decides at the server clock."),
 			"risk_policy":    riskPolicySchema(),
 		},
-		"required": []string{"proposition_id", "action"},
+		"required": required,
 	}
 	t := readTool("may_act",
 		"The live action gate: MAY_ACT, REQUIRE_CONFIRMATION or DENY for an action that relies on a stored "+
 			"proposition, decided on its latest stored snapshot at the server clock. It never takes an inline "+
 			"view or a WarrantView. Follow the decision: ask the user on REQUIRE_CONFIRMATION, do not act on DENY. "+
-			rulesShort, in, mayActOutput(), s.mayAct)
+			s.guardNote()+rulesShort, in, mayActOutput(s.guard != nil), s.mayAct)
 	t.pre = refuseInlineEvidence
 	return t
 }
 
-func mayActOutput() schema {
+// guardNote tells the agent about the guard fields when they exist.
+func (s *Server) guardNote() string {
+	if s.guard == nil {
+		return ""
+	}
+	return "Before a tool call that changes things, also name action.concepts (every concept the call touches, " +
+		"e.g. [\"delete\", \"file\"]), action.tool_name and action.arguments: the grounding and edge-policy layers " +
+		"then judge it too. "
+}
+
+// mayActOutput is the result schema. With the guard, the warrant fields are
+// present only when the action named a proposition.
+func mayActOutput(guard bool) schema {
+	decisions := []string{warrant.MayActDecision, warrant.RequireConfirmation, warrant.Deny}
+	required := []string{"decision", "layers", "proposition_id", "view_id", "evaluated_at", "action", "warrant", "risk_policy"}
+	if guard {
+		decisions = append(decisions, Skipped)
+		required = []string{"decision", "layers", "evaluated_at", "action", "risk_policy"}
+	}
 	layer := object("One layer's verdict.", schema{
-		"layer":    str("warrant, then any guard layers."),
-		"decision": enum("", warrant.MayActDecision, warrant.RequireConfirmation, warrant.Deny),
+		"layer":    str("warrant, then any guard layers (grounding, edge_policies)."),
+		"decision": enum("SKIPPED only for the warrant layer of an action without proposition_id.", decisions...),
 		"reasons":  idList("The rules that produced the decision."),
 		"detail":   schema{"description": "Layer-specific detail."},
 	}, "layer", "decision", "reasons")
 	return object("The gate's decision.", schema{
 		"decision":       enum("The most restrictive decision of all layers.", warrant.MayActDecision, warrant.RequireConfirmation, warrant.Deny),
 		"layers":         array("Each layer's verdict, warrant first.", layer),
-		"proposition_id": str(""),
+		"proposition_id": str("The proposition the action relies on (absent when the warrant layer was skipped)."),
 		"view_id":        str("The latest snapshot, which was judged."),
 		"evaluated_at":   str("The server clock at the decision."),
 		"action":         actionSchema(),
 		"warrant":        axesSchema(),
 		"risk_policy":    riskPolicySchema(),
-	}, "decision", "layers", "proposition_id", "view_id", "evaluated_at", "action", "warrant", "risk_policy")
+	}, required...)
 }
 
 // refuseInlineEvidence gives the specific reason an inline view or a
@@ -68,7 +94,7 @@ func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	pid, err := a.requiredID("", "proposition_id")
+	pid, err := s.mayActProposition(a)
 	if err != nil {
 		return nil, err
 	}
@@ -76,32 +102,68 @@ func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	gc, err := s.guardFor(fields)
+	if err != nil {
+		return nil, err
+	}
 	now := s.now()
 	if err := checkSkew(a, now); err != nil {
 		return nil, err
 	}
-	latest, err := s.latestForAction(ctx, a, pid)
-	if err != nil {
-		return nil, err
-	}
 	t := now.UTC().Format(timeLayout)
-	w, err := warrant.Evaluate(latest, t)
+	out := map[string]any{"evaluated_at": t, "action": action, "risk_policy": policy}
+	in := GateInput{PropositionID: pid, Action: action, ActionFields: fields, Ingest: hasIngest(ctx), guard: gc}
+	first, err := s.warrantLayer(ctx, a, &in, policy, out)
 	if err != nil {
 		return nil, err
 	}
-	first, err := warrantDecision(w.Warrant, action, policy)
-	if err != nil {
-		return nil, err
-	}
-	in := GateInput{PropositionID: pid, Action: action, ActionFields: fields, Warrant: filled(w), Ingest: hasIngest(ctx)}
 	layers, err := s.runLayers(ctx, in, first)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{
-		"decision": combine(layers), "layers": layers, "proposition_id": pid, "view_id": latest.ViewID,
-		"evaluated_at": t, "action": action, "warrant": in.Warrant.Warrant, "risk_policy": policy,
-	}, nil
+	out["decision"], out["layers"] = combine(layers), layers
+	return out, nil
+}
+
+// mayActProposition reads proposition_id, which only an action naming
+// concepts may omit (GROUNDING.md §0: the action "may name" the
+// propositions it relies on).
+func (s *Server) mayActProposition(a args) (string, error) {
+	pid, ok, err := a.id("", "proposition_id")
+	if err != nil || ok {
+		return pid, err
+	}
+	if s.guard == nil {
+		return "", badArg("proposition_id", "is required (a non-empty string)")
+	}
+	if obj, err := decodeObject("action", a["action"]); err == nil && obj.has("concepts") {
+		return "", nil
+	}
+	return "", badArg("proposition_id", "is required (a non-empty string) unless action.concepts names the concepts the action touches")
+}
+
+// warrantLayer is the EWP layer over the latest stored snapshot; it fills
+// in's warrant and the result's warrant fields. Without a proposition it is
+// reported as skipped, never as a verdict.
+func (s *Server) warrantLayer(ctx context.Context, a args, in *GateInput, p warrant.RiskPolicy, out map[string]any) (LayerDecision, error) {
+	if in.PropositionID == "" {
+		if a.has("view_id") {
+			return LayerDecision{}, badArg("view_id", "names a snapshot of proposition_id; give proposition_id too, or drop view_id")
+		}
+		return LayerDecision{Layer: warrantLayer, Decision: Skipped, Reasons: []string{
+			"no proposition_id: the action relies on no stored evidence, so the warrant layer did not run; the guard layers alone judged it"}}, nil
+	}
+	latest, err := s.latestForAction(ctx, a, in.PropositionID)
+	if err != nil {
+		return LayerDecision{}, err
+	}
+	w, err := warrant.Evaluate(latest, out["evaluated_at"].(string))
+	if err != nil {
+		return LayerDecision{}, err
+	}
+	in.Warrant = filled(w)
+	out["proposition_id"], out["view_id"], out["warrant"] = in.PropositionID, latest.ViewID, in.Warrant.Warrant
+	return warrantDecision(w.Warrant, in.Action, p)
 }
 
 // riskPolicy reads risk_policy, which only an ingest caller may send: an

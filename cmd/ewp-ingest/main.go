@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/ingest"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
@@ -201,7 +202,6 @@ func write(rep *ingest.Report, cfg config, stdout, stderr io.Writer) {
 	}
 }
 
-// graphLoader is where concept-graph documents will be loaded once the
-// grounding package is wired in; nil makes ingest refuse them with a
-// message that says so.
-var graphLoader ingest.GraphLoader
+// graphLoader loads concept-graph documents (the grounding guard's graph)
+// into the same ledger, whole or not at all.
+var graphLoader ingest.GraphLoader = graphstore.LoadDocument

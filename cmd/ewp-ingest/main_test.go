@@ -142,15 +142,6 @@ func TestImmutableSnapshotRefused(t *testing.T) {
 	}
 }
 
-func TestGraphDocumentHook(t *testing.T) {
-	dir := t.TempDir()
-	f := writeFile(t, dir, "g.json", `{"graph": {"name": "fs"}, "primitives": []}`)
-	code, _, errs := runCLI(t, "", "--db", filepath.Join(dir, "ewp.db"), f)
-	if code != ingest.ExitRefused || !strings.Contains(errs, "concept-graph document") {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-}
-
 func TestVerifyCommand(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "ewp.db")

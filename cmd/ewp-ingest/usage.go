@@ -17,6 +17,13 @@ INPUT (detected from the content, not the file name)
   JSON Lines                  one view per line, for pipelines
   A view may carry "evaluated_at" (fixture format); it must then be a
   parseable instant. A view without "view_id" gets one derived from its content.
+  a concept graph             {"graph": "fs", "primitives": [{"name": ...,
+                              "depths": [...]}]}: the grounding guard's graph
+                              (docs/guard-contract.md). Validated whole against
+                              the stored graph (relation types, levels 0-4,
+                              relata to known names, unique folded names, no
+                              transitive cycle) and stored whole or not at all;
+                              re-loading an unchanged document is a no-op.
 
 FLAGS
   --db PATH                   the ledger file; created if it does not exist
@@ -54,6 +61,10 @@ ERRORS
   Refusals go to stderr, one per line, naming the file, the line (JSON Lines)
   or index (lists), the field path and the rule, e.g.
     views.jsonl: line 3: EWP_REFUSE_INVALID_EVIDENCE_VIEW: evidence[0].polarity: ...
+  A graph document is refused with EWP_REFUSE_INVALID_GRAPH, naming the
+  primitive, the depth and the rule, e.g.
+    g.json: EWP_REFUSE_INVALID_GRAPH: primitives[3].depths[2].relata[0]:
+      primitive "file" D2 CAPABILITIES: ... (transitive_cycle)
   Changing a stored snapshot or record is refused with
   EWP_REFUSE_IMMUTABLE_RECORD: store new evidence under a new view_id and
   give changed records new ids.

@@ -13,21 +13,31 @@ import (
 const usage = `ewp-mcp serves an EWP evidence ledger to AI agents over MCP (the Model
 Context Protocol). It answers two questions about remembered evidence: how far
 does it warrant a proposition right now (warrant_now, memory_context), and may
-an action rely on it (may_act)? Agents evaluate; only the operator's ingest
-pipeline writes.
+an action rely on it (may_act)? With a concept graph in the ledger it also
+guards actions: are the concepts they touch grounded (check_grounding), and do
+the operator's edge policies allow them (may_act with action.concepts)?
+Agents evaluate; only the operator's ingest pipeline writes.
 
 Usage:
   ewp-mcp --demo [--http 127.0.0.1:8765]    try it: a ledger built from the embedded examples
   ewp-mcp --db PATH                         stdio, evaluate-only (the usual agent setup)
   ewp-mcp --db PATH --allow-ingest          stdio, and this one client may write
   ewp-mcp --db PATH --http 127.0.0.1:8765   Streamable HTTP at http://127.0.0.1:8765/mcp
+  ewp-mcp --db PATH --policies FILE.cedar   stdio, with the operator's edge policies
 
 Flags:
   --db PATH                 The ledger, as created by ewp-ingest. Required unless --demo. A
                             server that cannot write opens it read-only, and it must exist.
   --demo                    Build a throwaway ledger from the embedded example evidence
                             (four propositions: accepted, contradicted, stale, incomplete)
-                            in a temporary directory, serve it, and delete it on exit.
+                            and the filesystem demo concept graph, guarded by the demo
+                            edge policies (unless --policies names others), in a
+                            temporary directory; serve it, and delete it on exit.
+  --policies FILE.cedar     Edge policies for the grounding guard (Cedar forbid policies,
+                            each placed on one APPLIES_TO edge by @source, @target and
+                            @source_depth annotations). Loaded once at start, never from
+                            an agent. The server refuses to start if a placement has no
+                            such edge in the ledger's concept graph, listing each one.
   --http ADDR               Serve HTTP on ADDR instead of stdio. "8765" or ":8765" binds
                             127.0.0.1. Requests must name this address in Host (and
                             Origin, if any); anything else gets 403 (DNS rebinding).
@@ -68,6 +78,7 @@ type config struct {
 	allowHosts  []string
 	allowIngest bool
 	token       string // the HTTP ingest token, "" when none
+	policies    string // the operator's Cedar edge-policy file, "" when none
 	notes       []string
 }
 
@@ -97,6 +108,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.Var(&hosts, "allow-host", "")
 	fs.BoolVar(&c.allowIngest, "allow-ingest", false, "")
 	fs.StringVar(&tokenFile, "ingest-token-file", "", "")
+	fs.StringVar(&c.policies, "policies", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, errHelp

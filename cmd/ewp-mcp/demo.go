@@ -8,13 +8,15 @@ import (
 	"path/filepath"
 
 	"github.com/ewp-go/ewp/fixtures"
+	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
 )
 
-// buildDemoLedger writes the embedded example evidence into a new ledger
-// in a fresh temporary directory and returns its path and a cleanup. The
-// server then opens it like any other ledger (read-only unless told).
+// buildDemoLedger writes the embedded example evidence and the demo concept
+// graph into a new ledger in a fresh temporary directory and returns its
+// path and a cleanup. The server then opens it like any other ledger
+// (read-only unless told).
 func buildDemoLedger(ctx context.Context) (string, func(), error) {
 	dir, err := os.MkdirTemp("", "ewp-demo-")
 	if err != nil {
@@ -50,6 +52,12 @@ func fillDemo(ctx context.Context, path string) error {
 	}
 	defer l.Close()
 	// The examples are ours: the operator attests their trusted origins.
-	_, err = l.Put(ctx, views)
-	return err
+	if _, err := l.Put(ctx, views); err != nil {
+		return err
+	}
+	// The guard demo: the filesystem concept graph its policies sit on.
+	if _, err := graphstore.LoadDocument(ctx, l, fixtures.DemoGraph); err != nil {
+		return fmt.Errorf("demo concept graph: %w", err)
+	}
+	return nil
 }

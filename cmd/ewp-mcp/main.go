@@ -75,7 +75,15 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 		return fmt.Errorf("open ledger %s: %w", cfg.db, err)
 	}
 	defer closer.Close()
-	srv := mcp.New(store, mcp.WithLogger(log))
+	opts := []mcp.Option{mcp.WithLogger(log)}
+	guard, err := guardOption(ctx, cfg, store, log)
+	if err != nil {
+		return err
+	}
+	if guard != nil {
+		opts = append(opts, guard)
+	}
+	srv := mcp.New(store, opts...)
 	if cfg.httpAddr == "" {
 		log.Info("serving MCP on stdio", "db", cfg.db, "ingest", cfg.allowIngest)
 		return srv.ServeStdio(ctx, stdin, stdout, cfg.allowIngest)

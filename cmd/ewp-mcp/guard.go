@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/ewp-go/ewp/edgepolicy"
+	"github.com/ewp-go/ewp/fixtures"
+	"github.com/ewp-go/ewp/graphstore"
+	"github.com/ewp-go/ewp/mcp"
+)
+
+// grapher is a store that also holds a concept graph (the ledger does;
+// test fakes need not).
+type grapher interface {
+	graph() *graphstore.Store
+}
+
+func (s ledgerStore) graph() *graphstore.Store { return graphstore.New(s.l, nil) }
+
+// guardOption installs the grounding guard over the store's concept graph.
+// The graph must load, and every policy placement must sit on an APPLIES_TO
+// edge of it: a policy that can never fire is almost always a typo or a
+// graph that moved on, so the server refuses to start rather than run
+// without the protection the operator believes is there.
+func guardOption(ctx context.Context, cfg config, store mcp.Store, log *slog.Logger) (mcp.Option, error) {
+	gr, ok := store.(grapher)
+	if !ok {
+		if cfg.policies != "" {
+			return nil, errors.New("--policies needs a ledger that holds a concept graph")
+		}
+		return nil, nil
+	}
+	gs := gr.graph()
+	g, version, err := gs.Graph(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("loading the concept graph: %w", err)
+	}
+	guard := mcp.Guard{Graph: gs}
+	if guard.Policies, err = loadPolicies(cfg); err != nil {
+		return nil, err
+	}
+	if guard.Policies != nil {
+		if orphans := guard.Policies.Validate(g); len(orphans) > 0 {
+			return nil, fmt.Errorf("%s: %d edge-policy placement(s) have no APPLIES_TO edge in the concept graph (version %d); "+
+				"fix the annotations or ingest the graph that has these edges:\n%s",
+				policyName(cfg), len(orphans), version, edgepolicy.FormatOrphans(orphans))
+		}
+	}
+	log.Info("grounding guard ready", "concepts", g.Len(), "graph_version", version,
+		"policies", policyName(cfg), "policy_ids", policyIDs(guard.Policies))
+	return mcp.WithGuard(guard), nil
+}
+
+// loadPolicies reads --policies, or the embedded demo policies with --demo.
+func loadPolicies(cfg config) (*edgepolicy.Set, error) {
+	var src []byte
+	switch {
+	case cfg.policies != "":
+		b, err := os.ReadFile(cfg.policies)
+		if err != nil {
+			return nil, fmt.Errorf("--policies: %w", err)
+		}
+		src = b
+	case cfg.demo:
+		src = fixtures.DemoPolicies
+	default:
+		return nil, nil
+	}
+	set, err := edgepolicy.Load(policyName(cfg), src)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the policy file is not valid:\n%w", policyName(cfg), err)
+	}
+	return set, nil
+}
+
+func policyName(cfg config) string {
+	switch {
+	case cfg.policies != "":
+		return cfg.policies
+	case cfg.demo:
+		return "filesystem-demo.cedar (embedded demo)"
+	}
+	return "none"
+}
+
+func policyIDs(s *edgepolicy.Set) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s.IDs()
+}

@@ -1,0 +1,532 @@
+// Command loadtest measures warrant_now over Streamable HTTP against a
+// ledger of many propositions (100,000 by default) at several client
+// concurrencies, and prints calls/s, p50 and p99 for each.
+//
+// It is a benchmark, not a test: CI never runs it. Run it from the module:
+//
+//	go run ./scripts/loadtest                      # 1, 8 and 64 clients, 10 s each
+//	go run ./scripts/loadtest -clients 64 -duration 30s
+//	go run ./scripts/loadtest -inprocess -cpuprofile /tmp/server.prof
+//
+// The ledger is built once (synthetic views from snapshottest) and cached
+// as ledger-<props>.sqlite in $EWP_BENCH_DIR, or in a directory under the
+// system temp dir when that is unset. By default the server is the real
+// ewp-mcp binary (built into the same directory, or -server PATH) running
+// in its own process; client and server then share the machine's cores,
+// as they would on one host. -inprocess serves from this process instead,
+// so -cpuprofile captures the server's request path (and the client's,
+// which pprof's -focus separates).
+//
+// Every response is checked: status 200, a tool result that is not an
+// error, and (for the first responses of each client) the proposition that
+// was asked for.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/mcp"
+	"github.com/ewp-go/ewp/snapshot/snapshottest"
+	"github.com/ewp-go/ewp/warrant"
+)
+
+// evaluatedAt is inside the synthetic views' freshness window, so the
+// answers are ACCEPTED views with real work behind them.
+const evaluatedAt = "2026-09-21T12:00:00Z"
+
+type config struct {
+	props      int
+	clients    []int
+	duration   time.Duration
+	warmup     time.Duration
+	dir        string
+	server     string
+	inprocess  bool
+	cpuprofile string
+	jsonOut    bool
+}
+
+func main() {
+	cfg, err := parseFlags()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(2)
+	}
+	if err := run(cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags() (config, error) {
+	var cfg config
+	var clients string
+	flag.IntVar(&cfg.props, "props", 100_000, "propositions in the ledger")
+	flag.StringVar(&clients, "clients", "1,8,64", "comma-separated client concurrencies")
+	flag.DurationVar(&cfg.duration, "duration", 10*time.Second, "measured time per concurrency")
+	flag.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "unmeasured time before each measurement")
+	flag.StringVar(&cfg.dir, "dir", "", "cache directory for the ledger and the binary (default $EWP_BENCH_DIR, else a temp dir)")
+	flag.StringVar(&cfg.server, "server", "", "ewp-mcp binary to run (default: go build ./cmd/ewp-mcp into -dir)")
+	flag.BoolVar(&cfg.inprocess, "inprocess", false, "serve from this process instead of an ewp-mcp process")
+	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of this process (use with -inprocess for the server)")
+	flag.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON")
+	flag.Parse()
+	for _, f := range strings.Split(clients, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return cfg, fmt.Errorf("-clients %q: want positive integers", clients)
+		}
+		cfg.clients = append(cfg.clients, n)
+	}
+	if cfg.props < 1 {
+		return cfg, errors.New("-props must be at least 1")
+	}
+	if cfg.dir == "" {
+		cfg.dir = os.Getenv("EWP_BENCH_DIR")
+	}
+	if cfg.dir == "" {
+		cfg.dir = filepath.Join(os.TempDir(), "ewp-bench")
+	}
+	return cfg, os.MkdirAll(cfg.dir, 0o755)
+}
+
+func run(cfg config) error {
+	db, err := cachedLedger(cfg.dir, cfg.props)
+	if err != nil {
+		return err
+	}
+	srv, err := startServer(cfg, db)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	if cfg.cpuprofile != "" {
+		f, err := os.Create(cfg.cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	log := os.Stderr
+	fmt.Fprintf(log, "server %s at %s, %d propositions, GOMAXPROCS %d, %d CPUs\n",
+		srv.kind, srv.url, cfg.props, runtime.GOMAXPROCS(0), runtime.NumCPU())
+	var results []result
+	for _, n := range cfg.clients {
+		r, err := measure(srv, cfg, n)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+		if !cfg.jsonOut {
+			fmt.Println(r)
+		}
+	}
+	if cfg.jsonOut {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(results)
+	}
+	return nil
+}
+
+// cachedLedger returns the path of a ledger of props synthetic
+// propositions (one snapshot each), building it on first use. It is built
+// under a temporary name and renamed, so an interrupted build is never
+// mistaken for a cached one.
+func cachedLedger(dir string, props int) (string, error) {
+	path := filepath.Join(dir, fmt.Sprintf("ledger-%d.sqlite", props))
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	tmp := path + ".building"
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(tmp + suffix)
+	}
+	fmt.Fprintf(os.Stderr, "building %s (once)...\n", path)
+	start := time.Now()
+	l, err := ledger.Create(tmp, ledger.Options{})
+	if err != nil {
+		return "", err
+	}
+	res, err := l.PutEach(context.Background(), props, func(i int) (*warrant.View, error) {
+		return warrant.DecodeView(snapshottest.SyntheticView(i, 0))
+	})
+	if cerr := l.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("building the ledger: %w", err)
+	}
+	if res.Stored != props {
+		return "", fmt.Errorf("building the ledger: stored %d of %d views", res.Stored, props)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(os.Stderr, "built in %v\n", time.Since(start).Round(time.Millisecond))
+	return path, nil
+}
+
+type server struct {
+	kind string
+	url  string
+	pid  int // 0 when in-process
+	stop func()
+}
+
+func startServer(cfg config, db string) (*server, error) {
+	if cfg.inprocess {
+		return startInProcess(db)
+	}
+	bin := cfg.server
+	if bin == "" {
+		bin = filepath.Join(cfg.dir, "ewp-mcp")
+		build := exec.Command("go", "build", "-o", bin, "github.com/ewp-go/ewp/cmd/ewp-mcp")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return nil, fmt.Errorf("go build ewp-mcp: %w", err)
+		}
+	}
+	return startProcess(bin, db)
+}
+
+var servingURL = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
+
+// startProcess runs `ewp-mcp --db DB --http 127.0.0.1:0` and reads the
+// address it chose from its log.
+func startProcess(bin, db string) (*server, error) {
+	cmd := exec.Command(bin, "--db", db, "--http", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := servingURL.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			} else if strings.Contains(sc.Text(), "level=ERROR") {
+				fmt.Fprintln(os.Stderr, "server:", sc.Text())
+			}
+		}
+	}()
+	stop := func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	}
+	select {
+	case url := <-found:
+		return &server{kind: "process " + bin, url: url, pid: cmd.Process.Pid, stop: stop}, nil
+	case <-time.After(30 * time.Second):
+		stop()
+		return nil, errors.New("ewp-mcp did not start serving within 30 s")
+	}
+}
+
+// startInProcess serves the ledger from this process, as ewp-mcp does.
+func startInProcess(db string) (*server, error) {
+	l, err := ledger.Open(db, ledger.Options{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	h, err := mcp.New(readStore{l}, mcp.WithLogger(quiet)).HTTPHandler(mcp.HTTPConfig{Addr: addr})
+	if err != nil {
+		ln.Close()
+		l.Close()
+		return nil, err
+	}
+	hs := mcp.NewHTTPServer(addr, h)
+	go func() { _ = hs.Serve(ln) }()
+	stop := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(ctx)
+		l.Close()
+	}
+	return &server{kind: "in-process", url: "http://" + addr + mcp.EndpointPath, stop: stop}, nil
+}
+
+// readStore is the read side of the ledger as an mcp.Store (ewp-mcp's own
+// adapter lives in package main of cmd/ewp-mcp).
+type readStore struct{ l *ledger.Ledger }
+
+func notFound(err error) error {
+	var e *warrant.Error
+	if errors.As(err, &e) && e.Code == warrant.CodeMissingView {
+		return mcp.ErrNotFound
+	}
+	return err
+}
+
+func (s readStore) Latest(ctx context.Context, p string) (*warrant.View, error) {
+	v, err := s.l.Latest(ctx, p)
+	return v, notFound(err)
+}
+
+func (s readStore) Get(ctx context.Context, p, vid string) (*warrant.View, error) {
+	v, err := s.l.Get(ctx, p, vid)
+	return v, notFound(err)
+}
+
+func (s readStore) List(ctx context.Context, q string, limit int) ([]mcp.PropositionSummary, error) {
+	rows, err := s.l.List(ctx, q, limit)
+	out := make([]mcp.PropositionSummary, len(rows))
+	for i, r := range rows {
+		out[i] = mcp.PropositionSummary{PropositionID: r.PropositionID, LatestViewID: r.LatestViewID, Texts: r.Texts}
+	}
+	return out, err
+}
+
+var errReadOnly = errors.New("the load test serves read-only")
+
+func (readStore) Put(context.Context, *warrant.View) (bool, error) { return false, errReadOnly }
+func (readStore) AppendEvidence(context.Context, string, mcp.EvidenceInput) (*warrant.View, error) {
+	return nil, errReadOnly
+}
+func (readStore) AppendCheck(context.Context, string, mcp.CheckInput) (*warrant.View, error) {
+	return nil, errReadOnly
+}
+
+// result is one concurrency's measurement.
+type result struct {
+	Clients     int     `json:"clients"`
+	Calls       int     `json:"calls"`
+	Seconds     float64 `json:"seconds"`
+	CallsPerSec float64 `json:"calls_per_sec"`
+	P50ms       float64 `json:"p50_ms"`
+	P99ms       float64 `json:"p99_ms"`
+	MaxMs       float64 `json:"max_ms"`
+	// CPU per call in microseconds, from /proc (Linux; 0 elsewhere).
+	ServerCPUus float64 `json:"server_cpu_us_per_call"`
+	ClientCPUus float64 `json:"client_cpu_us_per_call"`
+}
+
+func (r result) String() string {
+	s := fmt.Sprintf("clients=%-3d calls/s=%8.0f  p50=%6.2f ms  p99=%6.2f ms  max=%7.2f ms  (%d calls in %.1f s)",
+		r.Clients, r.CallsPerSec, r.P50ms, r.P99ms, r.MaxMs, r.Calls, r.Seconds)
+	if r.ServerCPUus > 0 {
+		s += fmt.Sprintf("  cpu/call: server %.0f µs, client %.0f µs", r.ServerCPUus, r.ClientCPUus)
+	}
+	return s
+}
+
+// measure runs n clients for the warmup, then for the measured duration.
+func measure(srv *server, cfg config, n int) (result, error) {
+	tr := &http.Transport{
+		MaxIdleConns: n, MaxIdleConnsPerHost: n, MaxConnsPerHost: n,
+		DisableCompression: true, IdleConnTimeout: time.Minute,
+	}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+
+	var recording atomic.Bool
+	var stop atomic.Bool
+	lat := make([][]time.Duration, n)
+	errc := make(chan error, n)
+	var wg sync.WaitGroup
+	for w := range n {
+		lat[w] = make([]time.Duration, 0, 1<<16)
+		wg.Go(func() {
+			if err := worker(client, srv.url, cfg.props, uint64(w), &recording, &stop, &lat[w]); err != nil {
+				errc <- err
+				stop.Store(true)
+			}
+		})
+	}
+	time.Sleep(cfg.warmup)
+	cpu0 := cpuTimes(srv.pid)
+	start := time.Now()
+	recording.Store(true)
+	time.Sleep(cfg.duration)
+	recording.Store(false)
+	elapsed := time.Since(start)
+	cpu1 := cpuTimes(srv.pid)
+	stop.Store(true)
+	wg.Wait()
+	select {
+	case err := <-errc:
+		return result{}, err
+	default:
+	}
+	var all []time.Duration
+	for _, l := range lat {
+		all = append(all, l...)
+	}
+	if len(all) == 0 {
+		return result{}, errors.New("no call completed")
+	}
+	slices.Sort(all)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	r := result{
+		Clients: n, Calls: len(all), Seconds: elapsed.Seconds(),
+		CallsPerSec: float64(len(all)) / elapsed.Seconds(),
+		P50ms:       ms(all[len(all)/2]), P99ms: ms(all[len(all)*99/100]), MaxMs: ms(all[len(all)-1]),
+	}
+	if cpu0.ok && cpu1.ok {
+		r.ServerCPUus = float64((cpu1.server - cpu0.server).Microseconds()) / float64(len(all))
+		r.ClientCPUus = float64((cpu1.self - cpu0.self).Microseconds()) / float64(len(all))
+	}
+	return r, nil
+}
+
+// worker calls warrant_now on random propositions until stop, recording
+// latencies while recording is set.
+func worker(client *http.Client, url string, props int, seed uint64, recording, stop *atomic.Bool, lat *[]time.Duration) error {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	var body []byte
+	var resp bytes.Buffer
+	for i := 0; !stop.Load(); i++ {
+		prop := rng.IntN(props)
+		body = fmt.Appendf(body[:0], `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"warrant_now",`+
+			`"arguments":{"proposition_id":"P-%07d","evaluated_at":%q}}}`, i, prop, evaluatedAt)
+		req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		t0 := time.Now()
+		res, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Reset()
+		_, err = resp.ReadFrom(res.Body)
+		res.Body.Close()
+		d := time.Since(t0)
+		if err != nil {
+			return err
+		}
+		if err := checkResponse(res.StatusCode, resp.Bytes(), prop, i < 20); err != nil {
+			return err
+		}
+		if recording.Load() {
+			*lat = append(*lat, d)
+		}
+	}
+	return nil
+}
+
+var accepted = []byte(`"acceptance":"ACCEPTED"`)
+
+// checkResponse makes sure the server answered the question: every answer
+// is a successful tool result with an ACCEPTED warrant; full is a complete
+// decode that also checks the proposition.
+func checkResponse(status int, body []byte, prop int, full bool) error {
+	if status != http.StatusOK {
+		return fmt.Errorf("HTTP %d: %.300s", status, body)
+	}
+	if !bytes.Contains(body, accepted) || bytes.Contains(body, []byte(`"isError":true`)) {
+		return fmt.Errorf("unexpected answer: %.300s", body)
+	}
+	if !full {
+		return nil
+	}
+	var m struct {
+		Result struct {
+			IsError           bool `json:"isError"`
+			StructuredContent struct {
+				PropositionID string `json:"proposition_id"`
+				EvaluatedAt   string `json:"evaluated_at"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		return fmt.Errorf("answer is not JSON: %v: %.300s", err, body)
+	}
+	sc := m.Result.StructuredContent
+	if want := fmt.Sprintf("P-%07d", prop); m.Result.IsError || sc.PropositionID != want || sc.EvaluatedAt != evaluatedAt {
+		return fmt.Errorf("asked for %s at %s, got: %.300s", want, evaluatedAt, body)
+	}
+	return nil
+}
+
+type cpuSample struct {
+	server, self time.Duration
+	ok           bool
+}
+
+// cpuTimes reads user+system CPU time of the server process (pid, or this
+// process when serving in-process) and of this process, from /proc.
+func cpuTimes(pid int) cpuSample {
+	self, ok1 := procCPU("self")
+	if pid == 0 {
+		return cpuSample{server: self, self: self, ok: ok1}
+	}
+	srv, ok2 := procCPU(strconv.Itoa(pid))
+	return cpuSample{server: srv, self: self, ok: ok1 && ok2}
+}
+
+// procCPU reads utime+stime from /proc/<pid>/stat. The clock tick is 100 Hz
+// on every Linux this runs on (USER_HZ).
+func procCPU(pid string) (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond, true
+}
