@@ -109,11 +109,14 @@ func decodeRecords[T any](obj *fields, key, idKey, kind string,
 	}
 	out := make([]T, len(list))
 	var seen idSet
+	// One scratch for the whole list: passed through a function value it
+	// escapes, so a per-record variable would cost an allocation each.
+	f := new(fields)
 	for i := range list {
 		l := loc{list: key, i: i}
-		var f fields
+		*f = fields{}
 		f.scan(list[i])
-		if out[i], err = one(&f, l); err != nil {
+		if out[i], err = one(f, l); err != nil {
 			return nil, err
 		}
 		if err := seen.add(id(&out[i]), l, idKey, kind); err != nil {
@@ -355,19 +358,29 @@ func (d *decoder) source(rec *fields, l loc) (SourceRef, error) {
 	return s, nil
 }
 
+// sourceRef reads a SourceRef. Written out field by field: a table of
+// pointers into s would move every SourceRef to the heap.
 func sourceRef(x *fields, l loc) (s SourceRef, err error) {
-	fields := []struct {
-		key string
-		dst *string
-	}{
-		{"source_id", &s.SourceID}, {"lineage_id", &s.LineageID}, {"origin_type", &s.OriginType},
-		{"origin_locator", &s.OriginLocator}, {"snapshot_id", &s.SnapshotID},
-		{"content_hash", &s.ContentHash}, {"observed_at", &s.ObservedAt},
+	if s.SourceID, err = reqText(x, "source_id", l); err != nil {
+		return
 	}
-	for _, f := range fields {
-		if *f.dst, err = reqText(x, f.key, l); err != nil {
-			return
-		}
+	if s.LineageID, err = reqText(x, "lineage_id", l); err != nil {
+		return
+	}
+	if s.OriginType, err = reqText(x, "origin_type", l); err != nil {
+		return
+	}
+	if s.OriginLocator, err = reqText(x, "origin_locator", l); err != nil {
+		return
+	}
+	if s.SnapshotID, err = reqText(x, "snapshot_id", l); err != nil {
+		return
+	}
+	if s.ContentHash, err = reqText(x, "content_hash", l); err != nil {
+		return
+	}
+	if s.ObservedAt, err = reqText(x, "observed_at", l); err != nil {
+		return
 	}
 	s.ExtractorID = optPtr(x, "extractor_id")
 	s.ParentSourceID = optPtr(x, "parent_source_id")
