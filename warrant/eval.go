@@ -25,18 +25,27 @@ type evaluation struct {
 	avA []*Assertion
 	avS []*Evidence
 	avO []*Evidence
-	avC []*Check
-	// cls[i] is the class of avC[i]; at[i] its instant.
-	cls []class
-	at  []Instant
+	avC []availableCheck
 
 	verification class
 	freshest     int // index into avC of the newest class-conferring check, -1 if none
 	stale        bool
 }
 
+// availableCheck is a check available at T with its class and instant.
+type availableCheck struct {
+	*Check
+	class class
+	at    Instant
+}
+
 func newEvaluation(v *View, t Instant) *evaluation {
 	e := &evaluation{v: v, t: t, freshest: -1}
+	// Sized for the common case where every record is available, so each
+	// list is allocated once.
+	e.avA = make([]*Assertion, 0, len(v.Assertions))
+	e.avS = make([]*Evidence, 0, len(v.Evidence))
+	e.avC = make([]availableCheck, 0, len(v.Checks))
 	for i := range v.Assertions {
 		if available(v.Assertions[i].AssertedAt, t) {
 			e.avA = append(e.avA, &v.Assertions[i])
@@ -57,9 +66,7 @@ func newEvaluation(v *View, t Instant) *evaluation {
 		c := &v.Checks[i]
 		if ct, ok := ParseInstant(c.ObservedAt); ok && ct <= t {
 			k := classify(c, v.Subjects)
-			e.avC = append(e.avC, c)
-			e.cls = append(e.cls, k)
-			e.at = append(e.at, ct)
+			e.avC = append(e.avC, availableCheck{c, k, ct})
 			e.verification = max(e.verification, k)
 		}
 	}
@@ -78,12 +85,12 @@ func (e *evaluation) findFreshest() {
 	if e.verification == classNone {
 		return
 	}
-	for i, k := range e.cls {
-		if k == e.verification && (e.freshest < 0 || e.at[i] > e.at[e.freshest]) {
+	for i, c := range e.avC {
+		if c.class == e.verification && (e.freshest < 0 || c.at > e.avC[e.freshest].at) {
 			e.freshest = i
 		}
 	}
-	e.stale = olderThan(e.t-e.at[e.freshest], e.v.Freshness)
+	e.stale = olderThan(e.t-e.avC[e.freshest].at, e.v.Freshness)
 }
 
 // olderThan reports age > limit seconds, comparing as the reference does:
@@ -164,8 +171,8 @@ func (e *evaluation) acceptance(conflict, currency, sufficiency string) string {
 
 // trustedOpposition: a HUMAN or EXTERNAL check that opposes the claim.
 func (e *evaluation) trustedOpposition() bool {
-	for i, c := range e.avC {
-		if e.cls[i] >= classExternal && c.Result == Opposes {
+	for _, c := range e.avC {
+		if c.class >= classExternal && c.Result == Opposes {
 			return true
 		}
 	}
