@@ -260,27 +260,17 @@ func stringList(obj *fields, key string, l loc) ([]string, error) {
 	return out, err
 }
 
-// recordList returns the objects of a record array; missing or null is an
-// empty list, anything else that is not a list of objects is refused.
-func recordList(obj *fields, key string) ([]pyjson.Value, error) {
+// recordArray returns a record array; missing or null is an empty list,
+// anything that is not a list is refused.
+func recordArray(obj *fields, key string) (pyjson.Value, error) {
 	x, ok := obj.Get(key)
 	if !ok || x.IsNull() {
-		return nil, nil
+		return pyjson.Value{}, nil
 	}
 	if x.Kind() != pyjson.Array {
-		return nil, invalid(key, "must be a list, not %s", typeName(x))
+		return pyjson.Value{}, invalid(key, "must be a list, not %s", typeName(x))
 	}
-	out := make([]pyjson.Value, x.Len())
-	var err error
-	x.Elems(func(i int, el pyjson.Value) bool {
-		if el.Kind() != pyjson.Object {
-			err = invalid(key+"["+strconv.Itoa(i)+"]", "must be an object, not %s", typeName(el))
-			return false
-		}
-		out[i] = el
-		return true
-	})
-	return out, err
+	return x, nil
 }
 
 // reqText reads a required id/text/timestamp field, normalised like

@@ -59,71 +59,74 @@ func (d *decoder) recordProposition(obj *fields, l loc) (string, error) {
 	return p, nil
 }
 
-// idSet detects duplicate record ids. Views are usually small, so it scans
-// a slice and only builds a map once the view is large enough to need one.
-type idSet struct {
-	ids []string
-	m   map[string]struct{}
-}
-
+// smallSet is the size up to which a linear scan beats building a map.
 const smallSet = 16
-
-func (s *idSet) add(id string, l loc, field, kind string) error {
-	if s.has(id) {
-		return invalid(l.field(field), "duplicate %s id %s (ids are unique within a view)", kind, pyjson.StrRepr(id))
-	}
-	if s.m != nil {
-		s.m[id] = struct{}{}
-		return nil
-	}
-	s.ids = append(s.ids, id)
-	if len(s.ids) > smallSet {
-		s.m = make(map[string]struct{}, 2*len(s.ids))
-		for _, x := range s.ids {
-			s.m[x] = struct{}{}
-		}
-	}
-	return nil
-}
-
-func (s *idSet) has(id string) bool {
-	if s.m != nil {
-		_, ok := s.m[id]
-		return ok
-	}
-	for _, x := range s.ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
-}
 
 // decodeRecords decodes one record array: every element an object,
 // decoded by one, with ids unique within the view.
 func decodeRecords[T any](obj *fields, key, idKey, kind string,
 	one func(*fields, loc) (T, error), id func(*T) string) ([]T, error) {
-	list, err := recordList(obj, key)
-	if err != nil {
-		return nil, err
+	x, err := recordArray(obj, key)
+	if err != nil || x.Len() == 0 {
+		return make([]T, 0), err
 	}
-	out := make([]T, len(list))
-	var seen idSet
+	out := make([]T, 0, x.Len())
+	var seen map[string]struct{} // only for long lists; short ones scan out
 	// One scratch for the whole list: passed through a function value it
 	// escapes, so a per-record variable would cost an allocation each.
 	f := new(fields)
-	for i := range list {
+	items := x.Items()
+	for i := 0; ; i++ {
+		el, ok := items.Next()
+		if !ok {
+			return out, nil
+		}
 		l := loc{list: key, i: i}
+		if el.Kind() != pyjson.Object {
+			return nil, invalid(l.field(""), "must be an object, not %s", typeName(el))
+		}
 		*f = fields{}
-		f.scan(list[i])
-		if out[i], err = one(f, l); err != nil {
+		f.scan(el)
+		rec, err := one(f, l)
+		if err != nil {
 			return nil, err
 		}
-		if err := seen.add(id(&out[i]), l, idKey, kind); err != nil {
+		out = append(out, rec)
+		if seen, err = checkUnique(out, seen, id, l, idKey, kind); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+}
+
+// checkUnique refuses the last record of recs when an earlier one has its
+// id. Views are usually small, so it scans the earlier records and builds
+// a set only once the list is long.
+func checkUnique[T any](recs []T, seen map[string]struct{}, id func(*T) string,
+	l loc, idKey, kind string) (map[string]struct{}, error) {
+	last := len(recs) - 1
+	rid := id(&recs[last])
+	dup := false
+	switch {
+	case seen != nil:
+		_, dup = seen[rid]
+	case last < smallSet:
+		for i := 0; i < last && !dup; i++ {
+			dup = id(&recs[i]) == rid
+		}
+	default:
+		seen = make(map[string]struct{}, 2*len(recs))
+		for i := 0; i < last; i++ {
+			seen[id(&recs[i])] = struct{}{}
+		}
+		_, dup = seen[rid]
+	}
+	if dup {
+		return seen, invalid(l.field(idKey), "duplicate %s id %s (ids are unique within a view)", kind, pyjson.StrRepr(rid))
+	}
+	if seen != nil {
+		seen[rid] = struct{}{}
+	}
+	return seen, nil
 }
 
 func (d *decoder) assertions(obj *fields, v *View) (err error) {
@@ -286,27 +289,34 @@ func falsy(x pyjson.Value) bool {
 }
 
 func (d *decoder) lineage(obj *fields, v *View) error {
-	list, err := recordList(obj, "lineage")
+	x, err := recordArray(obj, "lineage")
 	if err != nil {
 		return err
 	}
-	v.Lineage = make([]LineageEdge, len(list))
-	for i := range list {
+	v.Lineage = make([]LineageEdge, x.Len())
+	x.Elems(func(i int, el pyjson.Value) bool {
 		l := loc{list: "lineage", i: i}
-		e := &v.Lineage[i]
-		var f fields
-		f.scan(list[i])
-		if e.Kind, err = enumField(&f, "kind", l, KindDerivedFrom, KindSupersedes, KindSupersededBy, KindParentSource); err != nil {
-			return err
+		if el.Kind() != pyjson.Object {
+			err = invalid(l.field(""), "must be an object, not %s", typeName(el))
+			return false
 		}
-		if e.FromID, err = endpoint(&f, "from_id", l); err != nil {
-			return err
-		}
-		if e.ToID, err = endpoint(&f, "to_id", l); err != nil {
-			return err
-		}
+		v.Lineage[i], err = lineageEdge(el, l)
+		return err == nil
+	})
+	return err
+}
+
+func lineageEdge(el pyjson.Value, l loc) (e LineageEdge, err error) {
+	var f fields
+	f.scan(el)
+	if e.Kind, err = enumField(&f, "kind", l, KindDerivedFrom, KindSupersedes, KindSupersededBy, KindParentSource); err != nil {
+		return
 	}
-	return nil
+	if e.FromID, err = endpoint(&f, "from_id", l); err != nil {
+		return
+	}
+	e.ToID, err = endpoint(&f, "to_id", l)
+	return
 }
 
 func endpoint(obj *fields, key string, l loc) (string, error) {

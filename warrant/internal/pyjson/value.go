@@ -198,3 +198,30 @@ func (it *Iter) Next() (key string, val Value, ok bool) {
 	it.left--
 	return it.t.text(&it.t.nodes[k]), Value{it.t, k + 1}, true
 }
+
+// Items walks an array's elements in order.
+type Items struct {
+	t    *tape
+	j    int32
+	left int32
+}
+
+// Items returns an iterator over an array's elements (none for other kinds).
+func (v Value) Items() Items {
+	nd := v.node()
+	if nd.kind != Array {
+		return Items{}
+	}
+	return Items{t: v.t, j: v.i + 1, left: nd.n}
+}
+
+// Next returns the next element, or ok=false at the end.
+func (it *Items) Next() (val Value, ok bool) {
+	if it.left == 0 {
+		return Value{}, false
+	}
+	k := it.j
+	it.j = it.t.nodes[k].end
+	it.left--
+	return Value{it.t, k}, true
+}
