@@ -131,8 +131,11 @@ func (a args) str(field, name string) (string, bool, error) {
 	if !ok {
 		return "", false, nil
 	}
-	var s string
-	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+	if raw[0] != '"' {
+		return "", true, badArg(join(field, name), "must be a string; got %s", kindOf(raw))
+	}
+	s, err := unquote(raw)
+	if err != nil {
 		return "", true, badArg(join(field, name), "must be a string; got %s", kindOf(raw))
 	}
 	return s, true, nil
@@ -220,16 +223,24 @@ func (a args) number(field, name string) (float64, bool, error) {
 	return f, true, nil
 }
 
+// unquote decodes a JSON string. Arguments arrive as valid JSON, and a
+// string of plain ASCII (no escapes) is its own text between the quotes,
+// so the common case needs no decoder.
+func unquote(raw json.RawMessage) (string, error) {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && plainASCII(raw) {
+		return string(raw[1 : n-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
 // scalarText converts a string or a number to text; anything else is an
 // error describing what was found.
 func scalarText(raw json.RawMessage) (string, error) {
 	switch {
 	case raw[0] == '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", err
-		}
-		return s, nil
+		return unquote(raw)
 	case isNumber(raw):
 		if s, ok := numberText(string(raw)); ok {
 			return s, nil

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,6 +90,9 @@ type httpFront struct {
 	inner http.Handler
 	hosts map[string]bool
 	token []byte // sha256 of the ingest token; nil: no HTTP writes
+	// noDirect sends every request through mcp-go's transport, so tests
+	// can compare the two paths.
+	noDirect bool
 }
 
 func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -109,19 +114,21 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if isJSON(r) {
-		var done bool
-		if body, done = f.screen(w, r, body); done {
+		v, done := f.screen(w, r, body)
+		if done || (v.direct && f.direct(w, r, v.forward)) {
 			return
 		}
+		body = v.forward
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	f.inner.ServeHTTP(w, r)
 }
 
-// screen runs the pre-filter; done means the response has been written.
-func (f *httpFront) screen(w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
-	v := f.s.screen(r.Context(), body)
+// screen runs the pre-filter; done means the response has been written,
+// otherwise v.forward is the message to serve.
+func (f *httpFront) screen(w http.ResponseWriter, r *http.Request, body []byte) (v verdict, done bool) {
+	v = f.s.screen(r.Context(), body)
 	switch {
 	case v.reply != nil:
 		status := http.StatusOK
@@ -129,13 +136,46 @@ func (f *httpFront) screen(w http.ResponseWriter, r *http.Request, body []byte) 
 			status = http.StatusBadRequest // the 2026-07-28 revision maps errors to statuses
 		}
 		writeJSON(w, status, v.reply)
-		return nil, true
+		return v, true
 	case v.forward == nil:
 		w.WriteHeader(http.StatusAccepted) // a notification: accepted, never answered
-		return nil, true
+		return v, true
 	}
 	renameHeader(r, v.renamed)
-	return v.forward, false
+	return v, false
+}
+
+// direct serves a tools/call through the MCP server's dispatch without
+// mcp-go's Streamable HTTP transport, which per request allocates a session
+// with its channels, starts a goroutine to forward notifications and parses
+// the body twice more: waste for a stateless server whose tools never send
+// anything but their one response. It takes only what the transport would
+// pass straight through: a tools/call without _meta (so of a revision
+// before 2026-07-28 and asking for no progress), with no MCP-Protocol-Version
+// header or a supported pre-2026-07-28 one. It answers as the transport
+// does, 200 with the encoded JSON-RPC response
+// (TestDirectToolCallsAnswerAsTheTransport); false means it left the
+// request alone. A tool that ever sends notifications or requests of its
+// own must not be served here.
+func (f *httpFront) direct(w http.ResponseWriter, r *http.Request, msg []byte) bool {
+	if f.noDirect {
+		return false
+	}
+	if pv := r.Header.Get(mcp.HeaderProtocolVersion); pv != "" &&
+		(mcp.IsModernProtocol(pv) || !slices.Contains(mcp.ValidProtocolVersions, pv)) {
+		return false // the transport refuses it, or applies the 2026-07-28 rules
+	}
+	resp := f.s.mcp.HandleMessage(r.Context(), msg)
+	if resp == nil {
+		w.WriteHeader(http.StatusAccepted) // not for a request; as the transport does
+		return true
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	if err := json.NewEncoder(w).Encode(resp); err != nil {
+		f.s.log.Debug("writing a response failed", "err", err)
+	}
+	return true
 }
 
 // renameHeader keeps the 2026-07-28 Mcp-Name header equal to the URI the

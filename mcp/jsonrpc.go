@@ -47,6 +47,9 @@ type verdict struct {
 	// modern: the request declared protocol 2026-07-28 or later in _meta,
 	// which changes the HTTP status of error replies.
 	modern bool
+	// direct: a tools/call request whose params carry no _meta, which HTTP
+	// may hand straight to the MCP server's dispatch (see httpFront.direct).
+	direct bool
 }
 
 type message map[string]json.RawMessage
@@ -117,6 +120,7 @@ func (s *Server) screenMethod(ctx context.Context, m message, msg []byte, v verd
 			v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.name must be the tool name (a string)", nil)
 			return v
 		}
+		v.direct = m.withoutMeta()
 	case mcp.MethodPromptsGet:
 		if params := m.params(); !isString(params["name"]) || !stringMap(params["arguments"]) {
 			v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.name must be a string and params.arguments an object of strings", nil)
@@ -215,6 +219,13 @@ func (m message) modern() bool {
 	_ = json.Unmarshal(raw, &p) // best effort: absent means legacy
 	v, _ := p.Meta[mcp.MetaKeyProtocolVersion].(string)
 	return mcp.IsModernProtocol(v)
+}
+
+// withoutMeta reports whether params certainly hold no "_meta" key, in any
+// spelling encoding/json would match (see modern).
+func (m message) withoutMeta() bool {
+	raw := m["params"]
+	return plainASCII(raw) && !containsFold(raw, "_meta")
 }
 
 // plainASCII: no escapes and no multi-byte characters, so every key is

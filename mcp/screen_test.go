@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"testing"
@@ -120,4 +121,37 @@ func TestContainsFold(t *testing.T) {
 			t.Errorf("containsFold(%q) = %v", tc.b, got)
 		}
 	}
+}
+
+// unquote takes a shortcut for plain ASCII strings; it must agree with
+// encoding/json on every JSON string, escaped or not.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{"", "plain", `quo"te`, `back\\slash`, "tab\t", "日本", "\xff", "\u2028", "/"} {
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, s string, escapeSlash bool) {
+		raw, err := json.Marshal(s)
+		if err != nil {
+			t.Skip()
+		}
+		if escapeSlash { // another valid spelling of the same string
+			raw = bytes.ReplaceAll(raw, []byte("/"), []byte(`\/`))
+		}
+		var want string
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		got, err := unquote(raw)
+		if err != nil || got != want {
+			t.Fatalf("%s: unquote = %q, %v; encoding/json says %q", raw, got, err, want)
+		}
+		// The bytes of s quoted as they are, invalid UTF-8 included, when
+		// that is valid JSON.
+		verbatim := []byte(`"` + s + `"`)
+		if json.Unmarshal(verbatim, &want) == nil {
+			if got, err := unquote(verbatim); err != nil || got != want {
+				t.Fatalf("%q: unquote = %q, %v; encoding/json says %q", verbatim, got, err, want)
+			}
+		}
+	})
 }

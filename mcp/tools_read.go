@@ -4,10 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"math"
-	"strconv"
-	"unicode/utf8"
 
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -116,7 +112,7 @@ func (s *Server) warrantNow(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return encodeWarrant(warrantResult{WarrantView: filled(w)})
+	return warrantResult{WarrantView: filled(w)}, nil
 }
 
 func (s *Server) warrantInline(ctx context.Context, a args, t string, attested bool) (any, error) {
@@ -136,7 +132,7 @@ func (s *Server) warrantInline(ctx context.Context, a args, t string, attested b
 	if err != nil {
 		return nil, err
 	}
-	return encodeWarrant(warrantResult{WarrantView: filled(w), InlineOriginsDemoted: &demoted})
+	return warrantResult{WarrantView: filled(w), InlineOriginsDemoted: &demoted}, nil
 }
 
 // decodeInlineView decodes a caller's EvidenceView. A WarrantView is
@@ -265,155 +261,4 @@ func (s *Server) evidenceViewGet(ctx context.Context, a args) (any, error) {
 		"proposition_id": pid, "view_id": v.ViewID, "latest_view_id": latest.ViewID,
 		"is_latest": v.ViewID == latest.ViewID, "view": json.RawMessage(warrant.Encode(v)),
 	}, nil
-}
-
-// encodeWarrant renders a warrant_now result once, without reflection:
-// warrant_now is the hot read path. The bytes are exactly what
-// encoding/json produces for r (TestEncodeWarrantMatchesEncodingJSON), and
-// as a json.RawMessage they pass through the tool result, the output-schema
-// check and the JSON-RPC response without being encoded again.
-func encodeWarrant(r warrantResult) (json.RawMessage, error) {
-	w := &r.WarrantView
-	ax := &w.Warrant
-	if math.IsNaN(ax.Strength) || math.IsInf(ax.Strength, 0) {
-		return nil, fmt.Errorf("encode warrant: strength %v is not a JSON number", ax.Strength)
-	}
-	b := make([]byte, 0, 1024)
-	b = append(b, `{"protocol_version":`...)
-	b = appendJSONString(b, w.ProtocolVersion)
-	b = appendField(b, "proposition_id", w.PropositionID)
-	b = appendField(b, "view_id", w.ViewID)
-	b = appendField(b, "policy_id", w.PolicyID)
-	b = appendField(b, "policy_version", w.PolicyVersion)
-	b = appendField(b, "evaluated_at", w.EvaluatedAt)
-	b = append(b, `,"warrant":{"acceptance":`...)
-	b = appendJSONString(b, ax.Acceptance)
-	b = appendField(b, "conflict", ax.Conflict)
-	b = appendField(b, "verification", ax.Verification)
-	b = appendField(b, "currency", ax.Currency)
-	b = appendField(b, "sufficiency", ax.Sufficiency)
-	b = append(b, `,"strength":`...)
-	b = appendJSONFloat(b, ax.Strength)
-	b = appendList(b, "rationale_codes", ax.RationaleCodes)
-	b = append(b, '}')
-	b = appendList(b, "supporting_evidence_ids", w.SupportingEvidenceIDs)
-	b = appendList(b, "opposing_evidence_ids", w.OpposingEvidenceIDs)
-	b = append(b, `,"independent_lineage_count":`...)
-	b = strconv.AppendInt(b, int64(w.IndependentLineageCount), 10)
-	b = appendList(b, "checks", w.Checks)
-	b = append(b, `,"freshest_check":`...)
-	if w.FreshestCheck == nil {
-		b = append(b, "null"...)
-	} else {
-		b = appendJSONString(b, *w.FreshestCheck)
-	}
-	b = append(b, `,"stale":`...)
-	b = strconv.AppendBool(b, w.Stale)
-	b = appendList(b, "open_conflicts", w.OpenConflicts)
-	b = appendList(b, "resolved_conflicts", w.ResolvedConflicts)
-	b = appendList(b, "omitted_sources", w.OmittedSources)
-	b = appendList(b, "derived_from", w.DerivedFrom)
-	b = appendList(b, "supersedes", w.Supersedes)
-	b = appendList(b, "superseded_by", w.SupersededBy)
-	b = appendList(b, "falsification_conditions", w.FalsificationConditions)
-	if r.InlineOriginsDemoted != nil {
-		b = appendList(b, "inline_origins_demoted", *r.InlineOriginsDemoted)
-	}
-	return append(b, '}'), nil
-}
-
-// appendField appends ,"name":"value"; name needs no escaping.
-func appendField(b []byte, name, value string) []byte {
-	b = append(b, ',', '"')
-	b = append(b, name...)
-	b = append(b, '"', ':')
-	return appendJSONString(b, value)
-}
-
-// appendList appends ,"name":[...]; a nil list is [] (filled makes the
-// lists non-nil, so encoding/json would write [] too).
-func appendList(b []byte, name string, list []string) []byte {
-	b = append(b, ',', '"')
-	b = append(b, name...)
-	b = append(b, '"', ':', '[')
-	for i, s := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, s)
-	}
-	return append(b, ']')
-}
-
-// appendJSONFloat formats f as encoding/json does for a float64: the
-// shortest representation, in exponent form below 1e-6 and from 1e21, with
-// a two-digit exponent trimmed ("1e-07" becomes "1e-7").
-func appendJSONFloat(b []byte, f float64) []byte {
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString quotes s as encoding/json.Marshal does: HTML-sensitive
-// <, > and & escaped, control characters as \n, \t, ... or \u00XX, invalid
-// UTF-8 replaced by \ufffd, and U+2028/U+2029 escaped.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

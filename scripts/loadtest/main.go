@@ -8,6 +8,12 @@
 //	go run ./scripts/loadtest -clients 64 -duration 30s
 //	go run ./scripts/loadtest -inprocess -cpuprofile /tmp/server.prof
 //
+// To profile the server alone while it shares the machine with its client,
+// serve from one process and drive it from another:
+//
+//	go run ./scripts/loadtest -serve -cpuprofile /tmp/server.prof   # prints URL and pid
+//	go run ./scripts/loadtest -url URL -pid PID -clients 64
+//
 // The ledger is built once (synthetic views from snapshottest) and cached
 // as ledger-<props>.sqlite in $EWP_BENCH_DIR, or in a directory under the
 // system temp dir when that is unset. By default the server is the real
@@ -37,6 +43,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -46,6 +53,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/ewp-go/ewp/ledger"
@@ -65,7 +73,11 @@ type config struct {
 	warmup     time.Duration
 	dir        string
 	server     string
+	serverEnv  []string
 	inprocess  bool
+	serve      bool
+	url        string
+	pid        int
 	cpuprofile string
 	jsonOut    bool
 }
@@ -91,8 +103,18 @@ func parseFlags() (config, error) {
 	flag.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "unmeasured time before each measurement")
 	flag.StringVar(&cfg.dir, "dir", "", "cache directory for the ledger and the binary (default $EWP_BENCH_DIR, else a temp dir)")
 	flag.StringVar(&cfg.server, "server", "", "ewp-mcp binary to run (default: go build ./cmd/ewp-mcp into -dir)")
+	flag.Func("server-env", "KEY=VALUE added to the ewp-mcp process's environment, e.g. GOGC=400 (repeatable)", func(v string) error {
+		if !strings.Contains(v, "=") {
+			return fmt.Errorf("want KEY=VALUE, got %q", v)
+		}
+		cfg.serverEnv = append(cfg.serverEnv, v)
+		return nil
+	})
 	flag.BoolVar(&cfg.inprocess, "inprocess", false, "serve from this process instead of an ewp-mcp process")
-	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of this process (use with -inprocess for the server)")
+	flag.BoolVar(&cfg.serve, "serve", false, "only serve the ledger from this process until interrupted (see -url)")
+	flag.StringVar(&cfg.url, "url", "", "drive this running server (e.g. a -serve process) instead of starting one")
+	flag.IntVar(&cfg.pid, "pid", 0, "with -url: the server's process id, for its CPU time")
+	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of this process (use with -inprocess or -serve for the server)")
 	flag.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON")
 	flag.Parse()
 	for _, f := range strings.Split(clients, ",") {
@@ -115,11 +137,7 @@ func parseFlags() (config, error) {
 }
 
 func run(cfg config) error {
-	db, err := cachedLedger(cfg.dir, cfg.props)
-	if err != nil {
-		return err
-	}
-	srv, err := startServer(cfg, db)
+	srv, err := startServer(cfg)
 	if err != nil {
 		return err
 	}
@@ -134,6 +152,13 @@ func run(cfg config) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if cfg.serve {
+		fmt.Printf("serving %s (pid %d); interrupt to stop\n", srv.url, os.Getpid())
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		<-ctx.Done()
+		return nil
 	}
 	log := os.Stderr
 	fmt.Fprintf(log, "server %s at %s, %d propositions, GOMAXPROCS %d, %d CPUs\n",
@@ -188,6 +213,12 @@ func cachedLedger(dir string, props int) (string, error) {
 	if res.Stored != props {
 		return "", fmt.Errorf("building the ledger: stored %d of %d views", res.Stored, props)
 	}
+	// The WAL is normally checkpointed away on close; if not, it moves too.
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Rename(tmp+suffix, path+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+	}
 	if err := os.Rename(tmp, path); err != nil {
 		return "", err
 	}
@@ -196,14 +227,22 @@ func cachedLedger(dir string, props int) (string, error) {
 }
 
 type server struct {
-	kind string
-	url  string
-	pid  int // 0 when in-process
-	stop func()
+	kind   string
+	url    string
+	inproc bool // served from this process
+	pid    int  // the server's process, 0 when unknown or in-process
+	stop   func()
 }
 
-func startServer(cfg config, db string) (*server, error) {
-	if cfg.inprocess {
+func startServer(cfg config) (*server, error) {
+	if cfg.url != "" {
+		return &server{kind: "external", url: cfg.url, pid: cfg.pid, stop: func() {}}, nil
+	}
+	db, err := cachedLedger(cfg.dir, cfg.props)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.inprocess || cfg.serve {
 		return startInProcess(db)
 	}
 	bin := cfg.server
@@ -215,15 +254,16 @@ func startServer(cfg config, db string) (*server, error) {
 			return nil, fmt.Errorf("go build ewp-mcp: %w", err)
 		}
 	}
-	return startProcess(bin, db)
+	return startProcess(bin, db, cfg.serverEnv)
 }
 
 var servingURL = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
 
 // startProcess runs `ewp-mcp --db DB --http 127.0.0.1:0` and reads the
 // address it chose from its log.
-func startProcess(bin, db string) (*server, error) {
+func startProcess(bin, db string, env []string) (*server, error) {
 	cmd := exec.Command(bin, "--db", db, "--http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -258,7 +298,11 @@ func startProcess(bin, db string) (*server, error) {
 	}
 	select {
 	case url := <-found:
-		return &server{kind: "process " + bin, url: url, pid: cmd.Process.Pid, stop: stop}, nil
+		kind := "process " + bin
+		if len(env) > 0 {
+			kind += " with " + strings.Join(env, " ")
+		}
+		return &server{kind: kind, url: url, pid: cmd.Process.Pid, stop: stop}, nil
 	case <-time.After(30 * time.Second):
 		stop()
 		return nil, errors.New("ewp-mcp did not start serving within 30 s")
@@ -292,7 +336,7 @@ func startInProcess(db string) (*server, error) {
 		_ = hs.Shutdown(ctx)
 		l.Close()
 	}
-	return &server{kind: "in-process", url: "http://" + addr + mcp.EndpointPath, stop: stop}, nil
+	return &server{kind: "in-process", url: "http://" + addr + mcp.EndpointPath, inproc: true, stop: stop}, nil
 }
 
 // readStore is the read side of the ledger as an mcp.Store (ewp-mcp's own
@@ -345,16 +389,23 @@ type result struct {
 	P50ms       float64 `json:"p50_ms"`
 	P99ms       float64 `json:"p99_ms"`
 	MaxMs       float64 `json:"max_ms"`
-	// CPU per call in microseconds, from /proc (Linux; 0 elsewhere).
+	// CPU per call in microseconds, from /proc (Linux; 0 elsewhere). In
+	// process, the server's figure is the whole process (client included)
+	// and the client's is 0.
 	ServerCPUus float64 `json:"server_cpu_us_per_call"`
 	ClientCPUus float64 `json:"client_cpu_us_per_call"`
+	// OtherCores is the CPU other processes on the machine used during the
+	// measurement, in cores: anything above ~0.05 means the numbers were
+	// taken on a busy machine.
+	OtherCores float64 `json:"other_cores"`
 }
 
 func (r result) String() string {
 	s := fmt.Sprintf("clients=%-3d calls/s=%8.0f  p50=%6.2f ms  p99=%6.2f ms  max=%7.2f ms  (%d calls in %.1f s)",
 		r.Clients, r.CallsPerSec, r.P50ms, r.P99ms, r.MaxMs, r.Calls, r.Seconds)
 	if r.ServerCPUus > 0 {
-		s += fmt.Sprintf("  cpu/call: server %.0f µs, client %.0f µs", r.ServerCPUus, r.ClientCPUus)
+		s += fmt.Sprintf("  cpu/call: server %.0f µs, client %.0f µs; other processes %.2f cores",
+			r.ServerCPUus, r.ClientCPUus, r.OtherCores)
 	}
 	return s
 }
@@ -383,13 +434,13 @@ func measure(srv *server, cfg config, n int) (result, error) {
 		})
 	}
 	time.Sleep(cfg.warmup)
-	cpu0 := cpuTimes(srv.pid)
+	cpu0 := cpuTimes(srv)
 	start := time.Now()
 	recording.Store(true)
 	time.Sleep(cfg.duration)
 	recording.Store(false)
 	elapsed := time.Since(start)
-	cpu1 := cpuTimes(srv.pid)
+	cpu1 := cpuTimes(srv)
 	stop.Store(true)
 	wg.Wait()
 	select {
@@ -412,8 +463,14 @@ func measure(srv *server, cfg config, n int) (result, error) {
 		P50ms:       ms(all[len(all)/2]), P99ms: ms(all[len(all)*99/100]), MaxMs: ms(all[len(all)-1]),
 	}
 	if cpu0.ok && cpu1.ok {
-		r.ServerCPUus = float64((cpu1.server - cpu0.server).Microseconds()) / float64(len(all))
-		r.ClientCPUus = float64((cpu1.self - cpu0.self).Microseconds()) / float64(len(all))
+		server, self := cpu1.server-cpu0.server, cpu1.self-cpu0.self
+		ours := server + self
+		if srv.inproc {
+			self, ours = 0, server
+		}
+		r.ServerCPUus = float64(server.Microseconds()) / float64(len(all))
+		r.ClientCPUus = float64(self.Microseconds()) / float64(len(all))
+		r.OtherCores = max(0, (cpu1.machine-cpu0.machine-ours).Seconds()/elapsed.Seconds())
 	}
 	return r, nil
 }
@@ -492,19 +549,50 @@ func checkResponse(status int, body []byte, prop int, full bool) error {
 }
 
 type cpuSample struct {
-	server, self time.Duration
-	ok           bool
+	server, self, machine time.Duration
+	ok                    bool
 }
 
-// cpuTimes reads user+system CPU time of the server process (pid, or this
-// process when serving in-process) and of this process, from /proc.
-func cpuTimes(pid int) cpuSample {
+// cpuTimes reads user+system CPU time of the server process (this one
+// when serving in-process), of this process and of the whole machine, from
+// /proc. It is not ok when the server's process is unknown.
+func cpuTimes(srv *server) cpuSample {
 	self, ok1 := procCPU("self")
-	if pid == 0 {
-		return cpuSample{server: self, self: self, ok: ok1}
+	machine, ok3 := machineCPU()
+	if srv.inproc {
+		return cpuSample{server: self, self: self, machine: machine, ok: ok1 && ok3}
 	}
-	srv, ok2 := procCPU(strconv.Itoa(pid))
-	return cpuSample{server: srv, self: self, ok: ok1 && ok2}
+	if srv.pid == 0 {
+		return cpuSample{}
+	}
+	sv, ok2 := procCPU(strconv.Itoa(srv.pid))
+	return cpuSample{server: sv, self: self, machine: machine, ok: ok1 && ok2 && ok3}
+}
+
+// machineCPU is the busy CPU time of all cores (everything but idle and
+// iowait) from the first line of /proc/stat.
+func machineCPU() (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 6 || f[0] != "cpu" {
+		return 0, false
+	}
+	var busy int64
+	for i, v := range f[1:] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		if i == 3 || i == 4 || i >= 8 { // idle, iowait; guest time is already in user
+			continue
+		}
+		busy += n
+	}
+	return time.Duration(busy) * 10 * time.Millisecond, true
 }
 
 // procCPU reads utime+stime from /proc/<pid>/stat. The clock tick is 100 Hz
