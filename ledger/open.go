@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -155,6 +156,7 @@ func (l *Ledger) connect(abs string, busy time.Duration) error {
 	var err error
 	if l.ro {
 		l.r, err = sql.Open("sqlite", base+"&mode=ro&_pragma=query_only(1)")
+		capReaders(l.r)
 		return err
 	}
 	// synchronous=FULL: a committed ingest survives power loss, not only a
@@ -169,7 +171,21 @@ func (l *Ledger) connect(abs string, busy time.Duration) error {
 	}
 	l.w.SetMaxOpenConns(1)
 	l.r, err = sql.Open("sqlite", rw+"&_pragma=query_only(1)")
+	capReaders(l.r)
 	return err
+}
+
+// capReaders keeps a fixed pool of reader connections. Without a cap,
+// bursts of concurrent reads open and close connections, and each new
+// SQLite connection re-reads the schema: under 64 concurrent MCP clients
+// that churn cost a third of the server's throughput.
+func capReaders(db *sql.DB) {
+	if db == nil {
+		return
+	}
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
 }
 
 // uriPath escapes the characters that end or escape a path in an SQLite
