@@ -19,7 +19,7 @@ INPUT (detected from the content, not the file name)
   parseable instant. A view without "view_id" gets one derived from its content.
   a concept graph             {"graph": "fs", "primitives": [{"name": ...,
                               "depths": [...]}]}: the grounding guard's graph
-                              (docs/guard-contract.md). Validated whole against
+                              (MCP_CONTRACT.md, "The guard"). Validated whole against
                               the stored graph (relation types, levels 0-4,
                               relata to known names, unique folded names, no
                               transitive cycle) and stored whole or not at all;
@@ -43,7 +43,7 @@ FLAGS
 
 EXAMPLES
   # Load the quickstart evidence; its checks come from a tool, so attest them.
-  ewp-ingest --db ewp.db --attest-trusted-origins quickstart-example.json
+  ewp-ingest --db ewp.db --attest-trusted-origins fixtures/examples/quickstart.json
 
   # Stream JSON Lines from a pipeline and keep whatever is valid.
   produce-views | ewp-ingest --db ewp.db --partial -
