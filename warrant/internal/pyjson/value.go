@@ -44,15 +44,6 @@ type tape struct {
 	nodes   []node
 }
 
-// keyIs compares a key node with key, checking the length before touching
-// the text: most keys of a record differ in length.
-func (t *tape) keyIs(n *node, key string) bool {
-	if n.esc {
-		return t.escaped[n.off] == key
-	}
-	return int(n.ln) == len(key) && t.src[n.off:n.off+n.ln] == key
-}
-
 func (t *tape) text(n *node) string {
 	if n.esc {
 		return t.escaped[n.off]
@@ -118,26 +109,6 @@ func (v Value) Elems(fn func(i int, el Value) bool) {
 		}
 		j = v.t.nodes[j].end
 	}
-}
-
-// Get returns the value of key in an object. With duplicate keys the last
-// one wins, as in a Python dict.
-func (v Value) Get(key string) (Value, bool) {
-	nd := v.node()
-	if nd.kind != Object {
-		return Value{}, false
-	}
-	var found Value
-	ok := false
-	nodes := v.t.nodes
-	j := v.i + 1
-	for k := 0; k < int(nd.n); k++ {
-		if v.t.keyIs(&nodes[j], key) {
-			found, ok = Value{v.t, j + 1}, true
-		}
-		j = nodes[j+1].end
-	}
-	return found, ok
 }
 
 // Member is one key of an object.
