@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
@@ -40,6 +41,13 @@ type Ledger struct {
 	// appends can never both extend the same snapshot.
 	w *sql.DB
 	r *sql.DB
+	// reads holds the hot read statements, prepared on first use (the
+	// schema must exist first) and reused by every request after that.
+	reads struct {
+		once   sync.Once
+		latest *sql.Stmt
+		get    *sql.Stmt
+	}
 }
 
 // ErrNotFound is wrapped by Open's error for a missing file.
@@ -203,6 +211,11 @@ func (l *Ledger) ReadOnly() bool { return l.ro }
 // Close releases the connections.
 func (l *Ledger) Close() error {
 	var errs []error
+	for _, st := range []*sql.Stmt{l.reads.latest, l.reads.get} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
 	if l.w != nil {
 		errs = append(errs, l.w.Close())
 	}

@@ -22,7 +22,32 @@ type Snapshot struct {
 // View decodes the stored body.
 func (s *Snapshot) View() (*warrant.View, error) { return decodeStored(s.Body) }
 
-const snapCols = `seq, proposition_id, view_id, body, created_at`
+const (
+	snapCols  = `seq, proposition_id, view_id, body, created_at`
+	latestSQL = `SELECT ` + snapCols + ` FROM snapshots WHERE proposition_id = ? ORDER BY seq DESC LIMIT 1`
+	getSQL    = `SELECT ` + snapCols + ` FROM snapshots WHERE proposition_id = ? AND view_id = ?`
+)
+
+// readStmt returns the prepared form of a hot read, or nil when it could
+// not be prepared (the caller then runs the SQL text directly). Preparing
+// once saves SQLite from compiling the query on every MCP call.
+func (l *Ledger) readStmt(which string) *sql.Stmt {
+	l.reads.once.Do(func() {
+		l.reads.latest, _ = l.r.Prepare(latestSQL)
+		l.reads.get, _ = l.r.Prepare(getSQL)
+	})
+	if which == latestSQL {
+		return l.reads.latest
+	}
+	return l.reads.get
+}
+
+func (l *Ledger) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := l.readStmt(query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return l.r.QueryRowContext(ctx, query, args...)
+}
 
 // Latest returns the most recently stored snapshot of a proposition, or a
 // *warrant.Error with CodeMissingView.
@@ -45,7 +70,7 @@ func (l *Ledger) Get(ctx context.Context, propositionID, viewID string) (*warran
 
 // LatestSnapshot is Latest without decoding.
 func (l *Ledger) LatestSnapshot(ctx context.Context, propositionID string) (*Snapshot, error) {
-	row := l.r.QueryRowContext(ctx, `SELECT `+snapCols+` FROM snapshots WHERE proposition_id = ? ORDER BY seq DESC LIMIT 1`, propositionID)
+	row := l.queryRow(ctx, latestSQL, propositionID)
 	s, err := scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingProposition(propositionID)
@@ -55,7 +80,7 @@ func (l *Ledger) LatestSnapshot(ctx context.Context, propositionID string) (*Sna
 
 // GetSnapshot is Get without decoding.
 func (l *Ledger) GetSnapshot(ctx context.Context, propositionID, viewID string) (*Snapshot, error) {
-	row := l.r.QueryRowContext(ctx, `SELECT `+snapCols+` FROM snapshots WHERE proposition_id = ? AND view_id = ?`, propositionID, viewID)
+	row := l.queryRow(ctx, getSQL, propositionID, viewID)
 	s, err := scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, &warrant.Error{Code: warrant.CodeMissingView, Field: "view_id",
