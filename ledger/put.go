@@ -5,44 +5,17 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
-	"fmt"
 
 	"github.com/ewp-go/ewp/snapshot"
 	"github.com/ewp-go/ewp/warrant"
 )
 
-// PutResult says what a Put did.
-type PutResult struct {
-	Stored    int
-	Unchanged int
-	// Views has one outcome per stored or unchanged view, in input order
-	// (PutEach leaves out the views it was told to skip).
-	Views []Outcome
-}
-
-// Outcome is what happened to one view of a write.
-type Outcome struct {
-	PropositionID string
-	ViewID        string
-	// Stored is false for an identical re-put (a no-op).
-	Stored bool
-	// Seq is the snapshot's sequence number (of the earlier identical
-	// snapshot when Stored is false).
-	Seq int64
-	// Index is the view's position in the batch.
-	Index int
-}
-
-// BatchError names the view of a batch that was refused. Err is a
-// *warrant.Error for a refusal of the input or an *Error for a storage
-// failure; errors.As reaches either.
-type BatchError struct {
-	Index int
-	Err   error
-}
-
-func (e *BatchError) Error() string { return fmt.Sprintf("view %d: %v", e.Index, e.Err) }
-func (e *BatchError) Unwrap() error { return e.Err }
+// The write results are the store-neutral ones of package snapshot.
+type (
+	PutResult  = snapshot.PutResult
+	Outcome    = snapshot.Outcome
+	BatchError = snapshot.BatchError
+)
 
 // Put stores views as one all-or-nothing batch. Each view is checked
 // against the §9 rules as of the views before it (earlier views of the
@@ -57,7 +30,7 @@ func (e *BatchError) Unwrap() error { return e.Err }
 func (l *Ledger) Put(ctx context.Context, views []*warrant.View) (PutResult, error) {
 	for i, v := range views {
 		if v == nil {
-			return PutResult{}, &BatchError{i, errors.New("nil view")}
+			return PutResult{}, &BatchError{Index: i, Err: errors.New("nil view")}
 		}
 	}
 	return l.PutEach(ctx, len(views), func(i int) (*warrant.View, error) { return views[i], nil })
@@ -77,16 +50,16 @@ func (l *Ledger) PutEach(ctx context.Context, n int, view func(i int) (*warrant.
 		for i := range n {
 			p, err := preps.get(i)
 			if err != nil {
-				return &BatchError{i, err}
+				return &BatchError{Index: i, Err: err}
 			}
 			preps.release(i) // stored views are garbage for the collector, not live heap
 			if p != nil {
 				out, err := w.store(p)
 				if err != nil {
-					return &BatchError{i, err}
+					return &BatchError{Index: i, Err: err}
 				}
 				out.Index = i
-				res.add(out)
+				res.Add(out)
 			}
 			if (i+1)%progressEvery == 0 {
 				progress(i+1, n)
@@ -99,15 +72,6 @@ func (l *Ledger) PutEach(ctx context.Context, n int, view func(i int) (*warrant.
 		return PutResult{}, err
 	}
 	return res, nil
-}
-
-func (r *PutResult) add(o Outcome) {
-	r.Views = append(r.Views, o)
-	if o.Stored {
-		r.Stored++
-	} else {
-		r.Unchanged++
-	}
 }
 
 // prepared is everything about a view that needs no database: computed

@@ -8,14 +8,8 @@ import (
 	"github.com/ewp-go/ewp/warrant"
 )
 
-// AppendResult is the snapshot an append produced (or found).
-type AppendResult struct {
-	// View is the new latest snapshot, or the unchanged latest when it
-	// already held the records (a retried append).
-	View   *warrant.View
-	Stored bool
-	Seq    int64
-}
+// AppendResult is the store-neutral append result of package snapshot.
+type AppendResult = snapshot.AppendResult
 
 // AppendEvidence stores latest + e as a new snapshot (§9 appends).
 func (s *Store) AppendEvidence(ctx context.Context, propositionID string, e warrant.Evidence) (AppendResult, error) {

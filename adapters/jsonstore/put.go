@@ -12,37 +12,12 @@ import (
 	"github.com/ewp-go/ewp/warrant"
 )
 
-// PutResult says what a Put did.
-type PutResult struct {
-	Stored    int
-	Unchanged int
-	// Views has one outcome per view, in input order.
-	Views []Outcome
-}
-
-// Outcome is what happened to one view of a write.
-type Outcome struct {
-	PropositionID string
-	ViewID        string
-	// Stored is false for an identical re-put (a no-op).
-	Stored bool
-	// Seq numbers the proposition's snapshots from 1 (of the earlier
-	// identical snapshot when Stored is false).
-	Seq int64
-	// Index is the view's position in the batch.
-	Index int
-}
-
-// BatchError names the view of a batch that was refused. Err is a
-// *warrant.Error for a refusal of the input or an *Error for a storage
-// failure; errors.As reaches either.
-type BatchError struct {
-	Index int
-	Err   error
-}
-
-func (e *BatchError) Error() string { return fmt.Sprintf("view %d: %v", e.Index, e.Err) }
-func (e *BatchError) Unwrap() error { return e.Err }
+// The write results are the store-neutral ones of package snapshot.
+type (
+	PutResult  = snapshot.PutResult
+	Outcome    = snapshot.Outcome
+	BatchError = snapshot.BatchError
+)
 
 // Put stores views as one all-or-nothing batch, with the ledger's rules:
 // each view is checked against the §9 rules as of the views before it
@@ -66,10 +41,10 @@ func (s *Store) Put(ctx context.Context, views []*warrant.View) (PutResult, erro
 			}
 			out, err := b.store(v)
 			if err != nil {
-				return &BatchError{i, err}
+				return &BatchError{Index: i, Err: err}
 			}
 			out.Index = i
-			res.add(out)
+			res.Add(out)
 		}
 		return b.commit()
 	})
@@ -77,15 +52,6 @@ func (s *Store) Put(ctx context.Context, views []*warrant.View) (PutResult, erro
 		return PutResult{}, err
 	}
 	return res, nil
-}
-
-func (r *PutResult) add(o Outcome) {
-	r.Views = append(r.Views, o)
-	if o.Stored {
-		r.Stored++
-	} else {
-		r.Unchanged++
-	}
 }
 
 // batch is one write under the exclusive lock: the propositions it has
