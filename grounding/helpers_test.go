@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"github.com/ewp-go/ewp/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,33 +12,10 @@ import (
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // sharedDir finds ../shared beside the repository root (the directory
-// holding go.mod), or skips: the pack is read at run time, never copied.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "vre-pack", "cases.json")); err != nil {
-		t.Skipf("shared test pack not found at %s (CI always has it): %v", shared, err)
-	}
-	return shared
-}
 
 func readShared(t testing.TB, rel string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(sharedDir(t), rel))
+	data, err := os.ReadFile(filepath.Join(sharedtest.Dir(t), rel))
 	if err != nil {
 		t.Fatal(err)
 	}

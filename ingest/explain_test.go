@@ -1,12 +1,10 @@
 package ingest
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
+	"github.com/ewp-go/ewp/internal/sharedtest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -128,29 +126,11 @@ func TestExplanationsAgreeWithKernelOnCorpus(t *testing.T) {
 // eachCorpusDoc calls fn with every document of the differential corpus.
 func eachCorpusDoc(t *testing.T, fn func(id string, raw []byte)) {
 	t.Helper()
-	path := filepath.Join(sharedDir(t), "ewp-differential", "public.jsonl.gz")
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("corpus not found at %s", path)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
+	sharedtest.EachCorpusLine(t, func(n int, line []byte) {
 		var c corpusCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatal(err)
+		if err := json.Unmarshal(line, &c); err != nil {
+			t.Fatalf("corpus line %d: %v", n, err)
 		}
 		fn(c.ID, c.Doc)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	})
 }

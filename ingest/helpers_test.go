@@ -9,29 +9,6 @@ import (
 	"github.com/ewp-go/ewp/ledger"
 )
 
-// sharedDir locates ../shared beside the repository root, or skips.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Skip("no go.mod above the test directory; cannot locate ../shared")
-		}
-		dir = filepath.Dir(dir)
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "ewp-pack")); err != nil {
-		t.Skipf("shared test data not found at %s (expected ../shared beside the repo root): %v", shared, err)
-	}
-	return shared
-}
-
 // ledgerFactory hands out fresh ledgers cheaply: it creates one empty
 // ledger and copies its file for each test, on tmpfs when the machine has
 // one. A corpus round trip needs a ledger per document (documents of one

@@ -1,12 +1,10 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"errors"
+	"github.com/ewp-go/ewp/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -143,7 +141,7 @@ func (rt *roundTripper) finish() {
 }
 
 func TestRoundTripPackFixtures(t *testing.T) {
-	pack := filepath.Join(sharedDir(t), "ewp-pack")
+	pack := filepath.Join(sharedtest.Dir(t), "ewp-pack")
 	rt := newRoundTripper(t)
 	files, _ := filepath.Glob(filepath.Join(pack, "fixtures", "*.json"))
 	if len(files) == 0 {
@@ -201,37 +199,19 @@ type corpusCase struct {
 }
 
 func TestRoundTripDifferentialCorpus(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "ewp-differential", "public.jsonl.gz")
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("corpus not found at %s", path)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rt := newRoundTripper(t)
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 0; sc.Scan(); n++ {
-		if testing.Short() && n%10 != 0 {
-			continue // -short: every tenth case
+	sharedtest.EachCorpusLine(t, func(n int, line []byte) {
+		if testing.Short() && (n-1)%10 != 0 {
+			return // -short: every tenth case
 		}
 		var c corpusCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("corpus line %d: %v", n+1, err)
+		if err := json.Unmarshal(line, &c); err != nil {
+			t.Fatalf("corpus line %d: %v", n, err)
 		}
 		rt.check(c.ID, c.Doc)
 		if t.Failed() {
 			t.Fatalf("stopping at corpus case %s", c.ID)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	})
 	rt.finish()
 }

@@ -1,11 +1,9 @@
 package jsonstore
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"errors"
+	"github.com/ewp-go/ewp/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -61,29 +59,6 @@ func mustVerify(t testing.TB, s *Store) VerifyReport {
 	return rep
 }
 
-// sharedDir locates ../shared beside the repository root, or skips.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Skip("no go.mod above the test directory; cannot locate ../shared")
-		}
-		dir = filepath.Dir(dir)
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "ewp-pack")); err != nil {
-		t.Skipf("shared test data not found at %s: %v", shared, err)
-	}
-	return shared
-}
-
 type corpusCase struct {
 	ID  string          `json:"id"`
 	Doc json.RawMessage `json:"doc"`
@@ -91,29 +66,11 @@ type corpusCase struct {
 
 func eachCorpusCase(t *testing.T, fn func(c corpusCase)) {
 	t.Helper()
-	path := filepath.Join(sharedDir(t), "ewp-differential", "public.jsonl.gz")
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("corpus not found at %s", path)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
+	sharedtest.EachCorpusLine(t, func(n int, line []byte) {
 		var c corpusCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+		if err := json.Unmarshal(line, &c); err != nil {
 			t.Fatalf("corpus line %d: %v", n, err)
 		}
 		fn(c)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	})
 }

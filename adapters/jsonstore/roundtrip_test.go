@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/ewp-go/ewp/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -104,7 +105,7 @@ func appendInt(b []byte, n int) []byte {
 }
 
 func TestRoundTripPack(t *testing.T) {
-	pack := filepath.Join(sharedDir(t), "ewp-pack")
+	pack := filepath.Join(sharedtest.Dir(t), "ewp-pack")
 	rt := &roundTrip{t: t, root: tempDir(t)}
 	for _, sub := range []string{"fixtures", "invalid"} {
 		files, _ := filepath.Glob(filepath.Join(pack, sub, "*.json"))

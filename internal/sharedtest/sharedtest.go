@@ -1,0 +1,70 @@
+// Package sharedtest gives tests the read-only material that sits beside
+// the checkout in ../shared (the reference pack, the differential corpus,
+// the grounding pack). Tests that need it skip, with a reason, when it is
+// absent; CI always has it.
+package sharedtest
+
+import (
+	"bufio"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Dir returns the ../shared directory beside the module root, or skips
+// the test when there is none.
+func Dir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		if filepath.Dir(dir) == dir {
+			t.Skip("no go.mod above the test directory; cannot locate ../shared")
+		}
+		dir = filepath.Dir(dir)
+	}
+	shared := filepath.Join(dir, "..", "shared")
+	if _, err := os.Stat(shared); err != nil {
+		t.Skipf("shared test data not found at %s (expected ../shared beside the repository): %v", shared, err)
+	}
+	return shared
+}
+
+// Path joins elems onto Dir, skipping the test when that file is absent.
+func Path(t testing.TB, elems ...string) string {
+	t.Helper()
+	p := filepath.Join(append([]string{Dir(t)}, elems...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s not found: %v", p, err)
+	}
+	return p
+}
+
+// EachCorpusLine calls fn with every line (one JSON case) of the public
+// differential corpus, numbered from 1; fn decodes what it needs.
+func EachCorpusLine(t testing.TB, fn func(n int, line []byte)) {
+	t.Helper()
+	f, err := os.Open(Path(t, "ewp-differential", "public.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		fn(n, sc.Bytes())
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
