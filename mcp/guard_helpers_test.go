@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"github.com/ewp-go/ewp/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -77,22 +78,9 @@ func demoServer(t testing.TB, opts ...Option) *Server {
 // skips: the packs are read at run time, never copied into the repository.
 func sharedFile(t testing.TB, rel string) []byte {
 	t.Helper()
-	dir, err := os.Getwd()
+	b, err := os.ReadFile(sharedtest.Path(t, filepath.FromSlash(rel)))
 	if err != nil {
 		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = filepath.Dir(dir)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "..", "shared", rel))
-	if err != nil {
-		t.Skipf("shared test data not found (%v)", err)
 	}
 	return b
 }
