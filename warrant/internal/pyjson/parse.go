@@ -73,7 +73,16 @@ type parser struct {
 
 func (p *parser) fail(msg string) error { return &SyntaxError{p.i, msg} }
 
+// skipSpace is small enough to inline: most calls, in compact JSON
+// always, find no white space at all and return at once.
 func (p *parser) skipSpace() {
+	if p.i < len(p.s) && p.s[p.i] > ' ' {
+		return
+	}
+	p.skipSpaceRun()
+}
+
+func (p *parser) skipSpaceRun() {
 	src, i := p.s, p.i
 	for i < len(src) {
 		switch src[i] {
