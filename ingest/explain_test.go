@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"github.com/ewp-go/ewp/internal/sharedtest"
 	"path/filepath"
@@ -126,11 +125,5 @@ func TestExplanationsAgreeWithKernelOnCorpus(t *testing.T) {
 // eachCorpusDoc calls fn with every document of the differential corpus.
 func eachCorpusDoc(t *testing.T, fn func(id string, raw []byte)) {
 	t.Helper()
-	sharedtest.EachCorpusLine(t, func(n int, line []byte) {
-		var c corpusCase
-		if err := json.Unmarshal(line, &c); err != nil {
-			t.Fatalf("corpus line %d: %v", n, err)
-		}
-		fn(c.ID, c.Doc)
-	})
+	sharedtest.EachCorpusCase(t, func(_ int, c sharedtest.CorpusCase) { fn(c.ID, c.Doc) })
 }

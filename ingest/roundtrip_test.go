@@ -189,24 +189,11 @@ func compareExpected(t *testing.T, path string, wv *warrant.WarrantView) {
 	}
 }
 
-type corpusCase struct {
-	ID     string          `json:"id"`
-	Doc    json.RawMessage `json:"doc"`
-	Expect struct {
-		Refused bool              `json:"refused"`
-		Axes    map[string]string `json:"axes"`
-	} `json:"expect"`
-}
-
 func TestRoundTripDifferentialCorpus(t *testing.T) {
 	rt := newRoundTripper(t)
-	sharedtest.EachCorpusLine(t, func(n int, line []byte) {
+	sharedtest.EachCorpusCase(t, func(n int, c sharedtest.CorpusCase) {
 		if testing.Short() && (n-1)%10 != 0 {
 			return // -short: every tenth case
-		}
-		var c corpusCase
-		if err := json.Unmarshal(line, &c); err != nil {
-			t.Fatalf("corpus line %d: %v", n, err)
 		}
 		rt.check(c.ID, c.Doc)
 		if t.Failed() {

@@ -3,6 +3,7 @@ package schemas
 import (
 	"errors"
 	"fmt"
+	"github.com/ewp-go/ewp/internal/sharedtest"
 	"strings"
 	"testing"
 
@@ -140,7 +141,7 @@ func TestQuickstartExampleValidates(t *testing.T) {
 func TestNeverStricterThanKernelCorpus(t *testing.T) {
 	var accepted int
 	var c tally
-	eachCorpusCase(t, func(cc corpusCase) {
+	sharedtest.EachCorpusCase(t, func(_ int, cc sharedtest.CorpusCase) {
 		// The decoder's verdict, not the full one: a document whose only
 		// fault is its evaluated_at still holds a valid view.
 		if _, err := warrant.DecodeDocument(cc.Doc); err == nil {

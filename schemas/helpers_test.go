@@ -1,7 +1,6 @@
 package schemas
 
 import (
-	"encoding/json"
 	"github.com/ewp-go/ewp/internal/sharedtest"
 	"os"
 	"path/filepath"
@@ -9,25 +8,6 @@ import (
 
 	"github.com/ewp-go/ewp/warrant"
 )
-
-// corpusCase is one line of the differential corpus.
-type corpusCase struct {
-	ID   string          `json:"id"`
-	Note string          `json:"note"`
-	Doc  json.RawMessage `json:"doc"`
-}
-
-// eachCorpusCase calls fn for every case of the differential corpus.
-func eachCorpusCase(t *testing.T, fn func(c corpusCase)) {
-	t.Helper()
-	sharedtest.EachCorpusLine(t, func(n int, line []byte) {
-		var c corpusCase
-		if err := json.Unmarshal(line, &c); err != nil {
-			t.Fatalf("corpus line %d: %v", n, err)
-		}
-		fn(c)
-	})
-}
 
 // packFiles returns the pack's files in dir ("fixtures", "invalid").
 func packFiles(t *testing.T, dir string) map[string][]byte {

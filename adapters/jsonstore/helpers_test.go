@@ -2,8 +2,6 @@ package jsonstore
 
 import (
 	"context"
-	"encoding/json"
-	"github.com/ewp-go/ewp/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,20 +55,4 @@ func mustVerify(t testing.TB, s *Store) VerifyReport {
 		t.Fatalf("verify: %v", err)
 	}
 	return rep
-}
-
-type corpusCase struct {
-	ID  string          `json:"id"`
-	Doc json.RawMessage `json:"doc"`
-}
-
-func eachCorpusCase(t *testing.T, fn func(c corpusCase)) {
-	t.Helper()
-	sharedtest.EachCorpusLine(t, func(n int, line []byte) {
-		var c corpusCase
-		if err := json.Unmarshal(line, &c); err != nil {
-			t.Fatalf("corpus line %d: %v", n, err)
-		}
-		fn(c)
-	})
 }

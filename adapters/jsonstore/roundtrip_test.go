@@ -132,7 +132,7 @@ func TestRoundTripPack(t *testing.T) {
 
 func TestRoundTripCorpus(t *testing.T) {
 	rt := &roundTrip{t: t, root: tempDir(t)}
-	eachCorpusCase(t, func(c corpusCase) {
+	sharedtest.EachCorpusCase(t, func(_ int, c sharedtest.CorpusCase) {
 		if testing.Short() && rt.stored+rt.refused >= 600 {
 			return
 		}

@@ -7,6 +7,7 @@ package sharedtest
 import (
 	"bufio"
 	"compress/gzip"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -44,6 +45,31 @@ func Path(t testing.TB, elems ...string) string {
 		t.Skipf("%s not found: %v", p, err)
 	}
 	return p
+}
+
+// CorpusCase is one case of the differential corpus: a fixture-format
+// document, kept as its exact JSON text, and the reference's verdict.
+type CorpusCase struct {
+	ID     string          `json:"id"`
+	Note   string          `json:"note"`
+	Doc    json.RawMessage `json:"doc"`
+	Expect struct {
+		Refused bool              `json:"refused"`
+		Axes    map[string]string `json:"axes"`
+	} `json:"expect"`
+}
+
+// EachCorpusCase calls fn with every case of the public differential
+// corpus, in file order, numbered from 1.
+func EachCorpusCase(t testing.TB, fn func(n int, c CorpusCase)) {
+	t.Helper()
+	EachCorpusLine(t, func(n int, line []byte) {
+		var c CorpusCase
+		if err := json.Unmarshal(line, &c); err != nil {
+			t.Fatalf("corpus line %d: %v", n, err)
+		}
+		fn(n, c)
+	})
 }
 
 // EachCorpusLine calls fn with every line (one JSON case) of the public
