@@ -36,6 +36,7 @@ func BenchmarkPackFixtures(b *testing.B) {
 	}
 	b.SetBytes(int64(bytes / len(docs)))
 	b.ReportAllocs()
+	cpu0, cpuOK := processCPU()
 	b.ResetTimer()
 	// A stream of views is decoded with one Decoder, as eval and ingest do.
 	var dec warrant.Decoder
@@ -47,6 +48,10 @@ func BenchmarkPackFixtures(b *testing.B) {
 		if _, err := warrant.Evaluate(doc.View, doc.EvaluatedAt); err != nil {
 			b.Fatal(err)
 		}
+	}
+	b.StopTimer()
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 	}
 }
 

@@ -38,12 +38,24 @@ func DecodeDocument(data []byte) (*Document, error) {
 // share nothing with the Decoder. The zero Decoder is ready to use; it is
 // not safe for concurrent use.
 type Decoder struct {
-	p pyjson.Parser
+	fast fastDecoder
+	p    pyjson.Parser
 }
 
 // DecodeView is the package-level DecodeView, reusing d's memory.
 func (d *Decoder) DecodeView(data []byte) (*View, error) {
-	root, err := d.parseObject(data)
+	// One copy of the text: views keep strings that point into it, and
+	// callers reuse their buffers.
+	s := string(data)
+	if v := d.fast.decode(s, nil); v != nil {
+		return v, nil
+	}
+	return d.generalView(s)
+}
+
+// generalView decodes any view, and refuses with the precise reason.
+func (d *Decoder) generalView(s string) (*View, error) {
+	root, err := d.parseObject(s)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +64,19 @@ func (d *Decoder) DecodeView(data []byte) (*View, error) {
 
 // DecodeDocument is the package-level DecodeDocument, reusing d's memory.
 func (d *Decoder) DecodeDocument(data []byte) (*Document, error) {
-	root, err := d.parseObject(data)
+	s := string(data)
+	doc := &Document{}
+	if v := d.fast.decode(s, doc); v != nil && CheckPolicy(doc.PolicyID, doc.PolicyVersion) == nil {
+		doc.View = v
+		return doc, nil
+	}
+	return d.generalDocument(s)
+}
+
+// generalDocument decodes any document, and refuses with the precise
+// reason.
+func (d *Decoder) generalDocument(s string) (*Document, error) {
+	root, err := d.parseObject(s)
 	if err != nil {
 		return nil, err
 	}
@@ -94,10 +118,9 @@ func policyField(obj *fields, key string) (string, error) {
 	return v.Str(), nil
 }
 
-// parseObject copies the text (views keep strings that point into it, and
-// callers reuse their buffers) and parses it as one JSON object.
-func (d *Decoder) parseObject(data []byte) (*fields, error) {
-	root, err := d.p.Parse(string(data))
+// parseObject parses the text as one JSON object.
+func (d *Decoder) parseObject(s string) (*fields, error) {
+	root, err := d.p.Parse(s)
 	if err != nil {
 		return nil, invalid("", "%s", err.Error())
 	}

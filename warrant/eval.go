@@ -13,12 +13,14 @@ func Evaluate(v *View, evaluatedAt string) (*WarrantView, error) {
 	if !ok {
 		return nil, invalid("evaluated_at", "must be a parseable ISO 8601 instant; got %q", evaluatedAt)
 	}
-	e := newEvaluation(v, t)
+	var e evaluation
+	e.init(v, t)
 	return e.warrantView(evaluatedAt), nil
 }
 
 // evaluation holds the records available at T and the facts derived from
-// them, computed once and shared by the axes and the diagnostics.
+// them, computed once and shared by the axes and the diagnostics. It lives
+// on the caller's stack; so do its lists while a view is small.
 type evaluation struct {
 	v   *View
 	t   Instant
@@ -30,7 +32,17 @@ type evaluation struct {
 	verification class
 	freshest     int // index into avC of the newest class-conferring check, -1 if none
 	stale        bool
+	lineages     int
+
+	bufA [smallView]*Assertion
+	bufS [smallView]*Evidence
+	bufO [smallView]*Evidence
+	bufC [smallView]availableCheck
 }
+
+// smallView is how many records of each kind an evaluation holds without
+// allocating.
+const smallView = 8
 
 // availableCheck is a check available at T with its class and instant.
 type availableCheck struct {
@@ -39,13 +51,9 @@ type availableCheck struct {
 	at    Instant
 }
 
-func newEvaluation(v *View, t Instant) *evaluation {
-	e := &evaluation{v: v, t: t, freshest: -1}
-	// Sized for the common case where every record is available, so each
-	// list is allocated once.
-	e.avA = make([]*Assertion, 0, len(v.Assertions))
-	e.avS = make([]*Evidence, 0, len(v.Evidence))
-	e.avC = make([]availableCheck, 0, len(v.Checks))
+func (e *evaluation) init(v *View, t Instant) {
+	e.v, e.t, e.freshest = v, t, -1
+	e.avA, e.avS, e.avO, e.avC = e.bufA[:0], e.bufS[:0], e.bufO[:0], e.bufC[:0]
 	for i := range v.Assertions {
 		if available(v.Assertions[i].AssertedAt, t) {
 			e.avA = append(e.avA, &v.Assertions[i])
@@ -71,7 +79,7 @@ func newEvaluation(v *View, t Instant) *evaluation {
 		}
 	}
 	e.findFreshest()
-	return e
+	e.lineages = e.lineageCount()
 }
 
 func available(ts string, t Instant) bool {
@@ -182,18 +190,49 @@ func (e *evaluation) trustedOpposition() bool {
 // lineageCount is the number of distinct source lineages over available
 // assertions, evidence and checks.
 func (e *evaluation) lineageCount() int {
-	seen := make(map[string]struct{}, 8)
+	var l lineageSet
 	for _, a := range e.avA {
-		seen[a.Source.LineageID] = struct{}{}
+		l.add(a.Source.LineageID)
 	}
 	for _, s := range e.avS {
-		seen[s.Source.LineageID] = struct{}{}
+		l.add(s.Source.LineageID)
 	}
 	for _, o := range e.avO {
-		seen[o.Source.LineageID] = struct{}{}
+		l.add(o.Source.LineageID)
 	}
 	for _, c := range e.avC {
-		seen[c.Source.LineageID] = struct{}{}
+		l.add(c.Source.LineageID)
 	}
-	return len(seen)
+	return l.n
+}
+
+// lineageSet counts distinct ids: a scan while there are few, a map after.
+type lineageSet struct {
+	few  [smallSet]string
+	n    int
+	many map[string]struct{}
+}
+
+func (l *lineageSet) add(id string) {
+	if l.many != nil {
+		l.many[id] = struct{}{}
+		l.n = len(l.many)
+		return
+	}
+	for _, s := range l.few[:l.n] {
+		if s == id {
+			return
+		}
+	}
+	if l.n < smallSet {
+		l.few[l.n] = id
+		l.n++
+		return
+	}
+	l.many = make(map[string]struct{}, 4*smallSet)
+	for _, s := range l.few {
+		l.many[s] = struct{}{}
+	}
+	l.many[id] = struct{}{}
+	l.n = len(l.many)
 }

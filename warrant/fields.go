@@ -60,98 +60,86 @@ const (
 	numFields
 )
 
+// fieldNames are the member names, by field index.
+var fieldNames = [numFields]string{
+	fPropositionID:  "proposition_id",
+	fViewID:         "view_id",
+	fAssertions:     "assertions",
+	fEvidence:       "evidence",
+	fLineage:        "lineage",
+	fConflicts:      "conflicts",
+	fChecks:         "checks",
+	fOmittedSources: "omitted_sources",
+	fRetrievalScope: "retrieval_scope",
+	fDegraded:       "degraded",
+	fFreshness:      "freshness_policy_seconds",
+	fSubjects:       "subjects",
+	fAdapterMeta:    "adapter_meta",
+	fEvaluatedAt:    "evaluated_at",
+	fPolicyID:       "policy_id",
+	fPolicyVersion:  "policy_version",
+	fAssertionID:    "assertion_id",
+	fText:           "text",
+	fAssertedBy:     "asserted_by",
+	fConfidence:     "assertion_confidence",
+	fSource:         "source",
+	fAssertedAt:     "asserted_at",
+	fEvidenceID:     "evidence_id",
+	fPolarity:       "polarity",
+	fContent:        "content",
+	fObservedAt:     "observed_at",
+	fCheckID:        "check_id",
+	fMethod:         "method",
+	fScope:          "scope",
+	fResult:         "result",
+	fConflictID:     "conflict_id",
+	fStatus:         "status",
+	fPropositionIDs: "proposition_ids",
+	fNote:           "note",
+	fKind:           "kind",
+	fFromID:         "from_id",
+	fToID:           "to_id",
+	fSourceID:       "source_id",
+	fLineageID:      "lineage_id",
+	fOriginType:     "origin_type",
+	fOriginLocator:  "origin_locator",
+	fSnapshotID:     "snapshot_id",
+	fContentHash:    "content_hash",
+	fExtractorID:    "extractor_id",
+	fParentSourceID: "parent_source_id",
+}
+
+// fieldTable maps fieldHash of each member name to its index (-1: none).
+// The hash is chosen so that no two names collide; the table is checked
+// when built, so adding a name that collides fails every test at once.
+var fieldTable = func() (t [128]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for i, name := range fieldNames {
+		h := fieldHash(name)
+		if t[h] >= 0 {
+			panic("warrant: member names " + fieldNames[t[h]] + " and " + name + " collide in fieldHash")
+		}
+		t[h] = int8(i)
+	}
+	return t
+}()
+
+// fieldHash mixes a name's length, first and last bytes; with one lookup
+// and one comparison it beats a switch over every name.
+func fieldHash(key string) uint {
+	return (2*uint(len(key)) + 19*uint(key[0]) + 52*uint(key[len(key)-1])) & 127
+}
+
+// fieldIndex returns the index of a member name, or -1 when no view
+// field has it.
 func fieldIndex(key string) int {
-	switch key {
-	case "proposition_id":
-		return fPropositionID
-	case "view_id":
-		return fViewID
-	case "assertions":
-		return fAssertions
-	case "evidence":
-		return fEvidence
-	case "lineage":
-		return fLineage
-	case "conflicts":
-		return fConflicts
-	case "checks":
-		return fChecks
-	case "omitted_sources":
-		return fOmittedSources
-	case "retrieval_scope":
-		return fRetrievalScope
-	case "degraded":
-		return fDegraded
-	case "freshness_policy_seconds":
-		return fFreshness
-	case "subjects":
-		return fSubjects
-	case "adapter_meta":
-		return fAdapterMeta
-	case "evaluated_at":
-		return fEvaluatedAt
-	case "policy_id":
-		return fPolicyID
-	case "policy_version":
-		return fPolicyVersion
-	case "assertion_id":
-		return fAssertionID
-	case "text":
-		return fText
-	case "asserted_by":
-		return fAssertedBy
-	case "assertion_confidence":
-		return fConfidence
-	case "source":
-		return fSource
-	case "asserted_at":
-		return fAssertedAt
-	case "evidence_id":
-		return fEvidenceID
-	case "polarity":
-		return fPolarity
-	case "content":
-		return fContent
-	case "observed_at":
-		return fObservedAt
-	case "check_id":
-		return fCheckID
-	case "method":
-		return fMethod
-	case "scope":
-		return fScope
-	case "result":
-		return fResult
-	case "conflict_id":
-		return fConflictID
-	case "status":
-		return fStatus
-	case "proposition_ids":
-		return fPropositionIDs
-	case "note":
-		return fNote
-	case "kind":
-		return fKind
-	case "from_id":
-		return fFromID
-	case "to_id":
-		return fToID
-	case "source_id":
-		return fSourceID
-	case "lineage_id":
-		return fLineageID
-	case "origin_type":
-		return fOriginType
-	case "origin_locator":
-		return fOriginLocator
-	case "snapshot_id":
-		return fSnapshotID
-	case "content_hash":
-		return fContentHash
-	case "extractor_id":
-		return fExtractorID
-	case "parent_source_id":
-		return fParentSourceID
+	if key == "" {
+		return -1
+	}
+	if i := fieldTable[fieldHash(key)]; i >= 0 && fieldNames[i] == key {
+		return int(i)
 	}
 	return -1
 }

@@ -39,3 +39,30 @@ func FuzzParseInstant(f *testing.F) {
 		}
 	})
 }
+
+// isoQuick must answer as the full port does wherever it answers at all.
+func FuzzIsoQuick(f *testing.F) {
+	for _, s := range []string{"2026-09-01T00:00:00Z", "2026-02-29T10:00:00+02:00", "2024-02-29T23:59:59-23:59",
+		"0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "2026-09-01T00:00:00", "2026-09-01T24:00:00Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		quick, ok := isoQuick(s)
+		if !ok {
+			return
+		}
+		full, fullOK := isoFull(s)
+		if !fullOK || full != quick {
+			t.Fatalf("%q: quick %v, full %v %v", s, quick, full, fullOK)
+		}
+	})
+}
+
+// isoFull is ParseInstant without its quick path.
+func isoFull(s string) (Instant, bool) {
+	if !isoValidWTF8(s) {
+		return 0, false
+	}
+	s = isoStrip(s)
+	return isoParse(strings.ReplaceAll(s, "Z", "+00:00"))
+}

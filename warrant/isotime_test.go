@@ -2,7 +2,9 @@ package warrant
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -269,5 +271,38 @@ func BenchmarkParseInstant(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// isoQuick agrees with the full port on a sweep of dates, clocks and
+// offsets, valid and not, and takes every valid one of its shape.
+func TestIsoQuickAgrees(t *testing.T) {
+	taken := 0
+	for y := 0; y <= 10000; y += 97 {
+		for m := 0; m <= 13; m++ {
+			for _, d := range []int{0, 1, 28, 29, 30, 31, 32} {
+				for _, clock := range []string{"00:00:00", "23:59:59", "24:00:00", "12:60:00", "12:00:60"} {
+					for _, zone := range []string{"", "Z", "+00:00", "-23:59", "+24:00", "+01:60", "+0100", "z"} {
+						s := fmt.Sprintf("%04d-%02d-%02dT%s%s", y, m, d, clock, zone)
+						quick, ok := isoQuick(s)
+						full, fullOK := isoFull(s)
+						if ok && (!fullOK || quick != full) {
+							t.Fatalf("%q: quick %v, full %v %v", s, quick, full, fullOK)
+						}
+						quickShape := !strings.Contains(clock, "60") && !strings.HasPrefix(clock, "24") &&
+							(zone == "" || zone == "Z" || zone == "+00:00" || zone == "-23:59")
+						if fullOK && !ok && quickShape {
+							t.Errorf("%q: quick path declined a valid instant", s)
+						}
+						if ok {
+							taken++
+						}
+					}
+				}
+			}
+		}
+	}
+	if taken == 0 {
+		t.Fatal("quick path took nothing")
 	}
 }

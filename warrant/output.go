@@ -1,8 +1,8 @@
 package warrant
 
 import (
-	"slices"
 	"strconv"
+	"strings"
 )
 
 func (e *evaluation) warrantView(evaluatedAt string) *WarrantView {
@@ -25,49 +25,53 @@ func (e *evaluation) warrantView(evaluatedAt string) *WarrantView {
 		PolicyVersion:           PolicyVersion,
 		EvaluatedAt:             evaluatedAt,
 		Warrant:                 ax,
-		SupportingEvidenceIDs:   evidenceIDs(e.avS),
-		OpposingEvidenceIDs:     evidenceIDs(e.avO),
-		IndependentLineageCount: e.lineageCount(),
-		Checks:                  checkIDs(v.Checks),
+		IndependentLineageCount: e.lineages,
 		Stale:                   e.stale,
 		OmittedSources:          nonNil(v.OmittedSources),
 		FalsificationConditions: []string{},
 	}
-	if e.freshest >= 0 {
-		id := e.avC[e.freshest].CheckID
-		w.FreshestCheck = &id
-	}
-	w.OpenConflicts, w.ResolvedConflicts = conflictIDs(v.Conflicts)
+	e.idLists(w)
 	w.DerivedFrom, w.Supersedes, w.SupersededBy = lineageIDs(v)
 	return w
 }
 
-func evidenceIDs(list []*Evidence) []string {
-	out := make([]string, len(list))
-	for i, e := range list {
-		out[i] = e.EvidenceID
+// idLists fills the id arrays of w, all carved from one allocation.
+func (e *evaluation) idLists(w *WarrantView) {
+	v := e.v
+	ids := make([]string, 0, len(e.avS)+len(e.avO)+len(v.Checks)+len(v.Conflicts)+1)
+	take := func(from int) []string { return ids[from:len(ids):len(ids)] }
+	for _, ev := range e.avS {
+		ids = append(ids, ev.EvidenceID)
 	}
-	return out
-}
-
-func checkIDs(list []Check) []string {
-	out := make([]string, len(list))
-	for i := range list {
-		out[i] = list[i].CheckID
+	w.SupportingEvidenceIDs = take(0)
+	n := len(ids)
+	for _, ev := range e.avO {
+		ids = append(ids, ev.EvidenceID)
 	}
-	return out
-}
-
-func conflictIDs(list []Conflict) (open, resolved []string) {
-	open, resolved = []string{}, []string{}
-	for _, c := range list {
+	w.OpposingEvidenceIDs = take(n)
+	n = len(ids)
+	for i := range v.Checks {
+		ids = append(ids, v.Checks[i].CheckID)
+	}
+	w.Checks = take(n)
+	n = len(ids)
+	for _, c := range v.Conflicts {
 		if c.Status == StatusOpen {
-			open = append(open, c.ConflictID)
-		} else {
-			resolved = append(resolved, c.ConflictID)
+			ids = append(ids, c.ConflictID)
 		}
 	}
-	return open, resolved
+	w.OpenConflicts = take(n)
+	n = len(ids)
+	for _, c := range v.Conflicts {
+		if c.Status != StatusOpen {
+			ids = append(ids, c.ConflictID)
+		}
+	}
+	w.ResolvedConflicts = take(n)
+	if e.freshest >= 0 {
+		ids = append(ids, e.avC[e.freshest].CheckID)
+		w.FreshestCheck = &ids[len(ids)-1]
+	}
 }
 
 func lineageIDs(v *View) (derived, supersedes, supersededBy []string) {
@@ -93,11 +97,13 @@ func nonNil(s []string) []string {
 }
 
 // rationale lists one code per notable axis value, sorted, as the
-// reference's goldens show.
+// reference's goldens show. The axes' names sort acceptance, conflict,
+// currency, sufficiency, verification, so appending in that order sorts.
 func rationale(ax Axes) []string {
-	codes := []string{"acceptance." + lower(ax.Acceptance), "verification." + lower(ax.Verification)}
+	codes := make([]string, 0, 5)
+	codes = append(codes, rationaleCode(ax.Acceptance, "acceptance.accepted", "acceptance.tentative", "acceptance.unaccepted"))
 	if ax.Conflict != ConflictNone {
-		codes = append(codes, "conflict."+lower(ax.Conflict))
+		codes = append(codes, rationaleCode(ax.Conflict, "conflict.open", "conflict.resolved"))
 	}
 	switch ax.Currency {
 	case Superseded:
@@ -106,20 +112,20 @@ func rationale(ax Axes) []string {
 		codes = append(codes, "currency.stale_check")
 	}
 	if ax.Sufficiency != Sufficient {
-		codes = append(codes, "sufficiency."+lower(ax.Sufficiency))
+		codes = append(codes, rationaleCode(ax.Sufficiency, "sufficiency.degraded", "sufficiency.insufficient"))
 	}
-	slices.Sort(codes)
-	return codes
+	return append(codes, rationaleCode(ax.Verification, "verification.external", "verification.human", "verification.indirect", "verification.none"))
 }
 
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
+// rationaleCode returns the code among codes for value: "axis.value" in
+// lower case. The codes are constants, so the usual case allocates nothing.
+func rationaleCode(value string, codes ...string) string {
+	for _, c := range codes {
+		if strings.EqualFold(c[strings.IndexByte(c, '.')+1:], value) {
+			return c
 		}
 	}
-	return string(b)
+	return codes[0][:strings.IndexByte(codes[0], '.')+1] + strings.ToLower(value)
 }
 
 // strength is the reference's non-normative score; nothing branches on
@@ -130,7 +136,7 @@ func (e *evaluation) strength(ax Axes) float64 {
 	// UNACCEPTED (weight 0), HUMAN and INDIRECT are unobserved in the goldens.
 	s := weight(ax.Acceptance, w{Accepted, 0.65}, w{Tentative, 0.35})
 	s += weight(ax.Verification, w{VerExternal, 0.2}, w{VerHuman, 0.25}, w{VerIndirect, 0.05})
-	if e.lineageCount() >= 2 {
+	if e.lineages >= 2 {
 		s += 0.05
 	}
 	s -= weight(ax.Conflict, w{ConflictOpen, 0.2})

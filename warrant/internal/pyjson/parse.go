@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -84,19 +85,22 @@ func (p *parser) skipSpace() {
 
 func (p *parser) skipSpaceRun() {
 	src, i := p.s, p.i
+	b := bytesOf(src)
+	// Indentation comes in runs: find the first byte that is not a space
+	// eight bytes at a time; a line break or tab is stepped over.
+	for i+8 <= len(b) {
+		if x := load64(b, i) ^ spaces8; x != 0 {
+			i += bits.TrailingZeros64(x) / 8
+			if c := src[i]; c != '\n' && c != '\t' && c != '\r' {
+				p.i = i
+				return
+			}
+		}
+		i++
+	}
 	for i < len(src) {
 		switch src[i] {
-		case ' ':
-			i++
-			// Indentation comes in runs: take long ones eight bytes at a
-			// time, then the rest byte by byte, without re-entering here.
-			for i+8 <= len(src) && load64(src, i) == spaces8 {
-				i += 8
-			}
-			for i < len(src) && src[i] == ' ' {
-				i++
-			}
-		case '\n', '\t', '\r':
+		case ' ', '\n', '\t', '\r':
 			i++
 		default:
 			p.i = i
@@ -220,11 +224,23 @@ func (p *parser) key() error {
 // an int (unbounded), anything with a fraction or exponent a float.
 func (p *parser) number() error {
 	start := p.i
+	kind, err := p.scanNumber()
+	if err != nil {
+		return err
+	}
+	p.push(node{kind: kind, off: int32(start), ln: int32(p.i - start)})
+	return nil
+}
+
+// scanNumber reads the number literal at p.i and tells whether it is an
+// Int or a Float; the literal is p.s[start:p.i].
+func (p *parser) scanNumber() (Kind, error) {
+	start := p.i
 	if p.s[p.i] == '-' {
 		p.i++
 	}
 	if p.i >= len(p.s) {
-		return p.fail("expecting a digit")
+		return 0, p.fail("expecting a digit")
 	}
 	switch c := p.s[p.i]; {
 	case c == '0':
@@ -232,7 +248,7 @@ func (p *parser) number() error {
 	case c >= '1' && c <= '9':
 		p.digits()
 	default:
-		return p.fail("expecting a value")
+		return 0, p.fail("expecting a value")
 	}
 	kind := Int
 	if p.i+1 < len(p.s) && p.s[p.i] == '.' && isDigit(p.s[p.i+1]) {
@@ -253,16 +269,15 @@ func (p *parser) number() error {
 	}
 	text := p.s[start:p.i]
 	if len(text) > 1<<20 {
-		return p.fail("number literal too long")
+		return 0, p.fail("number literal too long")
 	}
 	if kind == Float {
 		// Validate once here so Float() never meets a malformed literal.
 		if _, err := strconv.ParseFloat(text, 64); err != nil && !errors.Is(err, strconv.ErrRange) {
-			return p.fail("bad number")
+			return 0, p.fail("bad number")
 		}
 	}
-	p.push(node{kind: kind, off: int32(start), ln: int32(p.i - start)})
-	return nil
+	return kind, nil
 }
 
 func (p *parser) digits() {
@@ -277,6 +292,21 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // are refused (Python's strict mode); escapes may produce lone surrogates,
 // kept as WTF-8.
 func (p *parser) str() (node, error) {
+	start := p.i + 1
+	text, esc, err := p.scanString()
+	if err != nil {
+		return node{}, err
+	}
+	if esc {
+		p.t.escaped = append(p.t.escaped, text)
+		return node{kind: String, esc: true, off: int32(len(p.t.escaped) - 1)}, nil
+	}
+	return node{kind: String, off: int32(start), ln: int32(len(text))}, nil
+}
+
+// scanString reads the string literal at p.i. Its text is a slice of the
+// source unless the literal has escapes (esc), when it is a fresh copy.
+func (p *parser) scanString() (text string, esc bool, err error) {
 	p.i++ // opening quote
 	start := p.i
 	for p.i < len(p.s) {
@@ -286,22 +316,19 @@ func (p *parser) str() (node, error) {
 		if p.i >= len(p.s) {
 			break
 		}
-		c := p.s[p.i]
-		if c == '"' {
+		switch c := p.s[p.i]; {
+		case c == '"':
 			p.i++
-			return node{kind: String, off: int32(start), ln: int32(p.i - 1 - start)}, nil
-		}
-		if c == '\\' {
-			s, err := p.strEscaped(start)
-			p.t.escaped = append(p.t.escaped, s)
-			return node{kind: String, esc: true, off: int32(len(p.t.escaped) - 1)}, err
-		}
-		if c < 0x20 {
-			return node{}, p.fail("invalid control character in string")
+			return p.s[start : p.i-1], false, nil
+		case c == '\\':
+			text, err = p.strEscaped(start)
+			return text, true, err
+		case c < 0x20:
+			return "", false, p.fail("invalid control character in string")
 		}
 		p.i++
 	}
-	return node{}, p.fail("unterminated string")
+	return "", false, p.fail("unterminated string")
 }
 
 func (p *parser) strEscaped(start int) (string, error) {
@@ -406,23 +433,25 @@ const (
 	slash8  = 0x5c5c5c5c5c5c5c5c
 )
 
-// load64 reads s[i:i+8] as one little-endian word. The compiler does not
-// fuse byte-wise loads from a string, so view the bytes as a slice
-// (read-only; nothing writes through it) and let binary fuse them.
-func load64(s string, i int) uint64 {
-	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:i+8]), 8))
-}
+// bytesOf views s as bytes, read-only (nothing writes through it), so
+// that eight bytes load as one word.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// load64 reads b[i:i+8] as one little-endian word.
+func load64(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i : i+8]) }
 
 // skipPlain returns the index of the first byte at or after i that ends a
-// run of plain string text. It tests eight bytes per step with the usual
-// word tricks (a byte is zero / below 0x20), then finishes byte by byte.
+// run of plain string text: a quote, a backslash or a control character.
+// It tests eight bytes a step with the usual word tricks (a byte is zero,
+// a byte is below 0x20); the lowest flagged byte is always a true one.
 func skipPlain(s string, i int) int {
-	for i+8 <= len(s) {
-		w := load64(s, i)
-		q, b := w^quotes8, w^slash8
-		stop := ((q - ones8) &^ q) | ((b - ones8) &^ b) | ((w - spaces8) &^ w)
-		if stop&highs8 != 0 {
-			break
+	b := bytesOf(s)
+	for i+8 <= len(b) {
+		w := load64(b, i)
+		q, e := w^quotes8, w^slash8
+		stop := (((q - ones8) &^ q) | ((e - ones8) &^ e) | ((w - spaces8) &^ w)) & highs8
+		if stop != 0 {
+			return i + bits.TrailingZeros64(stop)/8
 		}
 		i += 8
 	}

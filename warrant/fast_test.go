@@ -1,0 +1,179 @@
+package warrant
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/ewp-go/ewp/internal/sharedtest"
+)
+
+// fastAgrees decodes s with the fast path and, when it takes s, with the
+// general path too, and fails the test unless both give the same
+// document. It reports whether the fast path took s.
+func fastAgrees(t testing.TB, s string) bool {
+	t.Helper()
+	var f fastDecoder
+	fd := &Document{}
+	v := f.decode(s, fd)
+	if v == nil {
+		return false
+	}
+	fd.View = v
+	var d Decoder
+	gd, err := d.generalDocument(s)
+	if err != nil {
+		if CheckPolicy(fd.PolicyID, fd.PolicyVersion) != nil {
+			return false // DecodeDocument refuses these before using the view
+		}
+		t.Errorf("fast path took a document the general path refuses (%v):\n%s", err, s)
+		return true
+	}
+	if !reflect.DeepEqual(fd, gd) {
+		t.Errorf("fast and general paths disagree on\n%s\nfast:    %+v\ngeneral: %+v", s, *fd.View, *gd.View)
+	}
+	// As a view (no document members), the two paths agree as well.
+	gv, err := d.generalView(s)
+	if fv := f.decode(s, nil); err != nil || !reflect.DeepEqual(fv, gv) {
+		t.Errorf("DecodeView paths disagree on\n%s (general: %v)", s, err)
+	}
+	return true
+}
+
+// The fast path must take what the general path accepts in the usual
+// shape, or it is no faster; and where it takes a document it must agree
+// with the general path exactly.
+func TestFastPathAgreesOnPacks(t *testing.T) {
+	for _, dir := range []string{"../fixtures/pack", sharedtest.Path(t, "ewp-pack")} {
+		var taken, accepted int
+		for _, sub := range []string{"fixtures", "invalid"} {
+			files, _ := filepath.Glob(filepath.Join(dir, sub, "*.json"))
+			for _, file := range files {
+				data, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fastAgrees(t, string(data)) {
+					taken++
+				}
+				if _, err := DecodeDocument(data); err == nil {
+					accepted++
+				}
+			}
+		}
+		t.Logf("%s: fast path took %d of %d accepted documents", dir, taken, accepted)
+		if taken < accepted*9/10 {
+			t.Errorf("%s: fast path took only %d of %d accepted documents", dir, taken, accepted)
+		}
+	}
+}
+
+func TestFastPathAgreesOnCorpus(t *testing.T) {
+	taken, n := 0, 0
+	sharedtest.EachCorpusCase(t, func(_ int, c sharedtest.CorpusCase) {
+		n++
+		if fastAgrees(t, string(c.Doc)) {
+			taken++
+		}
+	})
+	t.Logf("fast path took %d of %d corpus documents", taken, n)
+}
+
+// Inputs at the edges of what the fast path takes: each must either be
+// left to the general path or decoded exactly as it decodes them.
+func TestFastPathEdges(t *testing.T) {
+	src := `{"source_id":"s1","lineage_id":"L1","origin_type":"tool","origin_locator":"loc","snapshot_id":"snap","content_hash":"h","observed_at":"2026-01-01T00:00:00Z"}`
+	ev := `{"evidence_id":"e1","polarity":"supports","content":"c","observed_at":"2026-01-01T00:00:00Z","source":` + src + `}`
+	base := `"proposition_id":"P","evaluated_at":"2026-06-01T00:00:00Z"`
+	cases := []struct {
+		doc  string
+		fast bool // whether the fast path should take it
+	}{
+		{`{` + base + `,"evidence":[` + ev + `]}`, true},
+		{` {` + base + `,"evidence":[` + ev + `]} ` + "\n", true},
+		{`{` + base + `,"evidence":[` + ev + `],"evidence":[]}`, false},       // repeated member: last wins
+		{`{` + base + `,"evidence":[` + ev + `],"evidence":null}`, false},     // repeated member
+		{`{` + base + `,"\u0065vidence":[` + ev + `]}`, true},                 // escaped member name
+		{`{` + base + `,"evidence":[` + ev + `,` + ev + `]}`, false},          // duplicate id
+		{`{` + base + `,"evidence":[` + ev + `]]}`, false},                    // syntax
+		{`{` + base + `,"evidence":[` + ev + `,]}`, false},                    // trailing comma
+		{`{` + base + `,"evidence":[` + ev + `]`, false},                      // unterminated
+		{`{` + base + `,"evidence":[` + ev + `]} x`, false},                   // extra data
+		{`{` + base + `,"view_id":7}`, false},                                 // needs str()
+		{`{` + base + `,"view_id":"\ud800"}`, true},                           // lone surrogate
+		{`{` + base + `,"view_id":""}`, true},                                 // derived id
+		{`{` + base + `,"subjects":null,"omitted_sources":["x"]}`, true},      //
+		{`{` + base + `,"subjects":["a",""]}`, false},                         // empty subject
+		{`{` + base + `,"freshness_policy_seconds":-0}`, true},                //
+		{`{` + base + `,"freshness_policy_seconds":1e3}`, false},              // float
+		{`{` + base + `,"freshness_policy_seconds":9007199254740992}`, false}, // too large
+		{`{` + base + `,"degraded":null,"retrieval_scope":null}`, true},       //
+		{`{` + base + `,"adapter_meta":{"b":[1,2.50,{"z":null}],"a":"\u00e9"}}`, true},
+		{`{` + base + `,"adapter_meta":[]}`, false},
+		{`{` + base + `,"unknown":{"deep":[[[{"x":"\n"}]]]}}`, true},
+		{`{` + base + `,"unknown":{"deep":[[[{"x":"` + "\n" + `"}]]]}}`, false}, // raw control character
+		{`{` + base + `,"policy_id":"reference-v2","policy_version":null}`, true},
+		{`{` + base + `,"policy_id":"other"}`, false},
+		{`{"proposition_id":"","evaluated_at":"2026-06-01T00:00:00Z"}`, false},
+		{`{"evaluated_at":"2026-06-01T00:00:00Z"}`, false},
+		{`{` + base + `,"conflicts":[{"conflict_id":"c","status":"open","proposition_ids":["Q","P:v"],"note":null}]}`, true},
+		{`{` + base + `,"conflicts":[{"conflict_id":"c","status":"open","proposition_ids":["Q"]}]}`, false},
+		{`{` + base + `,"conflicts":[{"conflict_id":"c","status":"open","proposition_ids":["P"],"note":0}]}`, false},
+		{`{` + base + `,"lineage":[{"kind":"superseded_by","from_id":"P","to_id":"P2"}]}`, true},
+		{`{` + base + `,"lineage":[{"kind":"superseded_by","from_id":"","to_id":"P2"}]}`, false},
+		{`{` + base + `,"evidence":[` + strings.Replace(ev, `"supports"`, `"opposes","proposition_id":"P:x"`, 1) + `]}`, true},
+		{`{` + base + `,"evidence":[` + strings.Replace(ev, `"supports"`, `"opposes","proposition_id":"Q"`, 1) + `]}`, false},
+		{`{` + base + `,"evidence":[` + strings.Replace(ev, `"supports"`, `"opposes","proposition_id":""`, 1) + `]}`, false},
+		{`{` + base + `,"evidence":[` + strings.Replace(ev, `"h"`, `"h","extractor_id":"x","parent_source_id":null`, 1) + `]}`, true},
+		{`{` + base + `,"assertions":[{"assertion_id":"a","text":"t","asserted_by":"b","assertion_confidence":1,"asserted_at":"x","source":` + src + `}],"evidence":[` + ev + `]}`, true},
+		{`{` + base + `,"assertions":[{"assertion_id":"a","text":"t","asserted_by":"b","assertion_confidence":1e400,"asserted_at":"x","source":` + src + `}]}`, false},
+		{`{` + base + `,"assertions":[{"assertion_id":"a","text":"t","asserted_by":"b","assertion_confidence":0.5,"asserted_at":"x","source":` + strings.Replace(src, `"h"`, `"other"`, 1) + `}],"evidence":[` + ev + `]}`, false}, // one source_id, two SourceRefs
+		{`{` + base + `,"checks":[{"check_id":"k","method":"m","scope":"s","result":"inconclusive","observed_at":"x","subjects":["A"],"source":` + src + `}]}`, true},
+		{`{` + base + `,"checks":[{"check_id":"k","method":"m","scope":"s","result":"maybe","observed_at":"x","source":` + src + `}]}`, false},
+		{`{` + base + `,"checks":[{"check_id":"k","method":"m","scope":"s","result":"supports","observed_at":"x"}]}`, false}, // no source
+	}
+	for _, c := range cases {
+		if got := fastAgrees(t, c.doc); got != c.fast {
+			t.Errorf("fast path took=%v, want %v, for\n%s", got, c.fast, c.doc)
+		}
+	}
+}
+
+// A view with many records and sources exercises the indexed paths.
+func TestFastPathBigView(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"proposition_id":"P","evaluated_at":"2026-06-01T00:00:00Z","evidence":[`)
+	for i := 0; i < 300; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		id := itoa(int64(i))
+		b.WriteString(`{"evidence_id":"e` + id + `","polarity":"supports","content":"c","observed_at":"2026-01-01T00:00:00Z","source":{"source_id":"s` + itoa(int64(i%40)) + `","lineage_id":"L","origin_type":"tool","origin_locator":"loc","snapshot_id":"snap","content_hash":"h","observed_at":"x"}}`)
+	}
+	b.WriteString(`]}`)
+	if !fastAgrees(t, b.String()) {
+		t.Fatal("fast path did not take a large valid view")
+	}
+	dup := strings.Replace(b.String(), `"e299"`, `"e7"`, 1)
+	if fastAgrees(t, dup) {
+		t.Fatal("fast path took a large view with a duplicate id")
+	}
+}
+
+func FuzzFastPath(f *testing.F) {
+	for _, dir := range []string{"../fixtures/pack/fixtures", "../fixtures/pack/invalid"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		for _, file := range files[:min(len(files), 40)] {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fastAgrees(t, string(data))
+	})
+}

@@ -1,0 +1,413 @@
+package warrant
+
+// Record decoding of the fast path. Each reader returns false to give up;
+// the general path then decides.
+
+func (f *fastDecoder) assertions(v *View) bool {
+	if open, ok := f.list(); !open {
+		return ok
+	}
+	f.as = f.as[:0]
+	for f.sc.Elem() {
+		f.as = append(f.as, Assertion{})
+		if !f.assertion(&f.as[len(f.as)-1]) {
+			return false
+		}
+	}
+	v.Assertions = exact(f.as)
+	return !f.sc.Failed() && distinct(v.Assertions, func(r *Assertion) string { return r.AssertionID })
+}
+
+// list opens a record list. Null is an empty list: open then reports
+// false with ok true.
+func (f *fastDecoder) list() (open, ok bool) {
+	if f.sc.Null() {
+		return false, true
+	}
+	return f.sc.Array(), !f.sc.Failed()
+}
+
+func (f *fastDecoder) assertion(a *Assertion) bool {
+	if !f.sc.Object() {
+		return false
+	}
+	var seen uint64
+	for guess := assertionOrder.first; ; {
+		i, ok := f.next(&seen, guess)
+		if !ok {
+			break
+		}
+		guess = assertionOrder.after[i]
+		switch i {
+		case fAssertionID:
+			a.AssertionID = f.text()
+		case fText:
+			a.Text = f.text()
+		case fAssertedBy:
+			a.AssertedBy = f.text()
+		case fConfidence:
+			a.Confidence = f.confidence()
+		case fSource:
+			f.source(&a.Source)
+		case fAssertedAt:
+			a.AssertedAt = f.text()
+		case fPropositionID:
+			a.PropositionID = f.recordProp()
+		default:
+			f.sc.Skip()
+		}
+	}
+	return !f.sc.Failed() && seen&needAssertion == needAssertion
+}
+
+// recordProp reads a record's proposition_id. It stays "" when null, to be
+// filled in once the view's own is known; an explicit "" names no
+// proposition of the view and gives up.
+func (f *fastDecoder) recordProp() string {
+	if f.sc.Null() {
+		return ""
+	}
+	s := f.sc.Str()
+	if s == "" {
+		f.sc.Stop()
+	}
+	return s
+}
+
+func (f *fastDecoder) evidence(v *View) bool {
+	if open, ok := f.list(); !open {
+		return ok
+	}
+	f.ev = f.ev[:0]
+	for f.sc.Elem() {
+		f.ev = append(f.ev, Evidence{})
+		if !f.evidenceItem(&f.ev[len(f.ev)-1]) {
+			return false
+		}
+	}
+	v.Evidence = exact(f.ev)
+	return !f.sc.Failed() && distinct(v.Evidence, func(r *Evidence) string { return r.EvidenceID })
+}
+
+func (f *fastDecoder) evidenceItem(e *Evidence) bool {
+	if !f.sc.Object() {
+		return false
+	}
+	var seen uint64
+	for guess := evidenceOrder.first; ; {
+		i, ok := f.next(&seen, guess)
+		if !ok {
+			break
+		}
+		guess = evidenceOrder.after[i]
+		switch i {
+		case fEvidenceID:
+			e.EvidenceID = f.text()
+		case fPolarity:
+			e.Polarity = f.enum(Supports, Opposes)
+		case fSource:
+			f.source(&e.Source)
+		case fContent:
+			e.Content = f.text()
+		case fObservedAt:
+			e.ObservedAt = f.text()
+		case fPropositionID:
+			e.PropositionID = f.recordProp()
+		default:
+			f.sc.Skip()
+		}
+	}
+	return !f.sc.Failed() && seen&needEvidence == needEvidence
+}
+
+func (f *fastDecoder) checks(v *View) bool {
+	if open, ok := f.list(); !open {
+		return ok
+	}
+	f.ch = f.ch[:0]
+	for f.sc.Elem() {
+		f.ch = append(f.ch, Check{})
+		if !f.check(&f.ch[len(f.ch)-1]) {
+			return false
+		}
+	}
+	v.Checks = exact(f.ch)
+	return !f.sc.Failed() && distinct(v.Checks, func(r *Check) string { return r.CheckID })
+}
+
+func (f *fastDecoder) check(c *Check) bool {
+	if !f.sc.Object() {
+		return false
+	}
+	var seen uint64
+	for guess := checkOrder.first; ; {
+		i, ok := f.next(&seen, guess)
+		if !ok {
+			break
+		}
+		guess = checkOrder.after[i]
+		switch i {
+		case fCheckID:
+			c.CheckID = f.text()
+		case fMethod:
+			c.Method = f.text()
+		case fScope:
+			c.Scope = f.text()
+		case fSource:
+			f.source(&c.Source)
+		case fObservedAt:
+			c.ObservedAt = f.text()
+		case fResult:
+			c.Result = f.enum(Supports, Opposes, Inconclusive)
+		case fSubjects:
+			c.Subjects = f.strings()
+		default:
+			f.sc.Skip()
+		}
+	}
+	if c.Subjects == nil {
+		c.Subjects = []string{}
+	}
+	return !f.sc.Failed() && seen&needCheck == needCheck
+}
+
+func (f *fastDecoder) conflicts(v *View) bool {
+	if open, ok := f.list(); !open {
+		return ok
+	}
+	f.co = f.co[:0]
+	for f.sc.Elem() {
+		f.co = append(f.co, Conflict{})
+		if !f.conflict(&f.co[len(f.co)-1]) {
+			return false
+		}
+	}
+	v.Conflicts = exact(f.co)
+	return !f.sc.Failed() && distinct(v.Conflicts, func(r *Conflict) string { return r.ConflictID })
+}
+
+func (f *fastDecoder) conflict(c *Conflict) bool {
+	if !f.sc.Object() {
+		return false
+	}
+	var seen uint64
+	for guess := conflictOrder.first; ; {
+		i, ok := f.next(&seen, guess)
+		if !ok {
+			break
+		}
+		guess = conflictOrder.after[i]
+		switch i {
+		case fConflictID:
+			c.ConflictID = f.text()
+		case fStatus:
+			c.Status = f.enum(StatusOpen, StatusResolved)
+		case fPropositionIDs:
+			c.PropositionIDs = f.strings()
+		case fNote:
+			// Any falsy note reads "", but only null and strings are taken.
+			c.Note = f.optStr()
+		default:
+			f.sc.Skip()
+		}
+	}
+	return !f.sc.Failed() && seen&needConflict == needConflict && len(c.PropositionIDs) > 0
+}
+
+func (f *fastDecoder) lineage(v *View) bool {
+	if open, ok := f.list(); !open {
+		return ok
+	}
+	f.li = f.li[:0]
+	for f.sc.Elem() {
+		f.li = append(f.li, LineageEdge{})
+		if !f.edge(&f.li[len(f.li)-1]) {
+			return false
+		}
+	}
+	v.Lineage = exact(f.li)
+	return !f.sc.Failed()
+}
+
+func (f *fastDecoder) edge(e *LineageEdge) bool {
+	if !f.sc.Object() {
+		return false
+	}
+	var seen uint64
+	for guess := edgeOrder.first; ; {
+		i, ok := f.next(&seen, guess)
+		if !ok {
+			break
+		}
+		guess = edgeOrder.after[i]
+		switch i {
+		case fKind:
+			e.Kind = f.enum(KindDerivedFrom, KindSupersedes, KindSupersededBy, KindParentSource)
+		case fFromID:
+			e.FromID = f.text()
+		case fToID:
+			e.ToID = f.text()
+		default:
+			f.sc.Skip()
+		}
+	}
+	return !f.sc.Failed() && seen&needEdge == needEdge && e.FromID != "" && e.ToID != ""
+}
+
+// source reads a record's SourceRef and holds one source_id to one
+// SourceRef across the view.
+func (f *fastDecoder) source(s *SourceRef) {
+	if !f.sc.Object() {
+		return
+	}
+	var seen uint64
+	for guess := sourceOrder.first; ; {
+		i, ok := f.next(&seen, guess)
+		if !ok {
+			break
+		}
+		guess = sourceOrder.after[i]
+		switch i {
+		case fSourceID:
+			s.SourceID = f.text()
+		case fLineageID:
+			s.LineageID = f.text()
+		case fOriginType:
+			s.OriginType = f.text()
+		case fOriginLocator:
+			s.OriginLocator = f.text()
+		case fSnapshotID:
+			s.SnapshotID = f.text()
+		case fContentHash:
+			s.ContentHash = f.text()
+		case fObservedAt:
+			s.ObservedAt = f.text()
+		case fExtractorID:
+			s.ExtractorID = f.optPtr()
+		case fParentSourceID:
+			s.ParentSourceID = f.optPtr()
+		default:
+			f.sc.Skip()
+		}
+	}
+	if f.sc.Failed() || seen&needSource != needSource || !f.oneSource(s) {
+		f.sc.Stop()
+	}
+}
+
+// oneSource reports whether s agrees with any SourceRef met before under
+// its source_id, and remembers it.
+func (f *fastDecoder) oneSource(s *SourceRef) bool {
+	if i := f.findSource(s.SourceID); i >= 0 {
+		return sameSource(f.src[i], *s)
+	}
+	f.src = append(f.src, *s)
+	switch {
+	case len(f.src) > smallSet:
+		f.srcIndex[s.SourceID] = len(f.src) - 1
+	case len(f.src) == smallSet:
+		if f.srcIndex == nil {
+			f.srcIndex = make(map[string]int)
+		}
+		for i := range f.src {
+			f.srcIndex[f.src[i].SourceID] = i
+		}
+	}
+	return true
+}
+
+// findSource returns the index of the source met under id, or -1. Past a
+// handful of sources it asks the index instead of scanning.
+func (f *fastDecoder) findSource(id string) int {
+	if len(f.src) >= smallSet {
+		if i, ok := f.srcIndex[id]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range f.src {
+		if f.src[i].SourceID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// finish applies what needs the whole view: record propositions bound to
+// the view's, conflicts naming it, the derived view id.
+func (f *fastDecoder) finish(v *View) bool {
+	d := decoder{prop: v.PropositionID}
+	for i := range v.Assertions {
+		if !d.ownProp(&v.Assertions[i].PropositionID) {
+			return false
+		}
+	}
+	for i := range v.Evidence {
+		if !d.ownProp(&v.Evidence[i].PropositionID) {
+			return false
+		}
+	}
+	for i := range v.Conflicts {
+		if !d.namesView(v.Conflicts[i].PropositionIDs) {
+			return false
+		}
+	}
+	fill(&v.Assertions)
+	fill(&v.Evidence)
+	fill(&v.Checks)
+	fill(&v.Conflicts)
+	fill(&v.Lineage)
+	fill(&v.OmittedSources)
+	fill(&v.Subjects)
+	if v.ViewID == "" {
+		v.ViewID = DerivedViewID(v)
+		v.ViewIDDerived = true
+	}
+	return true
+}
+
+// ownProp fills in a record's absent proposition_id and checks a given one.
+func (d *decoder) ownProp(p *string) bool {
+	if *p == "" {
+		*p = d.prop
+		return true
+	}
+	return d.bounded(*p)
+}
+
+// fill makes an absent list empty, as the general path does.
+func fill[T any](list *[]T) {
+	if *list == nil {
+		*list = []T{}
+	}
+}
+
+// exact copies scratch into a slice of its own, of exactly its length.
+func exact[T any](scratch []T) []T {
+	if len(scratch) == 0 {
+		return []T{}
+	}
+	out := make([]T, len(scratch))
+	copy(out, scratch)
+	return out
+}
+
+// distinct reports whether every record has its own id. Views are usually
+// small, so it scans; long lists get a set.
+func distinct[T any](recs []T, id func(*T) string) bool {
+	if len(recs) > smallSet {
+		seen := make(map[string]struct{}, len(recs))
+		for i := range recs {
+			seen[id(&recs[i])] = struct{}{}
+		}
+		return len(seen) == len(recs)
+	}
+	for i := range recs {
+		for j := 0; j < i; j++ {
+			if id(&recs[i]) == id(&recs[j]) {
+				return false
+			}
+		}
+	}
+	return true
+}

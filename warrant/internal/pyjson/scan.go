@@ -1,0 +1,363 @@
+package pyjson
+
+import (
+	"math"
+	"math/bits"
+	"unicode/utf8"
+)
+
+// Scanner reads one JSON document token by token, with the grammar and
+// string semantics of Parse, for callers that know the shape they expect
+// and want no tape. It does not report errors: the first thing that is not
+// what the caller asked for (bad syntax, another type) stops it, every
+// later read returns nothing, and Failed reports it. Callers then fall
+// back to Parse, which says precisely what is wrong.
+//
+// Duplicate keys are the caller's business: Scanner hands every member
+// over in order, as Iter does.
+type Scanner struct {
+	p      parser
+	failed bool
+	// opened is set between reading a container's opening byte and its
+	// first member or element, when no comma is due.
+	opened bool
+}
+
+// Reset starts reading s, which must hold exactly one JSON value.
+func (sc *Scanner) Reset(s string) {
+	sc.p = parser{s: s}
+	sc.opened = false
+	sc.failed = len(s) > math.MaxInt32 || !validText(s)
+	if sc.failed {
+		sc.p.i = len(s)
+	}
+}
+
+// validText is utf8.ValidString with a wider ASCII fast path: views are
+// mostly ASCII, and this check runs over every byte of every document.
+func validText(s string) bool {
+	b, i := bytesOf(s), 0
+	for ; i+32 <= len(b); i += 32 {
+		if (load64(b, i)|load64(b, i+8)|load64(b, i+16)|load64(b, i+24))&highs8 != 0 {
+			return utf8.ValidString(s[i:])
+		}
+	}
+	return utf8.ValidString(s[i:])
+}
+
+const (
+	low7s = 0x7f7f7f7f7f7f7f7f
+	// Added to the low seven bits of a byte, these set its high bit
+	// exactly when the byte is at least 0x20, or above 0x20.
+	addGE20 = 0x6060606060606060
+	addGT20 = 0x5f5f5f5f5f5f5f5f
+)
+
+// spaceControls reports whether every byte of x flagged in ctl is a tab,
+// line feed or carriage return: the control characters JSON allows as
+// white space.
+func spaceControls(x, ctl uint64) bool {
+	for ; ctl != 0; ctl &= ctl - 1 {
+		switch byte(x >> (bits.TrailingZeros64(ctl) &^ 7)) {
+		case '\t', '\n', '\r':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Failed reports whether the scanner has stopped.
+func (sc *Scanner) Failed() bool { return sc.failed }
+
+// Stop makes the scanner fail: the caller met something it does not take.
+func (sc *Scanner) Stop() {
+	sc.failed = true
+	sc.p.i = len(sc.p.s)
+}
+
+// Pos is the offset of the next unread byte.
+func (sc *Scanner) Pos() int { return sc.p.i }
+
+// Text returns the source text s[from:to].
+func (sc *Scanner) Text(from, to int) string { return sc.p.s[from:to] }
+
+// End reports whether only white space is left, and fails if not.
+func (sc *Scanner) End() bool {
+	if sc.next() != 0 || sc.failed {
+		sc.Stop()
+		return false
+	}
+	return true
+}
+
+// next skips white space and returns the next byte, 0 at the end. It
+// inlines; most calls find no white space.
+func (sc *Scanner) next() (c byte) {
+	if sc.p.i < len(sc.p.s) {
+		c = sc.p.s[sc.p.i]
+	}
+	if c <= ' ' {
+		c = sc.skipSpace()
+	}
+	return c
+}
+
+// skipSpace finds the next byte above ' ', eight bytes a step, checking
+// that the bytes it passes are white space.
+func (sc *Scanner) skipSpace() byte {
+	b, i := bytesOf(sc.p.s), sc.p.i
+	if i+1 < len(b) && b[i] == ' ' && b[i+1] > ' ' {
+		sc.p.i = i + 1 // one space, as after a colon in indented JSON
+		return b[i+1]
+	}
+	for ; i+8 <= len(b); i += 8 {
+		x := load64(b, i)
+		m := ((x&low7s + addGT20) | x) & highs8 // bytes above ' '
+		k := bits.TrailingZeros64(m)            // 64 when there are none
+		// Control bytes before it must be white space; in indented JSON
+		// the only one is a line feed leading the run.
+		ctl := ^((x&low7s + addGE20) | x) & highs8 & (1<<k - 1)
+		if ctl != 0 && (ctl != 0x80 || byte(x) != '\n') && !spaceControls(x, ctl) {
+			break
+		}
+		if m != 0 {
+			sc.p.i = i + k/8
+			return b[sc.p.i]
+		}
+	}
+	for ; i < len(b); i++ {
+		switch c := b[i]; c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		default:
+			if c < ' ' {
+				sc.Stop()
+				return 0
+			}
+			sc.p.i = i
+			return c
+		}
+	}
+	sc.p.i = i
+	return 0
+}
+
+// Peek tells the kind of the next value without reading it. Numbers are
+// reported as Int until read; ok is false when no value starts here.
+func (sc *Scanner) Peek() (k Kind, ok bool) {
+	switch c := sc.next(); {
+	case c == '"':
+		return String, true
+	case c == '{':
+		return Object, true
+	case c == '[':
+		return Array, true
+	case c == 'n':
+		return Null, true
+	case c == 't' || c == 'f':
+		return Bool, true
+	case c == '-' || (c >= '0' && c <= '9'):
+		return Int, true
+	}
+	return 0, false
+}
+
+// Null reads a null if one is next and reports whether it did.
+func (sc *Scanner) Null() bool {
+	if sc.next() != 'n' {
+		return false
+	}
+	if !sc.p.lit("null") {
+		sc.Stop()
+		return false
+	}
+	return true
+}
+
+// Bool reads a boolean; anything else fails.
+func (sc *Scanner) Bool() bool {
+	switch {
+	case sc.next() == 't' && sc.p.lit("true"):
+		return true
+	case sc.next() == 'f' && sc.p.lit("false"):
+		return false
+	}
+	sc.Stop()
+	return false
+}
+
+// Str reads a string; anything else fails.
+func (sc *Scanner) Str() string {
+	if sc.next() != '"' {
+		sc.Stop()
+		return ""
+	}
+	s, i := sc.p.s, sc.p.i
+	if j := skipPlain(s, i+1); j < len(s) && s[j] == '"' {
+		sc.p.i = j + 1
+		return s[i+1 : j]
+	}
+	str, _, err := sc.p.scanString()
+	if err != nil {
+		sc.Stop()
+	}
+	return str
+}
+
+// Number reads a number and returns its literal and kind (Int or Float);
+// anything else fails.
+func (sc *Scanner) Number() (string, Kind) {
+	if c := sc.next(); c != '-' && (c < '0' || c > '9') {
+		sc.Stop()
+		return "", Null
+	}
+	start := sc.p.i
+	k, err := sc.p.scanNumber()
+	if err != nil {
+		sc.Stop()
+		return "", Null
+	}
+	return sc.p.s[start:sc.p.i], k
+}
+
+// Object reads the opening brace of an object; anything else fails.
+func (sc *Scanner) Object() bool { return sc.open('{') }
+
+// Array reads the opening bracket of an array; anything else fails.
+func (sc *Scanner) Array() bool { return sc.open('[') }
+
+func (sc *Scanner) open(c byte) bool {
+	if sc.next() != c {
+		sc.Stop()
+		return false
+	}
+	sc.p.i++
+	sc.opened = true
+	return true
+}
+
+// Key reads the next member name of the object being read and the colon
+// after it. It returns ok=false after reading the closing brace (or on
+// failure).
+func (sc *Scanner) Key() (key string, ok bool) {
+	if !sc.Member() {
+		return "", false
+	}
+	return sc.Name(), !sc.failed
+}
+
+// Member moves to the next member of the object being read, whose name
+// Name or NameIs then reads. It returns false after reading the closing
+// brace (or on failure).
+func (sc *Scanner) Member() bool {
+	c := sc.next()
+	first := sc.opened
+	sc.opened = false
+	switch {
+	case c == '"' && first:
+		return true
+	case c == ',' && !first:
+		sc.p.i++
+		if sc.next() == '"' {
+			return true
+		}
+	case c == '}':
+		sc.p.i++
+		return false
+	}
+	sc.Stop()
+	return false
+}
+
+// Name reads a member name and the colon after it.
+func (sc *Scanner) Name() string {
+	s, i := sc.p.s, sc.p.i
+	// Names are almost always plain text followed at once by the colon.
+	if j := skipPlain(s, i+1); j+1 < len(s) && s[j] == '"' && s[j+1] == ':' {
+		sc.p.i = j + 2
+		return s[i+1 : j]
+	}
+	key, _, err := sc.p.scanString()
+	if err != nil || sc.next() != ':' {
+		sc.Stop()
+		return ""
+	}
+	sc.p.i++
+	return key
+}
+
+// NameIs reads the member name and its colon if the name is exactly
+// name, written plainly, and reports whether it did. Callers that can
+// guess the next name (keys often come sorted) save reading it twice.
+func (sc *Scanner) NameIs(name string) bool {
+	s, i := sc.p.s, sc.p.i
+	j := i + 1 + len(name)
+	if j+1 < len(s) && s[j] == '"' && s[j+1] == ':' && s[i+1:j] == name {
+		sc.p.i = j + 2
+		return true
+	}
+	return false
+}
+
+// Elem moves to the next element of the array being read. It returns
+// false after reading the closing bracket (or on failure).
+func (sc *Scanner) Elem() bool { return sc.more(']') }
+
+// more reads the separator before the next member or element, or the
+// closer. When it reports true, the next byte is not white space.
+func (sc *Scanner) more(closer byte) bool {
+	c := sc.next()
+	first := sc.opened
+	sc.opened = false
+	switch {
+	case c == closer:
+		sc.p.i++
+		return false
+	case first && c != 0:
+		return true
+	case c == ',':
+		sc.p.i++
+		return sc.next() != 0
+	}
+	sc.Stop()
+	return false
+}
+
+// Skip reads over one value of any kind, checking its syntax.
+func (sc *Scanner) Skip() { sc.skip(0) }
+
+func (sc *Scanner) skip(depth int) {
+	if depth > maxDepth-16 {
+		sc.Stop()
+		return
+	}
+	k, ok := sc.Peek()
+	switch {
+	case !ok:
+		sc.Stop()
+	case k == Object:
+		sc.Object()
+		for {
+			if _, ok := sc.Key(); !ok {
+				return
+			}
+			sc.skip(depth + 1)
+		}
+	case k == Array:
+		sc.Array()
+		for sc.Elem() {
+			sc.skip(depth + 1)
+		}
+	case k == String:
+		sc.Str()
+	case k == Int:
+		sc.Number()
+	case k == Null:
+		if !sc.Null() {
+			sc.Stop()
+		}
+	default:
+		sc.Bool()
+	}
+}
