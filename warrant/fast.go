@@ -85,7 +85,7 @@ func (f *fastDecoder) next(seen *uint64, guess int8) (int, bool) {
 	sc := &f.sc
 	for sc.Member() {
 		var i int
-		if guess >= 0 && sc.NameIs(fieldNames[guess]) {
+		if guess >= 0 && sc.NameIs(&fieldNeedles[guess]) {
 			i = int(guess)
 		} else if i = fieldIndex(sc.Name()); i < 0 {
 			sc.Skip()
@@ -100,6 +100,14 @@ func (f *fastDecoder) next(seen *uint64, guess int8) (int, bool) {
 	}
 	return -1, false
 }
+
+// fieldNeedles are the member names made ready for Scanner.NameIs.
+var fieldNeedles = func() (nd [numFields]pyjson.Needle) {
+	for i, name := range fieldNames {
+		nd[i] = pyjson.NewNeedle(name)
+	}
+	return nd
+}()
 
 // memberOrder guesses the member that comes next in one kind of object:
 // the one after it in sorted order, as the reference (json.dumps with

@@ -1,9 +1,6 @@
 package warrant
 
-import (
-	"strconv"
-	"strings"
-)
+import "math"
 
 func (e *evaluation) warrantView(evaluatedAt string) *WarrantView {
 	v := e.v
@@ -100,10 +97,20 @@ func nonNil(s []string) []string {
 // reference's goldens show. The axes' names sort acceptance, conflict,
 // currency, sufficiency, verification, so appending in that order sorts.
 func rationale(ax Axes) []string {
-	codes := make([]string, 0, 5)
-	codes = append(codes, rationaleCode(ax.Acceptance, "acceptance.accepted", "acceptance.tentative", "acceptance.unaccepted"))
-	if ax.Conflict != ConflictNone {
-		codes = append(codes, rationaleCode(ax.Conflict, "conflict.open", "conflict.resolved"))
+	codes := make([]string, 1, 5)
+	switch ax.Acceptance {
+	case Accepted:
+		codes[0] = "acceptance.accepted"
+	case Tentative:
+		codes[0] = "acceptance.tentative"
+	default:
+		codes[0] = "acceptance.unaccepted"
+	}
+	switch ax.Conflict {
+	case ConflictOpen:
+		codes = append(codes, "conflict.open")
+	case ConflictResolved:
+		codes = append(codes, "conflict.resolved")
 	}
 	switch ax.Currency {
 	case Superseded:
@@ -111,21 +118,21 @@ func rationale(ax Axes) []string {
 	case Stale:
 		codes = append(codes, "currency.stale_check")
 	}
-	if ax.Sufficiency != Sufficient {
-		codes = append(codes, rationaleCode(ax.Sufficiency, "sufficiency.degraded", "sufficiency.insufficient"))
+	switch ax.Sufficiency {
+	case Degraded:
+		codes = append(codes, "sufficiency.degraded")
+	case Insufficient:
+		codes = append(codes, "sufficiency.insufficient")
 	}
-	return append(codes, rationaleCode(ax.Verification, "verification.external", "verification.human", "verification.indirect", "verification.none"))
-}
-
-// rationaleCode returns the code among codes for value: "axis.value" in
-// lower case. The codes are constants, so the usual case allocates nothing.
-func rationaleCode(value string, codes ...string) string {
-	for _, c := range codes {
-		if strings.EqualFold(c[strings.IndexByte(c, '.')+1:], value) {
-			return c
-		}
+	switch ax.Verification {
+	case VerHuman:
+		return append(codes, "verification.human")
+	case VerExternal:
+		return append(codes, "verification.external")
+	case VerIndirect:
+		return append(codes, "verification.indirect")
 	}
-	return codes[0][:strings.IndexByte(codes[0], '.')+1] + strings.ToLower(value)
+	return append(codes, "verification.none")
 }
 
 // strength is the reference's non-normative score; nothing branches on
@@ -133,19 +140,29 @@ func rationaleCode(value string, codes ...string) string {
 // every golden of its pack exactly; those marked "unobserved" never occur
 // in a golden and are our own choice.
 func (e *evaluation) strength(ax Axes) float64 {
+	return hundredths(rawStrength(ax, e.lineages))
+}
+
+// rawStrength is the score before rounding.
+func rawStrength(ax Axes, lineages int) float64 {
 	// UNACCEPTED (weight 0), HUMAN and INDIRECT are unobserved in the goldens.
 	s := weight(ax.Acceptance, w{Accepted, 0.65}, w{Tentative, 0.35})
 	s += weight(ax.Verification, w{VerExternal, 0.2}, w{VerHuman, 0.25}, w{VerIndirect, 0.05})
-	if e.lineages >= 2 {
+	if lineages >= 2 {
 		s += 0.05
 	}
 	s -= weight(ax.Conflict, w{ConflictOpen, 0.2})
 	s -= weight(ax.Currency, w{Superseded, 0.35}, w{Stale, 0.15})
 	s -= weight(ax.Sufficiency, w{Degraded, 0.15}, w{Insufficient, 0.15}) // INSUFFICIENT unobserved
-	s = min(1, max(0, s))
-	// Round to two places on the exact binary value, as Python's round().
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(s, 'f', 2, 64), 64)
-	return r
+	return min(1, max(0, s))
+}
+
+// hundredths rounds s to two places as Python's round(s, 2) does. Every
+// weight is a multiple of 0.05, so s is within float error of a multiple
+// of 0.01, never near a tie, and the nearest float to that hundredth is
+// what round() returns (TestStrengthRounding checks every combination).
+func hundredths(s float64) float64 {
+	return math.Round(s*100) / 100
 }
 
 // w is one axis value and its weight in the strength score.

@@ -310,8 +310,9 @@ func (p *parser) scanString() (text string, esc bool, err error) {
 	p.i++ // opening quote
 	start := p.i
 	for p.i < len(p.s) {
-		// Most bytes are plain text; skip them with one table load each,
-		// in locals so the loop stays in registers.
+		// Most bytes are plain text, skipped a word at a time; a byte of
+		// a multi-byte character is stepped over here (the caller checks
+		// UTF-8).
 		p.i = skipPlain(p.s, p.i)
 		if p.i >= len(p.s) {
 			break
@@ -441,15 +442,16 @@ func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)
 func load64(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i : i+8]) }
 
 // skipPlain returns the index of the first byte at or after i that ends a
-// run of plain string text: a quote, a backslash or a control character.
-// It tests eight bytes a step with the usual word tricks (a byte is zero,
-// a byte is below 0x20); the lowest flagged byte is always a true one.
+// run of plain ASCII string text: a quote, a backslash, a control
+// character, or a byte of a multi-byte UTF-8 sequence. It tests eight
+// bytes a step with the usual word tricks (a byte is zero, a byte is below
+// 0x20); the lowest flagged byte is always a true one.
 func skipPlain(s string, i int) int {
 	b := bytesOf(s)
 	for i+8 <= len(b) {
 		w := load64(b, i)
 		q, e := w^quotes8, w^slash8
-		stop := (((q - ones8) &^ q) | ((e - ones8) &^ e) | ((w - spaces8) &^ w)) & highs8
+		stop := (((q - ones8) &^ q) | ((e - ones8) &^ e) | ((w - spaces8) &^ w) | w) & highs8
 		if stop != 0 {
 			return i + bits.TrailingZeros64(stop)/8
 		}
@@ -461,12 +463,12 @@ func skipPlain(s string, i int) int {
 	return i
 }
 
-// stopByte marks the bytes that end a run of plain string text: the quote,
-// the backslash, and the control characters JSON forbids raw.
+// stopByte marks the bytes that end a run of plain ASCII string text: the
+// quote, the backslash, the control characters JSON forbids raw, and the
+// bytes of multi-byte UTF-8 sequences.
 var stopByte = func() (t [256]bool) {
-	for c := 0; c < 0x20; c++ {
-		t[c] = true
+	for c := 0; c < 256; c++ {
+		t[c] = c < 0x20 || c >= 0x80 || c == '"' || c == '\\'
 	}
-	t['"'], t['\\'] = true, true
 	return t
 }()

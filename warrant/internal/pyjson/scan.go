@@ -3,6 +3,7 @@ package pyjson
 import (
 	"math"
 	"math/bits"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -27,22 +28,10 @@ type Scanner struct {
 func (sc *Scanner) Reset(s string) {
 	sc.p = parser{s: s}
 	sc.opened = false
-	sc.failed = len(s) > math.MaxInt32 || !validText(s)
+	sc.failed = len(s) > math.MaxInt32
 	if sc.failed {
 		sc.p.i = len(s)
 	}
-}
-
-// validText is utf8.ValidString with a wider ASCII fast path: views are
-// mostly ASCII, and this check runs over every byte of every document.
-func validText(s string) bool {
-	b, i := bytesOf(s), 0
-	for ; i+32 <= len(b); i += 32 {
-		if (load64(b, i)|load64(b, i+8)|load64(b, i+16)|load64(b, i+24))&highs8 != 0 {
-			return utf8.ValidString(s[i:])
-		}
-	}
-	return utf8.ValidString(s[i:])
 }
 
 const (
@@ -111,6 +100,10 @@ func (sc *Scanner) skipSpace() byte {
 		sc.p.i = i + 1 // one space, as after a colon in indented JSON
 		return b[i+1]
 	}
+	if j := indentEnd(b, i); j > 0 {
+		sc.p.i = j
+		return b[j]
+	}
 	for ; i+8 <= len(b); i += 8 {
 		x := load64(b, i)
 		m := ((x&low7s + addGT20) | x) & highs8 // bytes above ' '
@@ -141,6 +134,30 @@ func (sc *Scanner) skipSpace() byte {
 	}
 	sc.p.i = i
 	return 0
+}
+
+// indentEnd returns the end of a line break and up to fourteen spaces of
+// indentation at b[i:] followed by a byte above ' ', or 0 if there is no
+// such run there. Indented JSON has one before nearly every member.
+func indentEnd(b []byte, i int) int {
+	if i+16 > len(b) || b[i] != '\n' {
+		return 0
+	}
+	x := load64(b, i) ^ spaces8
+	if x == '\n'^' ' { // the line feed and seven spaces: look further
+		i += 8
+		x = load64(b, i) ^ spaces8
+	} else {
+		x &^= 0xff // the line feed
+	}
+	if x == 0 {
+		return 0
+	}
+	j := i + bits.TrailingZeros64(x)/8
+	if b[j] <= ' ' {
+		return 0
+	}
+	return j
 }
 
 // Peek tells the kind of the next value without reading it. Numbers are
@@ -198,9 +215,18 @@ func (sc *Scanner) Str() string {
 		sc.p.i = j + 1
 		return s[i+1 : j]
 	}
+	return sc.slowString()
+}
+
+// slowString reads a string with escapes or non-ASCII text. Only strings
+// can hold non-ASCII text, so checking their literals is what keeps the
+// scanner to valid UTF-8 (Parse checks the whole text up front).
+func (sc *Scanner) slowString() string {
+	start := sc.p.i
 	str, _, err := sc.p.scanString()
-	if err != nil {
+	if err != nil || !utf8.ValidString(sc.p.s[start:sc.p.i]) {
 		sc.Stop()
+		return ""
 	}
 	return str
 }
@@ -278,8 +304,8 @@ func (sc *Scanner) Name() string {
 		sc.p.i = j + 2
 		return s[i+1 : j]
 	}
-	key, _, err := sc.p.scanString()
-	if err != nil || sc.next() != ':' {
+	key := sc.slowString()
+	if sc.next() != ':' {
 		sc.Stop()
 		return ""
 	}
@@ -287,17 +313,54 @@ func (sc *Scanner) Name() string {
 	return key
 }
 
-// NameIs reads the member name and its colon if the name is exactly
-// name, written plainly, and reports whether it did. Callers that can
-// guess the next name (keys often come sorted) save reading it twice.
-func (sc *Scanner) NameIs(name string) bool {
-	s, i := sc.p.s, sc.p.i
-	j := i + 1 + len(name)
-	if j+1 < len(s) && s[j] == '"' && s[j+1] == ':' && s[i+1:j] == name {
-		sc.p.i = j + 2
-		return true
+// A Needle is a member name made ready for NameIs: the text a plainly
+// written name has up to and including its colon, kept as words too.
+type Needle struct {
+	lit  string // name + `":`
+	mask uint64 // for a lit of eight bytes or fewer
+	w    [3]uint64
+}
+
+// NewNeedle prepares name for NameIs.
+func NewNeedle(name string) Needle {
+	nd := Needle{lit: name + `":`}
+	var pad [32]byte
+	b := append(pad[:0], nd.lit...)
+	b = b[:max(len(b), 24)]
+	n := len(nd.lit)
+	switch {
+	case n <= 8:
+		nd.mask = 1<<(8*n) - 1
+		if n == 8 {
+			nd.mask = ^uint64(0)
+		}
+		nd.w[0] = load64(b, 0) & nd.mask
+	case n <= 24:
+		nd.w = [3]uint64{load64(b, 0), load64(b, 8), load64(b, n-8)}
 	}
-	return false
+	return nd
+}
+
+// NameIs reads the member name and its colon if the name is exactly the
+// needle's, written plainly, and reports whether it did. Callers that can
+// guess the next name (keys often come sorted) save reading it in full.
+func (sc *Scanner) NameIs(nd *Needle) bool {
+	b, at, n := bytesOf(sc.p.s), sc.p.i+1, len(nd.lit)
+	var ok bool
+	switch {
+	case at+24 > len(b) || n > 24:
+		ok = strings.HasPrefix(sc.p.s[at:], nd.lit)
+	case n <= 8:
+		ok = load64(b, at)&nd.mask == nd.w[0]
+	case n <= 16:
+		ok = load64(b, at) == nd.w[0] && load64(b, at+n-8) == nd.w[2]
+	default:
+		ok = load64(b, at) == nd.w[0] && load64(b, at+8) == nd.w[1] && load64(b, at+n-8) == nd.w[2]
+	}
+	if ok {
+		sc.p.i = at + n
+	}
+	return ok
 }
 
 // Elem moves to the next element of the array being read. It returns
@@ -318,7 +381,9 @@ func (sc *Scanner) more(closer byte) bool {
 		return true
 	case c == ',':
 		sc.p.i++
-		return sc.next() != 0
+		if sc.next() != 0 {
+			return true
+		}
 	}
 	sc.Stop()
 	return false
