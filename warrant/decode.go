@@ -44,13 +44,23 @@ type Decoder struct {
 
 // DecodeView is the package-level DecodeView, reusing d's memory.
 func (d *Decoder) DecodeView(data []byte) (*View, error) {
-	// One copy of the text: views keep strings that point into it, and
-	// callers reuse their buffers.
-	s := string(data)
-	if v := d.fast.decode(s, nil); v != nil {
+	s, padded := copyText(data)
+	if v := d.fast.decode(padded, nil); v != nil {
 		return v, nil
 	}
 	return d.generalView(s)
+}
+
+// copyText copies the text once: views keep strings that point into it,
+// and callers reuse their buffers. padded is the copy with the NUL
+// sentinel the fast path's scanner wants; s is the text alone.
+func copyText(data []byte) (s, padded string) {
+	var b strings.Builder
+	b.Grow(len(data) + 1)
+	b.Write(data)
+	b.WriteByte(0)
+	padded = b.String()
+	return padded[:len(data)], padded
 }
 
 // generalView decodes any view, and refuses with the precise reason.
@@ -64,9 +74,9 @@ func (d *Decoder) generalView(s string) (*View, error) {
 
 // DecodeDocument is the package-level DecodeDocument, reusing d's memory.
 func (d *Decoder) DecodeDocument(data []byte) (*Document, error) {
-	s := string(data)
+	s, padded := copyText(data)
 	doc := &Document{}
-	if v := d.fast.decode(s, doc); v != nil && CheckPolicy(doc.PolicyID, doc.PolicyVersion) == nil {
+	if v := d.fast.decode(padded, doc); v != nil && CheckPolicy(doc.PolicyID, doc.PolicyVersion) == nil {
 		doc.View = v
 		return doc, nil
 	}

@@ -48,7 +48,8 @@ const (
 )
 
 // decode returns the view in s, or nil when the general path must decide.
-// With doc non-nil it also reads the document members into doc.
+// s ends with the NUL sentinel pyjson.Scanner wants. With doc non-nil,
+// decode also reads the document members into doc.
 func (f *fastDecoder) decode(s string, doc *Document) *View {
 	f.sc.Reset(s)
 	if len(f.src) >= smallSet {

@@ -24,13 +24,16 @@ type Scanner struct {
 	opened bool
 }
 
-// Reset starts reading s, which must hold exactly one JSON value.
+// Reset starts reading a document. s is the document followed by one NUL
+// byte, a sentinel that is not part of it: with it, looking at the next
+// byte needs no end-of-text test.
 func (sc *Scanner) Reset(s string) {
 	sc.p = parser{s: s}
 	sc.opened = false
-	sc.failed = len(s) > math.MaxInt32
-	if sc.failed {
-		sc.p.i = len(s)
+	sc.failed = false
+	if len(s) == 0 || len(s) > math.MaxInt32 || s[len(s)-1] != 0 {
+		sc.p.s = "\x00"
+		sc.failed = true
 	}
 }
 
@@ -62,7 +65,7 @@ func (sc *Scanner) Failed() bool { return sc.failed }
 // Stop makes the scanner fail: the caller met something it does not take.
 func (sc *Scanner) Stop() {
 	sc.failed = true
-	sc.p.i = len(sc.p.s)
+	sc.p.i = len(sc.p.s) - 1 // the sentinel
 }
 
 // Pos is the offset of the next unread byte.
@@ -73,7 +76,7 @@ func (sc *Scanner) Text(from, to int) string { return sc.p.s[from:to] }
 
 // End reports whether only white space is left, and fails if not.
 func (sc *Scanner) End() bool {
-	if sc.next() != 0 || sc.failed {
+	if sc.next() != 0 || sc.p.i != len(sc.p.s)-1 || sc.failed {
 		sc.Stop()
 		return false
 	}
@@ -82,14 +85,11 @@ func (sc *Scanner) End() bool {
 
 // next skips white space and returns the next byte, 0 at the end. It
 // inlines; most calls find no white space.
-func (sc *Scanner) next() (c byte) {
-	if sc.p.i < len(sc.p.s) {
-		c = sc.p.s[sc.p.i]
+func (sc *Scanner) next() byte {
+	if c := sc.p.s[sc.p.i]; c > ' ' {
+		return c
 	}
-	if c <= ' ' {
-		c = sc.skipSpace()
-	}
-	return c
+	return sc.skipSpace()
 }
 
 // skipSpace finds the next byte above ' ', eight bytes a step, checking
@@ -124,7 +124,7 @@ func (sc *Scanner) skipSpace() byte {
 		case ' ', '\t', '\n', '\r':
 			continue
 		default:
-			if c < ' ' {
+			if c < ' ' && i < len(b)-1 {
 				sc.Stop()
 				return 0
 			}
@@ -132,8 +132,7 @@ func (sc *Scanner) skipSpace() byte {
 			return c
 		}
 	}
-	sc.p.i = i
-	return 0
+	return 0 // not reached: the sentinel ends the loop
 }
 
 // indentEnd returns the end of a line break and up to fourteen spaces of
@@ -302,6 +301,7 @@ func (sc *Scanner) Name() string {
 	// Names are almost always plain text followed at once by the colon.
 	if j := skipPlain(s, i+1); j+1 < len(s) && s[j] == '"' && s[j+1] == ':' {
 		sc.p.i = j + 2
+		sc.skipOneSpace()
 		return s[i+1 : j]
 	}
 	key := sc.slowString()
@@ -314,29 +314,26 @@ func (sc *Scanner) Name() string {
 }
 
 // A Needle is a member name made ready for NameIs: the text a plainly
-// written name has up to and including its colon, kept as words too.
+// written name has up to and including its colon, kept as three masked
+// words too when it fits in them.
 type Needle struct {
 	lit  string // name + `":`
-	mask uint64 // for a lit of eight bytes or fewer
-	w    [3]uint64
+	w, m [3]uint64
 }
 
 // NewNeedle prepares name for NameIs.
 func NewNeedle(name string) Needle {
 	nd := Needle{lit: name + `":`}
-	var pad [32]byte
-	b := append(pad[:0], nd.lit...)
-	b = b[:max(len(b), 24)]
-	n := len(nd.lit)
-	switch {
-	case n <= 8:
-		nd.mask = 1<<(8*n) - 1
-		if n == 8 {
-			nd.mask = ^uint64(0)
-		}
-		nd.w[0] = load64(b, 0) & nd.mask
-	case n <= 24:
-		nd.w = [3]uint64{load64(b, 0), load64(b, 8), load64(b, n-8)}
+	if len(nd.lit) > 24 {
+		return nd
+	}
+	var lit, mask [24]byte
+	copy(lit[:], nd.lit)
+	for i := range nd.lit {
+		mask[i] = 0xff
+	}
+	for k := range 3 {
+		nd.w[k], nd.m[k] = load64(lit[:], 8*k), load64(mask[:], 8*k)
 	}
 	return nd
 }
@@ -345,22 +342,27 @@ func NewNeedle(name string) Needle {
 // needle's, written plainly, and reports whether it did. Callers that can
 // guess the next name (keys often come sorted) save reading it in full.
 func (sc *Scanner) NameIs(nd *Needle) bool {
-	b, at, n := bytesOf(sc.p.s), sc.p.i+1, len(nd.lit)
+	at := sc.p.i + 1
 	var ok bool
-	switch {
-	case at+24 > len(b) || n > 24:
+	if b := bytesOf(sc.p.s); at+24 <= len(b) && len(nd.lit) <= 24 {
+		w := b[at : at+24]
+		ok = load64(w, 0)&nd.m[0] == nd.w[0] && load64(w, 8)&nd.m[1] == nd.w[1] && load64(w, 16)&nd.m[2] == nd.w[2]
+	} else {
 		ok = strings.HasPrefix(sc.p.s[at:], nd.lit)
-	case n <= 8:
-		ok = load64(b, at)&nd.mask == nd.w[0]
-	case n <= 16:
-		ok = load64(b, at) == nd.w[0] && load64(b, at+n-8) == nd.w[2]
-	default:
-		ok = load64(b, at) == nd.w[0] && load64(b, at+8) == nd.w[1] && load64(b, at+n-8) == nd.w[2]
 	}
 	if ok {
-		sc.p.i = at + n
+		sc.p.i = at + len(nd.lit)
+		sc.skipOneSpace()
 	}
 	return ok
+}
+
+// skipOneSpace steps over a single space, as indented JSON has after
+// every colon, sparing the next read a call to skipSpace.
+func (sc *Scanner) skipOneSpace() {
+	if sc.p.s[sc.p.i] == ' ' {
+		sc.p.i++
+	}
 }
 
 // Elem moves to the next element of the array being read. It returns

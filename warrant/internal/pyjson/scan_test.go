@@ -23,7 +23,7 @@ func TestNameIs(t *testing.T) {
 				{`{"x` + name + `":` + tail, false},
 			} {
 				var sc Scanner
-				sc.Reset(doc.text)
+				sc.Reset(doc.text + "\x00")
 				if !sc.Object() || !sc.Member() {
 					t.Fatalf("%q: no member", doc.text)
 				}
@@ -48,7 +48,7 @@ func FuzzScannerSkip(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		var sc Scanner
-		sc.Reset(s)
+		sc.Reset(s + "\x00")
 		sc.Skip()
 		scanned := sc.End()
 		_, err := Parse(s)
