@@ -96,13 +96,21 @@ func (sc *Scanner) next() byte {
 // that the bytes it passes are white space.
 func (sc *Scanner) skipSpace() byte {
 	b, i := bytesOf(sc.p.s), sc.p.i
-	if i+1 < len(b) && b[i] == ' ' && b[i+1] > ' ' {
-		sc.p.i = i + 1 // one space, as after a colon in indented JSON
-		return b[i+1]
-	}
-	if j := indentEnd(b, i); j > 0 {
-		sc.p.i = j
-		return b[j]
+	if i+16 <= len(b) && b[i] == '\n' {
+		// A line break and indentation, as before nearly every member of
+		// indented JSON: find the first byte that is not a space among the
+		// next fifteen.
+		j := i + 1
+		x := (load64(b, i) ^ spaces8) >> 8
+		if x == 0 {
+			j, x = i+8, load64(b, i+8)^spaces8
+		}
+		if x != 0 {
+			if j += bits.TrailingZeros64(x) / 8; b[j] > ' ' {
+				sc.p.i = j
+				return b[j]
+			}
+		}
 	}
 	for ; i+8 <= len(b); i += 8 {
 		x := load64(b, i)
@@ -133,30 +141,6 @@ func (sc *Scanner) skipSpace() byte {
 		}
 	}
 	return 0 // not reached: the sentinel ends the loop
-}
-
-// indentEnd returns the end of a line break and up to fourteen spaces of
-// indentation at b[i:] followed by a byte above ' ', or 0 if there is no
-// such run there. Indented JSON has one before nearly every member.
-func indentEnd(b []byte, i int) int {
-	if i+16 > len(b) || b[i] != '\n' {
-		return 0
-	}
-	x := load64(b, i) ^ spaces8
-	if x == '\n'^' ' { // the line feed and seven spaces: look further
-		i += 8
-		x = load64(b, i) ^ spaces8
-	} else {
-		x &^= 0xff // the line feed
-	}
-	if x == 0 {
-		return 0
-	}
-	j := i + bits.TrailingZeros64(x)/8
-	if b[j] <= ' ' {
-		return 0
-	}
-	return j
 }
 
 // Peek tells the kind of the next value without reading it. Numbers are
