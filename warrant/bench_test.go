@@ -106,3 +106,16 @@ func BenchmarkView1000Records(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeViewOneShot decodes each view with the package-level
+// DecodeView, as a server decoding one stored view per request does.
+func BenchmarkDecodeViewOneShot(b *testing.B) {
+	docs := packFixtures(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := warrant.DecodeView(docs[i%len(docs)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

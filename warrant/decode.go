@@ -21,7 +21,7 @@ type Document struct {
 // DecodeView decodes and validates one EvidenceView from JSON text. A
 // refusal is an *Error with Code CodeInvalidView naming the field and rule.
 func DecodeView(data []byte) (*View, error) {
-	var d Decoder
+	d := Decoder{fast: fastDecoder{once: true}}
 	return d.DecodeView(data)
 }
 
@@ -29,7 +29,7 @@ func DecodeView(data []byte) (*View, error) {
 // evaluated_at and optional policy_id/policy_version at the top level.
 // The policy identity is checked here; evaluated_at is checked by Evaluate.
 func DecodeDocument(data []byte) (*Document, error) {
-	var d Decoder
+	d := Decoder{fast: fastDecoder{once: true}}
 	return d.DecodeDocument(data)
 }
 

@@ -21,6 +21,9 @@ import (
 // tests and FuzzFastPath hold the two paths equal.
 type fastDecoder struct {
 	sc pyjson.Scanner
+	// once marks a decoder used for a single view, whose scratch lists
+	// can become the view's own.
+	once bool
 	// Scratch reused from view to view; Views get exact-size copies.
 	as  []Assertion
 	ev  []Evidence
@@ -301,9 +304,42 @@ func (f *fastDecoder) optPtr() *string {
 // confidence reads a number as float() does; non-finite gives up.
 func (f *fastDecoder) confidence() float64 {
 	lit, _ := f.sc.Number()
+	if x, ok := shortDecimal(lit); ok {
+		return x
+	}
 	x, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
 		f.sc.Stop()
 	}
 	return x
+}
+
+// pow10 holds the powers of ten a float64 represents exactly.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// shortDecimal reads a literal like 0.95 or 1: digits, at most one point,
+// fifteen digits in all. Its digits and the power of ten are both exact
+// floats, so one correctly rounded division gives the nearest float, as
+// ParseFloat does. Anything else reports false.
+func shortDecimal(lit string) (float64, bool) {
+	var m uint64
+	digits, point := 0, -1
+	for i := 0; i < len(lit); i++ {
+		switch c := lit[i]; {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+		case c == '.' && point < 0:
+			point = digits
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return 0, false
+	}
+	if point < 0 {
+		return float64(m), true
+	}
+	return float64(m) / pow10[digits-point], true
 }

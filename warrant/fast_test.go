@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -33,6 +34,11 @@ func fastAgrees(t testing.TB, s string) bool {
 	}
 	if !reflect.DeepEqual(fd, gd) {
 		t.Errorf("fast and general paths disagree on\n%s\nfast:    %+v\ngeneral: %+v", s, *fd.View, *gd.View)
+	}
+	// A decoder used once hands its scratch lists over; same view.
+	once := fastDecoder{once: true}
+	if ov := once.decode(s+"\x00", &Document{}); !reflect.DeepEqual(ov, v) {
+		t.Errorf("a decoder used once decodes differently:\n%s", s)
 	}
 	// As a view (no document members), the two paths agree as well.
 	gv, err := d.generalView(s)
@@ -176,4 +182,33 @@ func FuzzFastPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fastAgrees(t, string(data))
 	})
+}
+
+// shortDecimal agrees with ParseFloat wherever it answers.
+func FuzzShortDecimal(f *testing.F) {
+	for _, s := range []string{"0.95", "1", "0", "0.1", "123456789012345", "0.000000000000001", "9.99999999999999", "1.", ".5", "-0.5", "1e3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := shortDecimal(s)
+		if !ok {
+			return
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil || got != want {
+			t.Fatalf("%q: shortDecimal %v, ParseFloat %v %v", s, got, want, err)
+		}
+	})
+}
+
+func TestShortDecimal(t *testing.T) {
+	for i := 0; i < 200000; i++ {
+		// Confidences as producers write them, and every fraction digit count.
+		s := strconv.FormatFloat(float64(i)/float64(1+i%997), 'f', i%16, 64)
+		if got, ok := shortDecimal(s); ok {
+			if want, _ := strconv.ParseFloat(s, 64); got != want {
+				t.Fatalf("%q: shortDecimal %v, ParseFloat %v", s, got, want)
+			}
+		}
+	}
 }

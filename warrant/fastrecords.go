@@ -14,7 +14,7 @@ func (f *fastDecoder) assertions(v *View) bool {
 			return false
 		}
 	}
-	v.Assertions = exact(f.as)
+	v.Assertions = exact(&f.as, f.once)
 	return !f.sc.Failed() && distinct(v.Assertions, func(r *Assertion) string { return r.AssertionID })
 }
 
@@ -85,7 +85,7 @@ func (f *fastDecoder) evidence(v *View) bool {
 			return false
 		}
 	}
-	v.Evidence = exact(f.ev)
+	v.Evidence = exact(&f.ev, f.once)
 	return !f.sc.Failed() && distinct(v.Evidence, func(r *Evidence) string { return r.EvidenceID })
 }
 
@@ -131,7 +131,7 @@ func (f *fastDecoder) checks(v *View) bool {
 			return false
 		}
 	}
-	v.Checks = exact(f.ch)
+	v.Checks = exact(&f.ch, f.once)
 	return !f.sc.Failed() && distinct(v.Checks, func(r *Check) string { return r.CheckID })
 }
 
@@ -182,7 +182,7 @@ func (f *fastDecoder) conflicts(v *View) bool {
 			return false
 		}
 	}
-	v.Conflicts = exact(f.co)
+	v.Conflicts = exact(&f.co, f.once)
 	return !f.sc.Failed() && distinct(v.Conflicts, func(r *Conflict) string { return r.ConflictID })
 }
 
@@ -225,7 +225,7 @@ func (f *fastDecoder) lineage(v *View) bool {
 			return false
 		}
 	}
-	v.Lineage = exact(f.li)
+	v.Lineage = exact(&f.li, f.once)
 	return !f.sc.Failed()
 }
 
@@ -382,13 +382,19 @@ func fill[T any](list *[]T) {
 	}
 }
 
-// exact copies scratch into a slice of its own, of exactly its length.
-func exact[T any](scratch []T) []T {
-	if len(scratch) == 0 {
+// exact gives the records in *scratch a slice of their own, of exactly
+// their length: a copy, or, for a decoder used once, the scratch itself.
+func exact[T any](scratch *[]T, once bool) []T {
+	s := *scratch
+	switch {
+	case len(s) == 0:
 		return []T{}
+	case once:
+		*scratch = nil
+		return s[:len(s):len(s)]
 	}
-	out := make([]T, len(scratch))
-	copy(out, scratch)
+	out := make([]T, len(s))
+	copy(out, s)
 	return out
 }
 
