@@ -34,9 +34,9 @@ func DecodeDocument(data []byte) (*Document, error) {
 }
 
 // A Decoder decodes views one after another, reusing its scratch memory,
-// which roughly halves what a long stream of views allocates. Decoded views
-// share nothing with the Decoder. The zero Decoder is ready to use; it is
-// not safe for concurrent use.
+// which roughly halves what a long stream of views allocates. A decoded
+// view never changes after it is returned, whatever the Decoder does next.
+// The zero Decoder is ready to use; it is not safe for concurrent use.
 type Decoder struct {
 	fast fastDecoder
 	p    pyjson.Parser

@@ -1,6 +1,7 @@
 package warrant
 
 import (
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,12 +65,7 @@ func (f *fastDecoder) decode(s string, doc *Document) *View {
 		return nil
 	}
 	var seen uint64
-	for guess := viewOrder.first; ; {
-		i, ok := f.next(&seen, guess)
-		if !ok {
-			break
-		}
-		guess = viewOrder.after[i]
+	for i := range f.members(viewOrder, &seen) {
 		if !f.top(i, v, doc) {
 			return nil
 		}
@@ -112,6 +108,21 @@ var fieldNeedles = func() (nd [numFields]pyjson.Needle) {
 	}
 	return nd
 }()
+
+// members yields the field index of each member of the object being
+// read, in order, and records in seen which ones it met. It ends at the
+// end of the object, or when the scanner stops.
+func (f *fastDecoder) members(o *memberOrder, seen *uint64) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for guess := o.first; ; {
+			i, ok := f.next(seen, guess)
+			if !ok || !yield(i) {
+				return
+			}
+			guess = o.after[i]
+		}
+	}
+}
 
 // memberOrder guesses the member that comes next in one kind of object:
 // the one after it in sorted order, as the reference (json.dumps with

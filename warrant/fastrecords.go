@@ -4,27 +4,30 @@ package warrant
 // the general path then decides.
 
 func (f *fastDecoder) assertions(v *View) bool {
-	if open, ok := f.list(); !open {
-		return ok
-	}
-	f.as = f.as[:0]
-	for f.sc.Elem() {
-		f.as = append(f.as, Assertion{})
-		if !f.assertion(&f.as[len(f.as)-1]) {
-			return false
-		}
-	}
-	v.Assertions = exact(&f.as, f.once)
-	return !f.sc.Failed() && distinct(v.Assertions, func(r *Assertion) string { return r.AssertionID })
+	var ok bool
+	v.Assertions, ok = readList(f, &f.as, f.assertion)
+	return ok && distinct(v.Assertions, func(r *Assertion) string { return r.AssertionID })
 }
 
-// list opens a record list. Null is an empty list: open then reports
-// false with ok true.
-func (f *fastDecoder) list() (open, ok bool) {
+// readList reads a record list into scratch with one, and returns the
+// records as a slice of their own. Null is an absent list (nil).
+func readList[T any](f *fastDecoder, scratch *[]T, one func(*T) bool) ([]T, bool) {
 	if f.sc.Null() {
-		return false, true
+		return nil, true
 	}
-	return f.sc.Array(), !f.sc.Failed()
+	if !f.sc.Array() {
+		return nil, false
+	}
+	list := (*scratch)[:0]
+	for f.sc.Elem() {
+		var rec T
+		list = append(list, rec)
+		if !one(&list[len(list)-1]) {
+			return nil, false
+		}
+	}
+	*scratch = list
+	return exact(scratch, f.once), !f.sc.Failed()
 }
 
 func (f *fastDecoder) assertion(a *Assertion) bool {
@@ -32,12 +35,7 @@ func (f *fastDecoder) assertion(a *Assertion) bool {
 		return false
 	}
 	var seen uint64
-	for guess := assertionOrder.first; ; {
-		i, ok := f.next(&seen, guess)
-		if !ok {
-			break
-		}
-		guess = assertionOrder.after[i]
+	for i := range f.members(assertionOrder, &seen) {
 		switch i {
 		case fAssertionID:
 			a.AssertionID = f.text()
@@ -75,18 +73,9 @@ func (f *fastDecoder) recordProp() string {
 }
 
 func (f *fastDecoder) evidence(v *View) bool {
-	if open, ok := f.list(); !open {
-		return ok
-	}
-	f.ev = f.ev[:0]
-	for f.sc.Elem() {
-		f.ev = append(f.ev, Evidence{})
-		if !f.evidenceItem(&f.ev[len(f.ev)-1]) {
-			return false
-		}
-	}
-	v.Evidence = exact(&f.ev, f.once)
-	return !f.sc.Failed() && distinct(v.Evidence, func(r *Evidence) string { return r.EvidenceID })
+	var ok bool
+	v.Evidence, ok = readList(f, &f.ev, f.evidenceItem)
+	return ok && distinct(v.Evidence, func(r *Evidence) string { return r.EvidenceID })
 }
 
 func (f *fastDecoder) evidenceItem(e *Evidence) bool {
@@ -94,12 +83,7 @@ func (f *fastDecoder) evidenceItem(e *Evidence) bool {
 		return false
 	}
 	var seen uint64
-	for guess := evidenceOrder.first; ; {
-		i, ok := f.next(&seen, guess)
-		if !ok {
-			break
-		}
-		guess = evidenceOrder.after[i]
+	for i := range f.members(evidenceOrder, &seen) {
 		switch i {
 		case fEvidenceID:
 			e.EvidenceID = f.text()
@@ -121,18 +105,9 @@ func (f *fastDecoder) evidenceItem(e *Evidence) bool {
 }
 
 func (f *fastDecoder) checks(v *View) bool {
-	if open, ok := f.list(); !open {
-		return ok
-	}
-	f.ch = f.ch[:0]
-	for f.sc.Elem() {
-		f.ch = append(f.ch, Check{})
-		if !f.check(&f.ch[len(f.ch)-1]) {
-			return false
-		}
-	}
-	v.Checks = exact(&f.ch, f.once)
-	return !f.sc.Failed() && distinct(v.Checks, func(r *Check) string { return r.CheckID })
+	var ok bool
+	v.Checks, ok = readList(f, &f.ch, f.check)
+	return ok && distinct(v.Checks, func(r *Check) string { return r.CheckID })
 }
 
 func (f *fastDecoder) check(c *Check) bool {
@@ -140,12 +115,7 @@ func (f *fastDecoder) check(c *Check) bool {
 		return false
 	}
 	var seen uint64
-	for guess := checkOrder.first; ; {
-		i, ok := f.next(&seen, guess)
-		if !ok {
-			break
-		}
-		guess = checkOrder.after[i]
+	for i := range f.members(checkOrder, &seen) {
 		switch i {
 		case fCheckID:
 			c.CheckID = f.text()
@@ -172,18 +142,9 @@ func (f *fastDecoder) check(c *Check) bool {
 }
 
 func (f *fastDecoder) conflicts(v *View) bool {
-	if open, ok := f.list(); !open {
-		return ok
-	}
-	f.co = f.co[:0]
-	for f.sc.Elem() {
-		f.co = append(f.co, Conflict{})
-		if !f.conflict(&f.co[len(f.co)-1]) {
-			return false
-		}
-	}
-	v.Conflicts = exact(&f.co, f.once)
-	return !f.sc.Failed() && distinct(v.Conflicts, func(r *Conflict) string { return r.ConflictID })
+	var ok bool
+	v.Conflicts, ok = readList(f, &f.co, f.conflict)
+	return ok && distinct(v.Conflicts, func(r *Conflict) string { return r.ConflictID })
 }
 
 func (f *fastDecoder) conflict(c *Conflict) bool {
@@ -191,12 +152,7 @@ func (f *fastDecoder) conflict(c *Conflict) bool {
 		return false
 	}
 	var seen uint64
-	for guess := conflictOrder.first; ; {
-		i, ok := f.next(&seen, guess)
-		if !ok {
-			break
-		}
-		guess = conflictOrder.after[i]
+	for i := range f.members(conflictOrder, &seen) {
 		switch i {
 		case fConflictID:
 			c.ConflictID = f.text()
@@ -215,18 +171,9 @@ func (f *fastDecoder) conflict(c *Conflict) bool {
 }
 
 func (f *fastDecoder) lineage(v *View) bool {
-	if open, ok := f.list(); !open {
-		return ok
-	}
-	f.li = f.li[:0]
-	for f.sc.Elem() {
-		f.li = append(f.li, LineageEdge{})
-		if !f.edge(&f.li[len(f.li)-1]) {
-			return false
-		}
-	}
-	v.Lineage = exact(&f.li, f.once)
-	return !f.sc.Failed()
+	var ok bool
+	v.Lineage, ok = readList(f, &f.li, f.edge)
+	return ok
 }
 
 func (f *fastDecoder) edge(e *LineageEdge) bool {
@@ -234,12 +181,7 @@ func (f *fastDecoder) edge(e *LineageEdge) bool {
 		return false
 	}
 	var seen uint64
-	for guess := edgeOrder.first; ; {
-		i, ok := f.next(&seen, guess)
-		if !ok {
-			break
-		}
-		guess = edgeOrder.after[i]
+	for i := range f.members(edgeOrder, &seen) {
 		switch i {
 		case fKind:
 			e.Kind = f.enum(KindDerivedFrom, KindSupersedes, KindSupersededBy, KindParentSource)
@@ -261,12 +203,7 @@ func (f *fastDecoder) source(s *SourceRef) {
 		return
 	}
 	var seen uint64
-	for guess := sourceOrder.first; ; {
-		i, ok := f.next(&seen, guess)
-		if !ok {
-			break
-		}
-		guess = sourceOrder.after[i]
+	for i := range f.members(sourceOrder, &seen) {
 		switch i {
 		case fSourceID:
 			s.SourceID = f.text()
