@@ -2,7 +2,9 @@ package pyjson
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -110,18 +112,40 @@ func TestParseDepthLimit(t *testing.T) {
 // FuzzParse: never panic, and agree with encoding/json on what is JSON
 // (except that Go accepts invalid UTF-8 inside strings and we do not).
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `"\ud800"`, `1e400`, `[true,false]`, `{"a":1,"a":2}`} {
+	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `"\ud800"`, `1e400`, `[true,false]`, `{"a":1,"a":2}`, `[-0.5e-7, 1E+2, 0.0]`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		v, err := Parse(s)
 		if err == nil {
 			_ = Str(v)
+			numbersRead(t, v)
 		}
 		if err == nil && !json.Valid([]byte(s)) {
 			t.Fatalf("we accept %q but it is not JSON", s)
 		}
 	})
+}
+
+// numbersRead fails unless every number literal in v is one that
+// strconv.ParseFloat reads (out of range is fine: Python gives inf).
+func numbersRead(t *testing.T, v Value) {
+	switch v.Kind() {
+	case Int, Float:
+		if _, err := strconv.ParseFloat(v.Str(), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+			t.Fatalf("number %q: %v", v.Str(), err)
+		}
+	case Array:
+		v.Elems(func(_ int, el Value) bool { numbersRead(t, el); return true })
+	case Object:
+		for it := v.Iter(); ; {
+			_, val, ok := it.Next()
+			if !ok {
+				break
+			}
+			numbersRead(t, val)
+		}
+	}
 }
 
 // Layout never changes a document: the same value indented with every
