@@ -32,6 +32,7 @@ type fastDecoder struct {
 	co  []Conflict
 	li  []LineageEdge
 	src []SourceRef
+	raw []rawSource
 	// srcIndex finds a source by id once there are many.
 	srcIndex map[string]int
 	// strs is the block optional strings point into, so a SourceRef's
@@ -59,7 +60,7 @@ func (f *fastDecoder) decode(s string, doc *Document) *View {
 	if len(f.src) >= smallSet {
 		f.srcIndex = nil // rebuilt when needed, so one huge view is not kept
 	}
-	f.src = f.src[:0]
+	f.src, f.raw = f.src[:0], f.raw[:0]
 	v := &View{RetrievalScope: DefaultRetrievalScope, Freshness: DefaultFreshness, AdapterMeta: "{}"}
 	if !f.sc.Object() {
 		return nil
@@ -304,12 +305,25 @@ func (f *fastDecoder) optPtr() *string {
 	if f.sc.Null() {
 		return nil
 	}
-	s := f.sc.Str()
+	return f.ptr(f.sc.Str())
+}
+
+// ptr returns a pointer to a new string s, from a block shared by many.
+func (f *fastDecoder) ptr(s string) *string {
 	if len(f.strs) == cap(f.strs) {
 		f.strs = make([]string, 0, 32)
 	}
 	f.strs = append(f.strs, s)
 	return &f.strs[len(f.strs)-1]
+}
+
+// copyPtr gives a record its own pointer to an optional string, so that
+// records sharing a source share no memory a caller could change.
+func (f *fastDecoder) copyPtr(p *string) *string {
+	if p == nil {
+		return nil
+	}
+	return f.ptr(*p)
 }
 
 // confidence reads a number as float() does; non-finite gives up.

@@ -140,6 +140,19 @@ func TestFastPathEdges(t *testing.T) {
 		{`{` + base + `,"checks":[{"check_id":"k","method":"m","scope":"s","result":"maybe","observed_at":"x","source":` + src + `}]}`, false},
 		{`{` + base + `,"checks":[{"check_id":"k","method":"m","scope":"s","result":"supports","observed_at":"x"}]}`, false}, // no source
 	}
+	// Sources repeated word for word, and the same source written another way.
+	srcX := strings.Replace(src, `"h"`, `"h","extractor_id":"x"`, 1)
+	evX := func(id, s string) string {
+		return `{"evidence_id":"` + id + `","polarity":"supports","content":"c","observed_at":"2026-01-01T00:00:00Z","source":` + s + `}`
+	}
+	spaced := strings.ReplaceAll(srcX, `,"`, `, "`)
+	cases = append(cases, []struct {
+		doc  string
+		fast bool
+	}{
+		{`{` + base + `,"evidence":[` + evX("e1", srcX) + `,` + evX("e2", srcX) + `,` + evX("e3", spaced) + `,` + evX("e4", srcX) + `]}`, true},
+		{`{` + base + `,"evidence":[` + evX("e1", srcX) + `,` + evX("e2", strings.Replace(srcX, `"x"`, `"y"`, 1)) + `]}`, false},
+	}...)
 	for _, c := range cases {
 		if got := fastAgrees(t, c.doc); got != c.fast {
 			t.Errorf("fast path took=%v, want %v, for\n%s", got, c.fast, c.doc)
@@ -210,5 +223,27 @@ func TestShortDecimal(t *testing.T) {
 				t.Fatalf("%q: shortDecimal %v, ParseFloat %v", s, got, want)
 			}
 		}
+	}
+}
+
+// Records that repeat a source word for word share nothing a caller could
+// change through one of them.
+func TestFastPathRepeatedSourcesShareNothing(t *testing.T) {
+	src := `{"source_id":"s1","lineage_id":"L1","origin_type":"tool","origin_locator":"loc","snapshot_id":"snap","content_hash":"h","observed_at":"x","extractor_id":"ex","parent_source_id":"p"}`
+	ev := func(id string) string {
+		return `{"evidence_id":"` + id + `","polarity":"supports","content":"c","observed_at":"x","source":` + src + `}`
+	}
+	var d Decoder
+	v, err := d.DecodeView([]byte(`{"proposition_id":"P","evidence":[` + ev("e1") + `,` + ev("e2") + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := &v.Evidence[0].Source, &v.Evidence[1].Source
+	if a.ExtractorID == b.ExtractorID || a.ParentSourceID == b.ParentSourceID {
+		t.Fatal("two records share a pointer of their source")
+	}
+	*a.ExtractorID = "changed"
+	if *b.ExtractorID != "ex" {
+		t.Fatal("changing one record's source changed another's")
 	}
 }

@@ -1,5 +1,7 @@
 package warrant
 
+import "github.com/ewp-go/ewp/warrant/internal/pyjson"
+
 // Record decoding of the fast path. Each reader returns false to give up;
 // the general path then decides.
 
@@ -199,9 +201,21 @@ func (f *fastDecoder) edge(e *LineageEdge) bool {
 // source reads a record's SourceRef and holds one source_id to one
 // SourceRef across the view.
 func (f *fastDecoder) source(s *SourceRef) {
-	if !f.sc.Object() {
+	// Records usually repeat a few sources word for word: the same text is
+	// the same SourceRef, already checked, with no need to decode it.
+	if k, _ := f.sc.Peek(); k != pyjson.Object {
+		f.sc.Stop()
 		return
 	}
+	start := f.sc.Pos()
+	for i := len(f.raw) - 1; i >= max(0, len(f.raw)-recentSources); i-- {
+		if f.sc.Literal(f.raw[i].text) {
+			*s = f.src[f.raw[i].src]
+			s.ExtractorID, s.ParentSourceID = f.copyPtr(s.ExtractorID), f.copyPtr(s.ParentSourceID)
+			return
+		}
+	}
+	f.sc.Object()
 	var seen uint64
 	for i := range f.members(sourceOrder, &seen) {
 		switch i {
@@ -229,7 +243,20 @@ func (f *fastDecoder) source(s *SourceRef) {
 	}
 	if f.sc.Failed() || seen&needSource != needSource || !f.oneSource(s) {
 		f.sc.Stop()
+		return
 	}
+	f.raw = append(f.raw, rawSource{f.sc.Text(start, f.sc.Pos()), f.findSource(s.SourceID)})
+}
+
+// recentSources is how many source texts a record's source is compared
+// with before it is decoded.
+const recentSources = 4
+
+// rawSource is the text of a source object met in the view, and the index
+// in f.src of the SourceRef it reads as.
+type rawSource struct {
+	text string
+	src  int
 }
 
 // oneSource reports whether s agrees with any SourceRef met before under

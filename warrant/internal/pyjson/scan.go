@@ -68,6 +68,17 @@ func (sc *Scanner) Stop() {
 	sc.p.i = len(sc.p.s) - 1 // the sentinel
 }
 
+// Literal reads lit if the text goes on with exactly lit, and reports
+// whether it did. A caller that has met a value's text before can take
+// it again without reading it: the same text is the same value.
+func (sc *Scanner) Literal(lit string) bool {
+	if !strings.HasPrefix(sc.p.s[sc.p.i:len(sc.p.s)-1], lit) {
+		return false
+	}
+	sc.p.i += len(lit)
+	return true
+}
+
 // Pos is the offset of the next unread byte.
 func (sc *Scanner) Pos() int { return sc.p.i }
 
