@@ -24,25 +24,40 @@ func (s *Snapshot) View() (*warrant.View, error) { return decodeStored(s.Body) }
 
 const (
 	snapCols  = `seq, proposition_id, view_id, body, created_at`
-	latestSQL = `SELECT ` + snapCols + ` FROM snapshots WHERE proposition_id = ? ORDER BY seq DESC LIMIT 1`
-	getSQL    = `SELECT ` + snapCols + ` FROM snapshots WHERE proposition_id = ? AND view_id = ?`
+	latestSQL = `SELECT ` + snapCols + latestWhere
+	getSQL    = `SELECT ` + snapCols + getWhere
+	// Latest and Get need only the body: the other columns would cost a
+	// conversion and an allocation each on every MCP call.
+	latestBodySQL = `SELECT body` + latestWhere
+	getBodySQL    = `SELECT body` + getWhere
+	latestWhere   = ` FROM snapshots WHERE proposition_id = ? ORDER BY seq DESC LIMIT 1`
+	getWhere      = ` FROM snapshots WHERE proposition_id = ? AND view_id = ?`
 )
+
+// hotReads are the reads prepared once (see readStmt).
+var hotReads = []string{latestSQL, getSQL, latestBodySQL, getBodySQL}
 
 // readStmt returns the prepared form of a hot read, or nil when it could
 // not be prepared (the caller then runs the SQL text directly). Preparing
 // once saves SQLite from compiling the query on every MCP call.
-func (l *Ledger) readStmt(which string) *sql.Stmt {
+func (l *Ledger) readStmt(query string) *sql.Stmt {
 	l.reads.once.Do(func() {
-		l.reads.latest, _ = l.r.Prepare(latestSQL)
-		l.reads.get, _ = l.r.Prepare(getSQL)
+		l.reads.stmts = make(map[string]*sql.Stmt, len(hotReads))
+		for _, q := range hotReads {
+			if st, err := l.r.Prepare(q); err == nil {
+				l.reads.stmts[q] = st
+			}
+		}
 	})
-	if which == latestSQL {
-		return l.reads.latest
-	}
-	return l.reads.get
+	return l.reads.stmts[query]
 }
 
+// queryRow runs one of the hot point reads. They ignore ctx's
+// cancellation: an indexed read of one row takes microseconds, too short
+// for cancelling it to save anything, while watching for it costs
+// database/sql and the driver a goroutine each per read.
 func (l *Ledger) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = context.WithoutCancel(ctx)
 	if st := l.readStmt(query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
@@ -52,20 +67,36 @@ func (l *Ledger) queryRow(ctx context.Context, query string, args ...any) *sql.R
 // Latest returns the most recently stored snapshot of a proposition, or a
 // *warrant.Error with CodeMissingView.
 func (l *Ledger) Latest(ctx context.Context, propositionID string) (*warrant.View, error) {
-	s, err := l.LatestSnapshot(ctx, propositionID)
+	body, err := l.readBody(l.queryRow(ctx, latestBodySQL, propositionID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, missingProposition(propositionID)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return s.View()
+	return decodeStored(body)
 }
 
 // Get returns one stored snapshot by view id, or CodeMissingView.
 func (l *Ledger) Get(ctx context.Context, propositionID, viewID string) (*warrant.View, error) {
-	s, err := l.GetSnapshot(ctx, propositionID, viewID)
+	body, err := l.readBody(l.queryRow(ctx, getBodySQL, propositionID, viewID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, missingSnapshot(propositionID, viewID)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return s.View()
+	return decodeStored(body)
+}
+
+// readBody scans a body-only row; sql.ErrNoRows comes back as it is.
+func (l *Ledger) readBody(row *sql.Row) ([]byte, error) {
+	var body []byte
+	err := row.Scan(&body)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, ledgerErr("read snapshot", err)
+	}
+	return body, err
 }
 
 // LatestSnapshot is Latest without decoding.
@@ -83,10 +114,14 @@ func (l *Ledger) GetSnapshot(ctx context.Context, propositionID, viewID string) 
 	row := l.queryRow(ctx, getSQL, propositionID, viewID)
 	s, err := scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &warrant.Error{Code: warrant.CodeMissingView, Field: "view_id",
-			Rule: fmt.Sprintf("proposition %q has no snapshot with view_id %q; omit view_id for the latest, or list the proposition's snapshots", propositionID, viewID)}
+		return nil, missingSnapshot(propositionID, viewID)
 	}
 	return s, err
+}
+
+func missingSnapshot(prop, viewID string) error {
+	return &warrant.Error{Code: warrant.CodeMissingView, Field: "view_id",
+		Rule: fmt.Sprintf("proposition %q has no snapshot with view_id %q; omit view_id for the latest, or list the proposition's snapshots", prop, viewID)}
 }
 
 // LatestViewID returns the view id of the latest snapshot, for the action

@@ -19,10 +19,11 @@ import (
 // A key whose value is JSON null is dropped: null means missing.
 type args map[string]json.RawMessage
 
-// parseArgs decodes the arguments of req. They must be a JSON object (or
-// absent). RawArguments is preferred because it keeps number literals
-// exactly as sent; in-process calls only have the decoded value.
-func parseArgs(req mcp.CallToolRequest) (args, error) {
+// rawArguments returns the JSON text of req's arguments (decodeObject
+// reads them; they must be an object or absent). RawArguments is
+// preferred because it keeps number literals exactly as sent; in-process
+// calls only have the decoded value.
+func rawArguments(req mcp.CallToolRequest) ([]byte, error) {
 	raw := []byte(req.Params.RawArguments)
 	if len(raw) == 0 && req.Params.Arguments != nil {
 		var err error
@@ -30,11 +31,13 @@ func parseArgs(req mcp.CallToolRequest) (args, error) {
 			return nil, badArg("arguments", "cannot be encoded as JSON: %v", err)
 		}
 	}
-	return decodeObject("arguments", raw)
+	return raw, nil
 }
 
 // decodeObject decodes raw as a JSON object with null members dropped.
-// Empty input and null are the empty object.
+// Empty input and null are the empty object. raw is always part of a
+// message that was validated as a whole (the pre-filter's, or mcp-go's
+// decoding of it), so it is split without another validation pass.
 func decodeObject(field string, raw []byte) (args, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
@@ -43,9 +46,11 @@ func decodeObject(field string, raw []byte) (args, error) {
 	if raw[0] != '{' {
 		return nil, badArg(field, "must be a JSON object; got %s", kindOf(raw))
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, badArg(field, "is not valid JSON: %v", err)
+	m, ok := splitObject(raw)
+	if !ok {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, badArg(field, "is not valid JSON: %v", err)
+		}
 	}
 	for k, v := range m {
 		if string(v) == "null" {

@@ -9,7 +9,7 @@ import (
 
 // BenchmarkWarrantNowInProcess measures one warrant_now round trip through
 // mcp-go's in-process client: JSON-RPC encoding, dispatch, argument
-// checks, a store read, evaluation and output-schema validation.
+// checks, a store read and evaluation.
 func BenchmarkWarrantNowInProcess(b *testing.B) {
 	srv, _ := newTestServer(b)
 	c, err := clientInProcess(srv)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -52,17 +50,17 @@ func asToolError(err error) toolError {
 }
 
 // failure is the isError result of a refused or failed call.
-func failure(err error) *mcp.CallToolResult {
+func failure(err error) toolResult {
 	body, _ := json.Marshal(asToolError(err)) // two strings never fail to marshal
-	return mcp.NewToolResultError(string(body))
+	return toolResult{body: body, isError: true}
 }
 
 // success carries out both as structuredContent and as JSON text, for
-// clients that only read text.
-func success(out any) (*mcp.CallToolResult, error) {
+// clients that only read text; it is encoded once for both.
+func success(out any) (toolResult, error) {
 	body, err := json.Marshal(out)
 	if err != nil {
-		return nil, fmt.Errorf("encode tool result: %w", err)
+		return toolResult{}, fmt.Errorf("encode tool result: %w", err)
 	}
-	return mcp.NewToolResultStructured(out, string(body)), nil
+	return toolResult{body: body}, nil
 }

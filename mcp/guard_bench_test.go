@@ -13,9 +13,8 @@ import (
 // evaluation part of the MCP round trip: the tool's handler after argument
 // decoding (a graph-version query to the ledger, the cached graph, the
 // check). "server" is the server's whole share of a call: a JSON-RPC
-// message in, dispatch, the handler, output-schema validation and the
-// encoded reply out. "roundtrip" adds mcp-go's in-process client on the
-// other side. Targets (eval): < 1 ms on the 20-primitive filesystem graph,
+// message in, dispatch, the handler and the encoded reply out.
+// "roundtrip" adds mcp-go's in-process client on the other side. Targets (eval): < 1 ms on the 20-primitive filesystem graph,
 // < 20 ms on 10,000 primitives.
 //
 //	go test ./mcp -run '^$' -bench CheckGrounding -benchmem

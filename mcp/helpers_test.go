@@ -258,6 +258,9 @@ func callCtx(ctx context.Context, t testing.TB, c *client.Client, tool string, a
 	if err := json.Unmarshal(mustJSONText(t, res.StructuredContent), &o); err != nil || o == nil {
 		t.Fatalf("%s: no structuredContent object: %v", tool, res.StructuredContent)
 	}
+	// The server does not check results against their schemas; every test
+	// does, here (output_schema_test.go).
+	checkOutputSchema(t, c, tool, res.RawStructuredContent)
 	var fromText obj
 	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
 		t.Fatalf("%s: text content is not the JSON result: %q", tool, text)

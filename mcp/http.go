@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -115,7 +116,7 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if isJSON(r) {
 		v, done := f.screen(w, r, body)
-		if done || (v.direct && f.direct(w, r, v.forward)) {
+		if done || f.direct(w, r, v) {
 			return
 		}
 		body = v.forward
@@ -145,27 +146,32 @@ func (f *httpFront) screen(w http.ResponseWriter, r *http.Request, body []byte) 
 	return v, false
 }
 
-// direct serves a tools/call through the MCP server's dispatch without
-// mcp-go's Streamable HTTP transport, which per request allocates a session
-// with its channels, starts a goroutine to forward notifications and parses
-// the body twice more: waste for a stateless server whose tools never send
-// anything but their one response. It takes only what the transport would
-// pass straight through: a tools/call without _meta (so of a revision
-// before 2026-07-28 and asking for no progress), with no MCP-Protocol-Version
-// header or a supported pre-2026-07-28 one. It answers as the transport
-// does, 200 with the encoded JSON-RPC response
-// (TestDirectToolCallsAnswerAsTheTransport); false means it left the
-// request alone. A tool that ever sends notifications or requests of its
-// own must not be served here.
-func (f *httpFront) direct(w http.ResponseWriter, r *http.Request, msg []byte) bool {
-	if f.noDirect {
+// direct serves a tools/call without mcp-go's Streamable HTTP transport,
+// which per request allocates a session with its channels, starts a
+// goroutine to forward notifications and parses the body twice more:
+// waste for a stateless server whose tools never send anything but their
+// one response. It takes only what the transport would pass straight
+// through: a tools/call without _meta (so of a revision before 2026-07-28
+// and asking for no progress), with no MCP-Protocol-Version header or a
+// supported pre-2026-07-28 one. A plain call of a registered tool (see
+// plainCall) is served here outright; any other goes to the MCP server's
+// dispatch. Either way it answers as the transport does, 200 with the
+// encoded JSON-RPC response (TestDirectToolCallsAnswerAsTheTransport);
+// false means it left the request alone. A tool that ever sends
+// notifications or requests of its own must not be served here.
+func (f *httpFront) direct(w http.ResponseWriter, r *http.Request, v verdict) bool {
+	if f.noDirect || (!v.direct && v.call == nil) {
 		return false
 	}
 	if pv := r.Header.Get(mcp.HeaderProtocolVersion); pv != "" &&
 		(mcp.IsModernProtocol(pv) || !slices.Contains(mcp.ValidProtocolVersions, pv)) {
 		return false // the transport refuses it, or applies the 2026-07-28 rules
 	}
-	resp := f.s.mcp.HandleMessage(r.Context(), msg)
+	if v.call != nil {
+		f.serveCall(w, r, v.call)
+		return true
+	}
+	resp := f.s.mcp.HandleMessage(r.Context(), v.forward)
 	if resp == nil {
 		w.WriteHeader(http.StatusAccepted) // not for a request; as the transport does
 		return true
@@ -176,6 +182,40 @@ func (f *httpFront) direct(w http.ResponseWriter, r *http.Request, msg []byte) b
 		f.s.log.Debug("writing a response failed", "err", err)
 	}
 	return true
+}
+
+// serveCall runs a plain tool call and writes the response mcp-go would
+// write: the result encoded once (appendResponse), or for a failure of the
+// server itself the -32603 error mcp-go gives a handler error.
+func (f *httpFront) serveCall(w http.ResponseWriter, r *http.Request, c *toolCall) {
+	res, err := f.s.run(r.Context(), c.tool, c.args, nil)
+	buf := responseBufs.Get().(*[]byte)
+	defer putResponseBuf(buf)
+	if err != nil {
+		*buf = append(append((*buf)[:0], errorReply(c.id, mcp.INTERNAL_ERROR, err.Error(), nil)...), '\n')
+	} else {
+		*buf = appendResponse((*buf)[:0], c.id, res)
+	}
+	// One shared, never modified value: Header().Set would allocate it
+	// afresh for every response.
+	w.Header()["Content-Type"] = jsonContentType
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(*buf); err != nil {
+		f.s.log.Debug("writing a response failed", "err", err)
+	}
+}
+
+var jsonContentType = []string{"application/json"}
+
+// responseBufs recycles response buffers; one holds a typical answer.
+var responseBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+// putResponseBuf recycles buf unless a rare large answer grew it: the
+// pool should not pin megabytes for the common small one.
+func putResponseBuf(buf *[]byte) {
+	if cap(*buf) <= 64<<10 {
+		responseBufs.Put(buf)
+	}
 }
 
 // renameHeader keeps the 2026-07-28 Mcp-Name header equal to the URI the

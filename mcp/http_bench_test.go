@@ -26,9 +26,9 @@ func (d decodedStore) Latest(_ context.Context, pid string) (*warrant.View, erro
 }
 
 // BenchmarkHTTPWarrantNow is one warrant_now call through the HTTP handler
-// as ewp-mcp --http serves it (Host check, pre-filter, mcp-go's Streamable
-// HTTP transport and dispatch, the tool, output-schema validation, the JSON
-// response), without the network and without a ledger. scripts/loadtest
+// as ewp-mcp --http serves it (Host check, pre-filter, the direct path's
+// dispatch, the tool, the JSON response encoded once), without the network
+// and without a ledger. scripts/loadtest
 // measures the same call end to end against a real ledger.
 func BenchmarkHTTPWarrantNow(b *testing.B) {
 	fake := seeded(b)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -50,6 +51,16 @@ type verdict struct {
 	// direct: a tools/call request whose params carry no _meta, which HTTP
 	// may hand straight to the MCP server's dispatch (see httpFront.direct).
 	direct bool
+	// call: a tools/call HTTP may serve without mcp-go at all (see
+	// plainCall); nil otherwise.
+	call *toolCall
+}
+
+// toolCall is a tools/call request reduced to what serving it needs.
+type toolCall struct {
+	id   []byte // as mcp-go would echo it
+	tool *toolSpec
+	args json.RawMessage
 }
 
 type message map[string]json.RawMessage
@@ -59,15 +70,16 @@ func (s *Server) screen(ctx context.Context, msg []byte) verdict {
 	if len(msg) == 0 {
 		return verdict{}
 	}
-	var m message
-	// Decoding an object validates it too, so valid JSON is scanned once;
-	// anything but an object is only checked for validity.
-	if msg[0] != '{' || json.Unmarshal(msg, &m) != nil {
-		if msg[0] == '{' || !json.Valid(msg) {
-			return verdict{reply: errorReply(nil, mcp.PARSE_ERROR, "parse error: the message is not valid JSON", nil)}
-		}
+	// The message is validated once, here; from then on its parts are
+	// split (splitObject), never checked or copied again.
+	if !json.Valid(msg) {
+		return verdict{reply: errorReply(nil, mcp.PARSE_ERROR, "parse error: the message is not valid JSON", nil)}
+	}
+	split, ok := splitObject(msg)
+	if !ok {
 		return verdict{reply: errorReply(nil, mcp.INVALID_REQUEST, "a JSON-RPC message must be an object; batches are not supported", nil)}
 	}
+	m := message(split)
 	if _, hasID := m["id"]; !hasID {
 		return screenNotification(m, msg)
 	}
@@ -116,11 +128,13 @@ func (s *Server) screenMethod(ctx context.Context, m message, msg []byte, v verd
 	id := m["id"]
 	switch mcp.MCPMethod(m.method()) {
 	case mcp.MethodToolsCall:
-		if !isString(m.params()["name"]) {
+		params := m.params()
+		if !isString(params["name"]) {
 			v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.name must be the tool name (a string)", nil)
 			return v
 		}
 		v.direct = m.withoutMeta()
+		v.call = s.plainCall(m, params)
 	case mcp.MethodPromptsGet:
 		if params := m.params(); !isString(params["name"]) || !stringMap(params["arguments"]) {
 			v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.name must be a string and params.arguments an object of strings", nil)
@@ -172,8 +186,65 @@ func (e *resourceError) rpcCode(modern bool) int {
 	return mcp.INVALID_PARAMS
 }
 
-func (m message) method() string {
-	raw := m["method"]
+// plainCall returns the call when mcp-go would read nothing from m beyond
+// what serving it without mcp-go reproduces: m has only the jsonrpc, id,
+// method and params keys (mcp-go matches keys case-insensitively, so any
+// other spelling could stand in for one of them), params only name and
+// arguments (no _meta, task or round-trip state), and the tool is
+// registered. Otherwise nil, and mcp-go serves the call. So does it a
+// call whose arguments hold a number beyond float64, which mcp-go refuses
+// as unparsable (it decodes arguments into Go values).
+func (s *Server) plainCall(m, params message) *toolCall {
+	if !onlyKeys(m, "jsonrpc", "id", "method", "params") || !onlyKeys(params, "name", "arguments") ||
+		hugeNumber(params["arguments"]) {
+		return nil
+	}
+	t, ok := s.tools[stringValue(params["name"])]
+	if !ok {
+		return nil
+	}
+	return &toolCall{id: echoID(m["id"]), tool: t, args: params["arguments"]}
+}
+
+// hugeNumber reports whether valid JSON raw holds a number literal that
+// overflows a float64. Only literals long enough or with an exponent are
+// parsed, so the common case is one pass over the bytes.
+func hugeNumber(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c == '"':
+			i = skipString(raw, i) - 1
+		case c == '-' || ('0' <= c && c <= '9'):
+			j := i
+			for j < len(raw) && bytes.IndexByte([]byte("0123456789+-.eE"), raw[j]) >= 0 {
+				j++
+			}
+			lit := raw[i:j]
+			if len(lit) > 300 || bytes.ContainsAny(lit, "eE") {
+				if _, err := strconv.ParseFloat(string(lit), 64); err != nil {
+					return true
+				}
+			}
+			i = j - 1
+		}
+	}
+	return false
+}
+
+// onlyKeys reports whether every key of m is one of keys.
+func onlyKeys(m message, keys ...string) bool {
+	for k := range m {
+		if !slices.Contains(keys, k) {
+			return false
+		}
+	}
+	return true
+}
+
+func (m message) method() string { return stringValue(m["method"]) }
+
+// stringValue decodes a JSON string; anything else is "".
+func stringValue(raw json.RawMessage) string {
 	if !isString(raw) {
 		return ""
 	}
@@ -194,9 +265,10 @@ func (m message) paramsOK() bool {
 	return !ok || string(p) == "null" || p[0] == '{'
 }
 
+// params are the members of params (paramsOK held); absent or null is
+// empty.
 func (m message) params() message {
-	var p message
-	_ = json.Unmarshal(m["params"], &p) // paramsOK held; absent or null leaves p empty
+	p, _ := splitObject(m["params"])
 	if p == nil {
 		p = message{}
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -24,6 +25,9 @@ type Server struct {
 	guard  *guard // nil unless WithGuard
 	log    *slog.Logger
 	mcp    *server.MCPServer
+	// tools are the registered tools by name, for the HTTP path that
+	// serves tools/call without mcp-go's dispatch (httpFront.direct).
+	tools map[string]*toolSpec
 }
 
 // Option configures a Server.
@@ -59,9 +63,11 @@ func New(store Store, opts ...Option) *Server {
 		server.WithResourceCapabilities(false, false),
 		server.WithPromptCapabilities(false),
 		server.WithInstructions(instructions()+s.guardInstructions()),
-		// A declared output schema is a promise; checking it on every call
-		// turns a broken promise into an error instead of a silent lie.
-		server.WithOutputSchemaValidation(),
+		// No per-call output-schema validation: results are typed Go
+		// values whose encoding is checked against the published schemas
+		// by the tests (output_schema_test.go), and checking each answer
+		// again cost a third of the server's CPU per call. See README.md
+		// "Decisions".
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
 	)
@@ -92,7 +98,10 @@ func (s *Server) registerTools() {
 	if s.guard != nil {
 		tools = append(tools, s.checkGroundingTool(), s.gapTemplateTool(), s.learnGapTool())
 	}
-	for _, t := range tools {
+	s.tools = make(map[string]*toolSpec, len(tools))
+	for i := range tools {
+		t := &tools[i]
+		s.tools[t.tool.Name] = t
 		s.mcp.AddTool(t.tool, s.handler(t))
 	}
 }
@@ -134,26 +143,49 @@ func newTool(name, desc string, in, out schema, write bool, run func(context.Con
 	}
 }
 
-// handler wraps a toolSpec with the checks every tool shares, in the order
-// the protocol fixes: role first, then the shape of the arguments.
-func (s *Server) handler(t toolSpec) server.ToolHandlerFunc {
+// handler is t as an mcp-go tool handler, for the transports mcp-go
+// dispatches.
+func (s *Server) handler(t *toolSpec) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if t.write {
-			if err := requireIngest(ctx); err != nil {
-				return failure(err), nil
-			}
-		}
-		out, err := t.call(ctx, req)
+		raw, err := rawArguments(req)
+		res, err := s.run(ctx, t, raw, err)
 		if err != nil {
-			s.logRefusal(t.tool.Name, err)
-			return failure(err), nil
+			return nil, err // mcp-go answers -32603 with the message
 		}
-		return success(out)
+		return res.mcpResult(), nil
 	}
 }
 
-func (t toolSpec) call(ctx context.Context, req mcp.CallToolRequest) (any, error) {
-	a, err := parseArgs(req)
+// run calls t with the checks every tool shares, in the order the
+// protocol fixes: role first, then the shape of the arguments (raw, or
+// argErr when they could not be read). Refusals are results; err is a
+// failure of the server itself, reported as mcp-go's recovery and
+// dispatch report one, so both HTTP paths answer alike.
+func (s *Server) run(ctx context.Context, t *toolSpec, raw []byte, argErr error) (res toolResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic recovered in %s tool handler: %v", t.tool.Name, r)
+			s.log.Error("tool failed", "tool", t.tool.Name, "err", err)
+		}
+	}()
+	if t.write {
+		if err := requireIngest(ctx); err != nil {
+			return failure(err), nil
+		}
+	}
+	var out any
+	if err = argErr; err == nil {
+		out, err = t.call(ctx, raw)
+	}
+	if err != nil {
+		s.logRefusal(t.tool.Name, err)
+		return failure(err), nil
+	}
+	return success(out)
+}
+
+func (t *toolSpec) call(ctx context.Context, raw []byte) (any, error) {
+	a, err := decodeObject("arguments", raw)
 	if err != nil {
 		return nil, err
 	}

@@ -161,7 +161,7 @@ func (s *Server) warrantLayer(ctx context.Context, a args, in *GateInput, p warr
 	if err != nil {
 		return LayerDecision{}, err
 	}
-	in.Warrant = filled(w)
+	in.Warrant = *filled(w)
 	out["proposition_id"], out["view_id"], out["warrant"] = in.PropositionID, latest.ViewID, in.Warrant.Warrant
 	return warrantDecision(w.Warrant, in.Action, p)
 }

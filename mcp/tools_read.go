@@ -74,7 +74,7 @@ func (s *Server) warrantNowTool() toolSpec {
 
 // warrantResult is a WarrantView plus, for inline views, what was demoted.
 type warrantResult struct {
-	warrant.WarrantView
+	*warrant.WarrantView
 	InlineOriginsDemoted *[]string `json:"inline_origins_demoted,omitempty"`
 }
 
@@ -112,7 +112,7 @@ func (s *Server) warrantNow(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return warrantResult{WarrantView: filled(w)}, nil
+	return &warrantResult{WarrantView: filled(w)}, nil
 }
 
 func (s *Server) warrantInline(ctx context.Context, a args, t string, attested bool) (any, error) {
@@ -132,7 +132,7 @@ func (s *Server) warrantInline(ctx context.Context, a args, t string, attested b
 	if err != nil {
 		return nil, err
 	}
-	return warrantResult{WarrantView: filled(w), InlineOriginsDemoted: &demoted}, nil
+	return &warrantResult{WarrantView: filled(w), InlineOriginsDemoted: &demoted}, nil
 }
 
 // decodeInlineView decodes a caller's EvidenceView. A WarrantView is
@@ -207,18 +207,18 @@ func missing(pid, vid string) error {
 		"proposition %q has no snapshot %q; omit view_id for the latest", pid, vid)
 }
 
-// filled copies w with every list non-nil, so the output always matches
-// its schema (a list, never null) whatever the kernel allocates.
-func filled(w *warrant.WarrantView) warrant.WarrantView {
-	c := *w
-	for _, l := range []*[]string{&c.SupportingEvidenceIDs, &c.OpposingEvidenceIDs, &c.Checks,
-		&c.OpenConflicts, &c.ResolvedConflicts, &c.OmittedSources, &c.DerivedFrom,
-		&c.Supersedes, &c.SupersededBy, &c.FalsificationConditions, &c.Warrant.RationaleCodes} {
+// filled sets every nil list of w (which the caller owns) to an empty
+// one, so the output always matches its schema (a list, never null)
+// whatever the kernel allocates.
+func filled(w *warrant.WarrantView) *warrant.WarrantView {
+	for _, l := range []*[]string{&w.SupportingEvidenceIDs, &w.OpposingEvidenceIDs, &w.Checks,
+		&w.OpenConflicts, &w.ResolvedConflicts, &w.OmittedSources, &w.DerivedFrom,
+		&w.Supersedes, &w.SupersededBy, &w.FalsificationConditions, &w.Warrant.RationaleCodes} {
 		if *l == nil {
 			*l = []string{}
 		}
 	}
-	return c
+	return w
 }
 
 func (s *Server) evidenceViewGetTool() toolSpec {

@@ -24,8 +24,10 @@
 // which pprof's -focus separates).
 //
 // Every response is checked: status 200, a tool result that is not an
-// error, and (for the first responses of each client) the proposition that
-// was asked for.
+// error, an ACCEPTED warrant, and (for the first responses of each client)
+// the proposition that was asked for. Each client has its own keep-alive
+// connection; -client picks the HTTP client (a minimal one by default, or
+// net/http's, see client.go).
 package main
 
 import (
@@ -47,6 +49,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -80,6 +83,7 @@ type config struct {
 	pid        int
 	cpuprofile string
 	jsonOut    bool
+	client     string
 }
 
 func main() {
@@ -116,6 +120,7 @@ func parseFlags() (config, error) {
 	flag.IntVar(&cfg.pid, "pid", 0, "with -url: the server's process id, for its CPU time")
 	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of this process (use with -inprocess or -serve for the server)")
 	flag.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON")
+	flag.StringVar(&cfg.client, "client", "raw", `HTTP client: "raw" (one keep-alive connection per client, little CPU) or "net/http"`)
 	flag.Parse()
 	for _, f := range strings.Split(clients, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -309,8 +314,12 @@ func startProcess(bin, db string, env []string) (*server, error) {
 	}
 }
 
-// startInProcess serves the ledger from this process, as ewp-mcp does.
+// startInProcess serves the ledger from this process, as ewp-mcp does
+// (with its garbage-collector target, unless GOGC is set).
 func startInProcess(db string) (*server, error) {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	l, err := ledger.Open(db, ledger.Options{ReadOnly: true})
 	if err != nil {
 		return nil, err
@@ -387,7 +396,9 @@ type result struct {
 	Seconds     float64 `json:"seconds"`
 	CallsPerSec float64 `json:"calls_per_sec"`
 	P50ms       float64 `json:"p50_ms"`
+	P90ms       float64 `json:"p90_ms"`
 	P99ms       float64 `json:"p99_ms"`
+	P999ms      float64 `json:"p99_9_ms"`
 	MaxMs       float64 `json:"max_ms"`
 	// CPU per call in microseconds, from /proc (Linux; 0 elsewhere). In
 	// process, the server's figure is the whole process (client included)
@@ -401,8 +412,8 @@ type result struct {
 }
 
 func (r result) String() string {
-	s := fmt.Sprintf("clients=%-3d calls/s=%8.0f  p50=%6.2f ms  p99=%6.2f ms  max=%7.2f ms  (%d calls in %.1f s)",
-		r.Clients, r.CallsPerSec, r.P50ms, r.P99ms, r.MaxMs, r.Calls, r.Seconds)
+	s := fmt.Sprintf("clients=%-3d calls/s=%8.0f  p50=%6.2f ms  p90=%6.2f ms  p99=%6.2f ms  p99.9=%6.2f ms  max=%7.2f ms  (%d calls in %.1f s)",
+		r.Clients, r.CallsPerSec, r.P50ms, r.P90ms, r.P99ms, r.P999ms, r.MaxMs, r.Calls, r.Seconds)
 	if r.ServerCPUus > 0 {
 		s += fmt.Sprintf("  cpu/call: server %.0f µs, client %.0f µs; other processes %.2f cores",
 			r.ServerCPUus, r.ClientCPUus, r.OtherCores)
@@ -412,12 +423,11 @@ func (r result) String() string {
 
 // measure runs n clients for the warmup, then for the measured duration.
 func measure(srv *server, cfg config, n int) (result, error) {
-	tr := &http.Transport{
-		MaxIdleConns: n, MaxIdleConnsPerHost: n, MaxConnsPerHost: n,
-		DisableCompression: true, IdleConnTimeout: time.Minute,
+	posters, release, err := newPosters(cfg.client, srv.url, n)
+	if err != nil {
+		return result{}, err
 	}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	defer release()
 
 	var recording atomic.Bool
 	var stop atomic.Bool
@@ -427,7 +437,8 @@ func measure(srv *server, cfg config, n int) (result, error) {
 	for w := range n {
 		lat[w] = make([]time.Duration, 0, 1<<16)
 		wg.Go(func() {
-			if err := worker(client, srv.url, cfg.props, uint64(w), &recording, &stop, &lat[w]); err != nil {
+			defer posters[w].close()
+			if err := worker(posters[w], cfg.props, uint64(w), &recording, &stop, &lat[w]); err != nil {
 				errc <- err
 				stop.Store(true)
 			}
@@ -460,7 +471,8 @@ func measure(srv *server, cfg config, n int) (result, error) {
 	r := result{
 		Clients: n, Calls: len(all), Seconds: elapsed.Seconds(),
 		CallsPerSec: float64(len(all)) / elapsed.Seconds(),
-		P50ms:       ms(all[len(all)/2]), P99ms: ms(all[len(all)*99/100]), MaxMs: ms(all[len(all)-1]),
+		P50ms:       ms(all[len(all)/2]), P90ms: ms(all[len(all)*90/100]),
+		P99ms: ms(all[len(all)*99/100]), P999ms: ms(all[len(all)*999/1000]), MaxMs: ms(all[len(all)-1]),
 	}
 	if cpu0.ok && cpu1.ok {
 		server, self := cpu1.server-cpu0.server, cpu1.self-cpu0.self
@@ -477,34 +489,20 @@ func measure(srv *server, cfg config, n int) (result, error) {
 
 // worker calls warrant_now on random propositions until stop, recording
 // latencies while recording is set.
-func worker(client *http.Client, url string, props int, seed uint64, recording, stop *atomic.Bool, lat *[]time.Duration) error {
+func worker(p poster, props int, seed uint64, recording, stop *atomic.Bool, lat *[]time.Duration) error {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	var body []byte
 	var resp bytes.Buffer
 	for i := 0; !stop.Load(); i++ {
 		prop := rng.IntN(props)
-		body = fmt.Appendf(body[:0], `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"warrant_now",`+
-			`"arguments":{"proposition_id":"P-%07d","evaluated_at":%q}}}`, i, prop, evaluatedAt)
-		req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		body = appendCall(body[:0], i, prop)
 		t0 := time.Now()
-		res, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Reset()
-		_, err = resp.ReadFrom(res.Body)
-		res.Body.Close()
+		status, err := p.post(body, &resp)
 		d := time.Since(t0)
 		if err != nil {
 			return err
 		}
-		if err := checkResponse(res.StatusCode, resp.Bytes(), prop, i < 20); err != nil {
+		if err := checkResponse(status, resp.Bytes(), prop, i < 20); err != nil {
 			return err
 		}
 		if recording.Load() {
@@ -512,6 +510,21 @@ func worker(client *http.Client, url string, props int, seed uint64, recording, 
 		}
 	}
 	return nil
+}
+
+// appendCall appends the warrant_now request with JSON-RPC id id for
+// proposition P-<prop, 7 digits>; strconv instead of fmt, because client
+// CPU is taken from the server sharing the cores.
+func appendCall(b []byte, id, prop int) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, int64(id), 10)
+	b = append(b, `,"method":"tools/call","params":{"name":"warrant_now","arguments":{"proposition_id":"P-`...)
+	p := strconv.Itoa(prop)
+	for range 7 - len(p) {
+		b = append(b, '0')
+	}
+	b = append(b, p...)
+	return append(b, `","evaluated_at":"`+evaluatedAt+`"}}}`...)
 }
 
 var accepted = []byte(`"acceptance":"ACCEPTED"`)

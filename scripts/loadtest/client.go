@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+const callTimeout = 30 * time.Second
+
+// A poster sends one JSON-RPC POST and reads the whole answer into resp.
+// Each worker has its own; they are not safe for concurrent use.
+type poster interface {
+	post(body []byte, resp *bytes.Buffer) (status int, err error)
+	close()
+}
+
+// The headers every call sends, as an MCP client of revision 2025-06-18
+// does over Streamable HTTP.
+var callHeaders = [][2]string{
+	{"Content-Type", "application/json"},
+	{"Accept", "application/json, text/event-stream"},
+	{"MCP-Protocol-Version", "2025-06-18"},
+}
+
+// netHTTPPoster posts with net/http's client (-client net/http).
+type netHTTPPoster struct {
+	client *http.Client
+	url    string
+}
+
+func (p netHTTPPoster) post(body []byte, resp *bytes.Buffer) (int, error) {
+	req, err := http.NewRequest(http.MethodPost, p.url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	for _, h := range callHeaders {
+		req.Header.Set(h[0], h[1])
+	}
+	res, err := p.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	resp.Reset()
+	_, err = resp.ReadFrom(res.Body)
+	return res.StatusCode, err
+}
+
+func (netHTTPPoster) close() {}
+
+// rawPoster is a minimal HTTP/1.1 client on one keep-alive connection: it
+// writes the request itself and parses the answer with
+// http.ReadResponse. The server sees the same requests as from net/http's
+// client; the client spends much less CPU on them, because net/http's
+// transport hands every request between three goroutines, and client CPU
+// is taken from the server sharing the cores.
+type rawPoster struct {
+	addr, host, path string
+	conn             net.Conn
+	br               *bufio.Reader
+	bw               *bufio.Writer
+	head             []byte
+}
+
+func newRawPoster(rawURL string) (*rawPoster, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "http" {
+		return nil, fmt.Errorf("-client raw needs an http:// URL, got %q", rawURL)
+	}
+	return &rawPoster{addr: u.Host, host: u.Host, path: u.RequestURI()}, nil
+}
+
+func (p *rawPoster) post(body []byte, resp *bytes.Buffer) (int, error) {
+	if p.conn == nil {
+		if err := p.dial(); err != nil {
+			return 0, err
+		}
+	}
+	p.head = append(p.head[:0], "POST "+p.path+" HTTP/1.1\r\nHost: "+p.host+"\r\nUser-Agent: ewp-loadtest\r\n"...)
+	for _, h := range callHeaders {
+		p.head = append(p.head, h[0]+": "+h[1]+"\r\n"...)
+	}
+	p.head = append(strconv.AppendInt(append(p.head, "Content-Length: "...), int64(len(body)), 10), "\r\n\r\n"...)
+	// As net/http's client's Timeout: a stuck server fails the run.
+	_ = p.conn.SetDeadline(time.Now().Add(callTimeout))
+	_, _ = p.bw.Write(p.head)
+	_, _ = p.bw.Write(body)
+	if err := p.bw.Flush(); err != nil {
+		p.close()
+		return 0, err
+	}
+	res, err := http.ReadResponse(p.br, nil)
+	if err != nil {
+		p.close()
+		return 0, err
+	}
+	resp.Reset()
+	_, err = resp.ReadFrom(res.Body)
+	res.Body.Close()
+	if err != nil || res.Close {
+		p.close() // the server ends the connection; the next call redials
+	}
+	return res.StatusCode, err
+}
+
+func (p *rawPoster) dial() error {
+	c, err := net.DialTimeout("tcp", p.addr, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	p.conn, p.br, p.bw = c, bufio.NewReaderSize(c, 16<<10), bufio.NewWriterSize(c, 4<<10)
+	return nil
+}
+
+func (p *rawPoster) close() {
+	if p.conn != nil {
+		_ = p.conn.Close()
+		p.conn = nil
+	}
+}
+
+// newPosters returns one poster per worker for the -client kind, and a
+// function that releases what they share.
+func newPosters(kind, url string, n int) ([]poster, func(), error) {
+	ps := make([]poster, n)
+	switch kind {
+	case "raw":
+		for i := range ps {
+			p, err := newRawPoster(url)
+			if err != nil {
+				return nil, nil, err
+			}
+			ps[i] = p
+		}
+		return ps, func() {}, nil
+	case "net/http":
+		tr := &http.Transport{
+			MaxIdleConns: n, MaxIdleConnsPerHost: n, MaxConnsPerHost: n,
+			DisableCompression: true, IdleConnTimeout: time.Minute,
+		}
+		client := &http.Client{Transport: tr, Timeout: callTimeout}
+		for i := range ps {
+			ps[i] = netHTTPPoster{client: client, url: url}
+		}
+		return ps, tr.CloseIdleConnections, nil
+	}
+	return nil, nil, errors.New(`-client must be "raw" or "net/http"`)
+}
