@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/ewp-go/ewp/snapshot"
 	"github.com/ewp-go/ewp/warrant"
@@ -86,9 +87,15 @@ func (w *wtx) latest(prop string) (*warrant.View, error) {
 // the file was edited or written by a broken build: a ledger error, not a
 // refusal of the caller's input.
 func decodeStored(body []byte) (*warrant.View, error) {
-	v, err := warrant.DecodeView(body)
+	d := decoders.Get().(*warrant.Decoder)
+	v, err := d.DecodeView(body)
+	decoders.Put(d)
 	if err != nil {
 		return nil, ledgerErr("decode stored snapshot (run ewp-ingest verify)", err)
 	}
 	return v, nil
 }
+
+// decoders keeps warrant.Decoders for reuse: every MCP call decodes a
+// stored view, and a warm decoder allocates about half as much.
+var decoders = sync.Pool{New: func() any { return new(warrant.Decoder) }}

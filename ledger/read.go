@@ -64,39 +64,55 @@ func (l *Ledger) queryRow(ctx context.Context, query string, args ...any) *sql.R
 	return l.r.QueryRowContext(ctx, query, args...)
 }
 
+// query is queryRow for reads that scan in place (sql.RawBytes).
+func (l *Ledger) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = context.WithoutCancel(ctx)
+	if st := l.readStmt(query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return l.r.QueryContext(ctx, query, args...)
+}
+
 // Latest returns the most recently stored snapshot of a proposition, or a
 // *warrant.Error with CodeMissingView.
 func (l *Ledger) Latest(ctx context.Context, propositionID string) (*warrant.View, error) {
-	body, err := l.readBody(l.queryRow(ctx, latestBodySQL, propositionID))
+	v, err := l.readView(ctx, latestBodySQL, propositionID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingProposition(propositionID)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return decodeStored(body)
+	return v, err
 }
 
 // Get returns one stored snapshot by view id, or CodeMissingView.
 func (l *Ledger) Get(ctx context.Context, propositionID, viewID string) (*warrant.View, error) {
-	body, err := l.readBody(l.queryRow(ctx, getBodySQL, propositionID, viewID))
+	v, err := l.readView(ctx, getBodySQL, propositionID, viewID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingSnapshot(propositionID, viewID)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return decodeStored(body)
+	return v, err
 }
 
-// readBody scans a body-only row; sql.ErrNoRows comes back as it is.
-func (l *Ledger) readBody(row *sql.Row) ([]byte, error) {
-	var body []byte
-	err := row.Scan(&body)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+// readView runs a body-only point read and decodes the body where the
+// driver holds it: the decoder copies the text once anyway, so scanning
+// it into a slice of our own first would copy it twice. sql.ErrNoRows
+// comes back as it is.
+func (l *Ledger) readView(ctx context.Context, query string, args ...any) (*warrant.View, error) {
+	rows, err := l.query(ctx, query, args...)
+	if err != nil {
 		return nil, ledgerErr("read snapshot", err)
 	}
-	return body, err
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, ledgerErr("read snapshot", err)
+		}
+		return nil, sql.ErrNoRows
+	}
+	var body sql.RawBytes
+	if err := rows.Scan(&body); err != nil {
+		return nil, ledgerErr("read snapshot", err)
+	}
+	return decodeStored(body)
 }
 
 // LatestSnapshot is Latest without decoding.
