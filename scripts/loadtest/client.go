@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -56,8 +57,7 @@ func (p netHTTPPoster) post(body []byte, resp *bytes.Buffer) (int, error) {
 func (netHTTPPoster) close() {}
 
 // rawPoster is a minimal HTTP/1.1 client on one keep-alive connection: it
-// writes the request itself and parses the answer with
-// http.ReadResponse. The server sees the same requests as from net/http's
+// writes the request and reads the answer itself. The server sees the same requests as from net/http's
 // client; the client spends much less CPU on them, because net/http's
 // transport hands every request between three goroutines, and client CPU
 // is taken from the server sharing the cores.
@@ -96,18 +96,54 @@ func (p *rawPoster) post(body []byte, resp *bytes.Buffer) (int, error) {
 		p.close()
 		return 0, err
 	}
-	res, err := http.ReadResponse(p.br, nil)
-	if err != nil {
-		p.close()
-		return 0, err
-	}
-	resp.Reset()
-	_, err = resp.ReadFrom(res.Body)
-	res.Body.Close()
-	if err != nil || res.Close {
+	status, closing, err := readResponse(p.br, resp)
+	if err != nil || closing {
 		p.close() // the server ends the connection; the next call redials
 	}
-	return res.StatusCode, err
+	return status, err
+}
+
+// readResponse reads one HTTP/1.1 response with a Content-Length body,
+// which is how the server answers a JSON-RPC POST; anything else (a
+// chunked body, say) is an error that names the -client net/http way
+// round it. It reads only the headers it needs, sparing the client the
+// header map http.ReadResponse builds for every call.
+func readResponse(br *bufio.Reader, resp *bytes.Buffer) (status int, closing bool, err error) {
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return 0, true, err
+	}
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
+		return 0, true, fmt.Errorf("not an HTTP/1.x status line: %q", line)
+	}
+	if status, err = strconv.Atoi(string(line[9:12])); err != nil {
+		return 0, true, fmt.Errorf("bad status line %q", line)
+	}
+	length := -1
+	for {
+		if line, err = br.ReadSlice('\n'); err != nil {
+			return status, true, err
+		}
+		name, value, _ := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte(":"))
+		value = bytes.TrimSpace(value)
+		switch {
+		case len(name) == 0:
+			if length < 0 {
+				return status, true, errors.New("answer without Content-Length (use -client net/http)")
+			}
+			resp.Reset()
+			_, err = io.CopyN(resp, br, int64(length))
+			return status, closing, err
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			if length, err = strconv.Atoi(string(value)); err != nil || length < 0 {
+				return status, true, fmt.Errorf("bad Content-Length %q", value)
+			}
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			return status, true, fmt.Errorf("answer with Transfer-Encoding %q (use -client net/http)", value)
+		case bytes.EqualFold(name, []byte("Connection")):
+			closing = bytes.EqualFold(value, []byte("close"))
+		}
+	}
 }
 
 func (p *rawPoster) dial() error {
