@@ -61,6 +61,7 @@ import (
 
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/mcp"
+	"github.com/ewp-go/ewp/mcp/ledgerstore"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -331,7 +332,7 @@ func startInProcess(db string) (*server, error) {
 	}
 	addr := ln.Addr().String()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := mcp.New(readStore{l}, mcp.WithLogger(quiet)).HTTPHandler(mcp.HTTPConfig{Addr: addr})
+	h, err := mcp.New(ledgerstore.New(l), mcp.WithLogger(quiet)).HTTPHandler(mcp.HTTPConfig{Addr: addr})
 	if err != nil {
 		ln.Close()
 		l.Close()
@@ -346,47 +347,6 @@ func startInProcess(db string) (*server, error) {
 		l.Close()
 	}
 	return &server{kind: "in-process", url: "http://" + addr + mcp.EndpointPath, inproc: true, stop: stop}, nil
-}
-
-// readStore is the read side of the ledger as an mcp.Store (ewp-mcp's own
-// adapter lives in package main of cmd/ewp-mcp).
-type readStore struct{ l *ledger.Ledger }
-
-func notFound(err error) error {
-	var e *warrant.Error
-	if errors.As(err, &e) && e.Code == warrant.CodeMissingView {
-		return mcp.ErrNotFound
-	}
-	return err
-}
-
-func (s readStore) Latest(ctx context.Context, p string) (*warrant.View, error) {
-	v, err := s.l.Latest(ctx, p)
-	return v, notFound(err)
-}
-
-func (s readStore) Get(ctx context.Context, p, vid string) (*warrant.View, error) {
-	v, err := s.l.Get(ctx, p, vid)
-	return v, notFound(err)
-}
-
-func (s readStore) List(ctx context.Context, q string, limit int) ([]mcp.PropositionSummary, error) {
-	rows, err := s.l.List(ctx, q, limit)
-	out := make([]mcp.PropositionSummary, len(rows))
-	for i, r := range rows {
-		out[i] = mcp.PropositionSummary{PropositionID: r.PropositionID, LatestViewID: r.LatestViewID, Texts: r.Texts}
-	}
-	return out, err
-}
-
-var errReadOnly = errors.New("the load test serves read-only")
-
-func (readStore) Put(context.Context, *warrant.View) (bool, error) { return false, errReadOnly }
-func (readStore) AppendEvidence(context.Context, string, mcp.EvidenceInput) (*warrant.View, error) {
-	return nil, errReadOnly
-}
-func (readStore) AppendCheck(context.Context, string, mcp.CheckInput) (*warrant.View, error) {
-	return nil, errReadOnly
 }
 
 // result is one concurrency's measurement.
