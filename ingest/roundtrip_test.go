@@ -143,27 +143,17 @@ func (rt *roundTripper) finish() {
 func TestRoundTripPackFixtures(t *testing.T) {
 	pack := filepath.Join(sharedtest.Dir(t), "ewp-pack")
 	rt := newRoundTripper(t)
-	files, _ := filepath.Glob(filepath.Join(pack, "fixtures", "*.json"))
-	if len(files) == 0 {
-		t.Fatal("no fixtures")
-	}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wv := rt.check(filepath.Base(f), raw)
+	for _, f := range sharedtest.PackFiles(t, pack, "fixtures") {
+		wv := rt.check(f.Name, f.Data)
 		if wv == nil {
-			t.Errorf("%s: fixture not stored", f)
+			t.Errorf("%s: fixture not stored", f.Name)
 			continue
 		}
-		compareExpected(t, filepath.Join(pack, "expected", filepath.Base(f)), wv)
+		compareExpected(t, filepath.Join(pack, "expected", f.Name), wv)
 	}
-	invalid, _ := filepath.Glob(filepath.Join(pack, "invalid", "*.json"))
-	for _, f := range invalid {
-		raw, _ := os.ReadFile(f)
-		if rt.check("invalid/"+filepath.Base(f), raw) != nil || rt.refuses == 0 {
-			t.Errorf("%s: an invalid view was stored", f)
+	for _, f := range sharedtest.PackFiles(t, pack, "invalid") {
+		if rt.check("invalid/"+f.Name, f.Data) != nil || rt.refuses == 0 {
+			t.Errorf("invalid/%s: an invalid view was stored", f.Name)
 		}
 	}
 	rt.finish()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -213,16 +212,8 @@ func storeValid(t *testing.T, st *fakeStore, docs []json.RawMessage) (views []*w
 func packDocs(t *testing.T, dir string) []json.RawMessage {
 	var out []json.RawMessage
 	for _, sub := range []string{"fixtures", "invalid"} {
-		files, err := filepath.Glob(filepath.Join(dir, sub, "*.json"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("no %s in %s: %v", sub, dir, err)
-		}
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, b)
+		for _, f := range sharedtest.PackFiles(t, dir, sub) {
+			out = append(out, f.Data)
 		}
 	}
 	return out

@@ -1,28 +1,21 @@
 package schemas
 
 import (
-	"github.com/ewp-go/ewp/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/ewp-go/ewp/internal/sharedtest"
 	"github.com/ewp-go/ewp/warrant"
 )
 
 // packFiles returns the pack's files in dir ("fixtures", "invalid").
 func packFiles(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(sharedtest.Dir(t), "ewp-pack", dir, "*.json"))
-	if len(files) == 0 {
-		t.Fatalf("no files in ewp-pack/%s", dir)
-	}
+	files := sharedtest.PackFiles(t, filepath.Join(sharedtest.Dir(t), "ewp-pack"), dir)
 	out := make(map[string][]byte, len(files))
 	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[filepath.Base(f)] = raw
+		out[f.Name] = f.Data
 	}
 	return out
 }

@@ -2,28 +2,19 @@ package warrant_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ewp-go/ewp/internal/sharedtest"
 	"github.com/ewp-go/ewp/warrant"
 )
 
 // packFixtures loads the reference pack's fixture documents from ../shared
 // when present; the benchmark measures decode + validate + evaluate.
 func packFixtures(b *testing.B) [][]byte {
-	files, _ := filepath.Glob("../../shared/ewp-pack/fixtures/*.json")
-	if len(files) == 0 {
-		b.Skip("../shared/ewp-pack not present")
-	}
 	var docs [][]byte
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		docs = append(docs, data)
+	for _, f := range sharedtest.PackFiles(b, sharedtest.Path(b, "ewp-pack"), "fixtures") {
+		docs = append(docs, f.Data)
 	}
 	return docs
 }

@@ -55,16 +55,11 @@ func TestFastPathAgreesOnPacks(t *testing.T) {
 	for _, dir := range []string{"../fixtures/pack", sharedtest.Path(t, "ewp-pack")} {
 		var taken, accepted int
 		for _, sub := range []string{"fixtures", "invalid"} {
-			files, _ := filepath.Glob(filepath.Join(dir, sub, "*.json"))
-			for _, file := range files {
-				data, err := os.ReadFile(file)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if fastAgrees(t, string(data)) {
+			for _, f := range sharedtest.PackFiles(t, dir, sub) {
+				if fastAgrees(t, string(f.Data)) {
 					taken++
 				}
-				if _, err := DecodeDocument(data); err == nil {
+				if _, err := DecodeDocument(f.Data); err == nil {
 					accepted++
 				}
 			}

@@ -108,17 +108,10 @@ func TestRoundTripPack(t *testing.T) {
 	pack := filepath.Join(sharedtest.Dir(t), "ewp-pack")
 	rt := &roundTrip{t: t, root: tempDir(t)}
 	for _, sub := range []string{"fixtures", "invalid"} {
-		files, _ := filepath.Glob(filepath.Join(pack, sub, "*.json"))
-		if len(files) == 0 {
-			t.Fatalf("no files in %s", sub)
-		}
+		files := sharedtest.PackFiles(t, pack, sub)
 		before := rt.stored
 		for _, f := range files {
-			raw, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rt.check(sub+"/"+filepath.Base(f), raw)
+			rt.check(sub+"/"+f.Name, f.Data)
 		}
 		if sub == "fixtures" && rt.stored-before != len(files) {
 			t.Errorf("stored %d of %d fixtures", rt.stored-before, len(files))

@@ -47,6 +47,32 @@ func Path(t testing.TB, elems ...string) string {
 	return p
 }
 
+// PackFile is one JSON document of a pack, by its file name.
+type PackFile struct {
+	Name string
+	Data []byte
+}
+
+// PackFiles returns the *.json files of a pack's sub directory ("fixtures",
+// "invalid", ...) in name order. A pack with none fails the test: a test
+// over no documents would pass whatever the code does.
+func PackFiles(t testing.TB, pack, sub string) []PackFile {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(pack, sub, "*.json"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no %s/*.json in %s: %v", sub, pack, err)
+	}
+	out := make([]PackFile, len(names))
+	for i, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = PackFile{filepath.Base(name), data}
+	}
+	return out
+}
+
 // CorpusCase is one case of the differential corpus: a fixture-format
 // document, kept as its exact JSON text, and the reference's verdict.
 type CorpusCase struct {
