@@ -1,29 +1,17 @@
 package conformance
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"strings"
+
+	"github.com/ewp-go/ewp/conformance/corpus"
 )
 
 // CorpusCase is one line of a differential corpus: a fixture-format
 // document (kept as its exact JSON text) and the reference's verdict.
-type CorpusCase struct {
-	ID     string          `json:"id"`
-	Note   string          `json:"note"`
-	Doc    json.RawMessage `json:"doc"`
-	Expect struct {
-		Refused      bool              `json:"refused"`
-		Axes         map[string]string `json:"axes"`
-		ViewID       *string           `json:"view_id"`
-		LineageCount *int              `json:"lineage_count"`
-	} `json:"expect"`
-}
+type CorpusCase = corpus.Case
 
 // Parity counts agreement with the reference over a corpus.
 type Parity struct {
@@ -39,30 +27,12 @@ type Parity struct {
 
 // LoadCorpus reads a corpus file, gzip-compressed when it ends in .gz.
 func LoadCorpus(path string) ([]CorpusCase, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		r = gz
-	}
 	var cases []CorpusCase
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		var c CorpusCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
-		}
+	err := corpus.Each(path, func(_ int, c CorpusCase) error {
 		cases = append(cases, c)
-	}
-	return cases, sc.Err()
+		return nil
+	})
+	return cases, err
 }
 
 // CheckCorpus sends every case through Eval, exactly as an external

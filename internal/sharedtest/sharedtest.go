@@ -5,12 +5,11 @@
 package sharedtest
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ewp-go/ewp/conformance/corpus"
 )
 
 // Dir returns the ../shared directory beside the module root, or skips
@@ -75,48 +74,17 @@ func PackFiles(t testing.TB, pack, sub string) []PackFile {
 
 // CorpusCase is one case of the differential corpus: a fixture-format
 // document, kept as its exact JSON text, and the reference's verdict.
-type CorpusCase struct {
-	ID     string          `json:"id"`
-	Note   string          `json:"note"`
-	Doc    json.RawMessage `json:"doc"`
-	Expect struct {
-		Refused bool              `json:"refused"`
-		Axes    map[string]string `json:"axes"`
-	} `json:"expect"`
-}
+type CorpusCase = corpus.Case
 
 // EachCorpusCase calls fn with every case of the public differential
 // corpus, in file order, numbered from 1.
 func EachCorpusCase(t testing.TB, fn func(n int, c CorpusCase)) {
 	t.Helper()
-	EachCorpusLine(t, func(n int, line []byte) {
-		var c CorpusCase
-		if err := json.Unmarshal(line, &c); err != nil {
-			t.Fatalf("corpus line %d: %v", n, err)
-		}
+	err := corpus.Each(Path(t, "ewp-differential", "public.jsonl.gz"), func(n int, c CorpusCase) error {
 		fn(n, c)
+		return nil
 	})
-}
-
-// EachCorpusLine calls fn with every line (one JSON case) of the public
-// differential corpus, numbered from 1; fn decodes what it needs.
-func EachCorpusLine(t testing.TB, fn func(n int, line []byte)) {
-	t.Helper()
-	f, err := os.Open(Path(t, "ewp-differential", "public.jsonl.gz"))
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		fn(n, sc.Bytes())
-	}
-	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 }
