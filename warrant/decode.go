@@ -144,9 +144,9 @@ func (d *Decoder) parseObject(s string) (*fields, error) {
 
 // decoder carries the view-level context records are checked against.
 type decoder struct {
-	prop        string
-	sources     []seenSource
-	sourceIndex map[string]int // built only for views with many sources
+	prop     string
+	sources  sourceSet
+	sourceAt []loc // where each of sources was first met
 }
 
 func decodeView(obj *fields) (*View, error) {

@@ -31,10 +31,8 @@ type fastDecoder struct {
 	ch  []Check
 	co  []Conflict
 	li  []LineageEdge
-	src []SourceRef
+	src sourceSet
 	raw []rawSource
-	// srcIndex finds a source by id once there are many.
-	srcIndex map[string]int
 	// strs is the block optional strings point into, so a SourceRef's
 	// *string fields cost no allocation each.
 	strs []string
@@ -57,10 +55,8 @@ const (
 // decode also reads the document members into doc.
 func (f *fastDecoder) decode(s string, doc *Document) *View {
 	f.sc.Reset(s)
-	if len(f.src) >= smallSet {
-		f.srcIndex = nil // rebuilt when needed, so one huge view is not kept
-	}
-	f.src, f.raw = f.src[:0], f.raw[:0]
+	f.src.reset()
+	f.raw = f.raw[:0]
 	v := &View{RetrievalScope: DefaultRetrievalScope, Freshness: DefaultFreshness, AdapterMeta: "{}"}
 	if !f.sc.Object() {
 		return nil

@@ -210,7 +210,7 @@ func (f *fastDecoder) source(s *SourceRef) {
 	start := f.sc.Pos()
 	for i := len(f.raw) - 1; i >= max(0, len(f.raw)-recentSources); i-- {
 		if f.sc.Literal(f.raw[i].text) {
-			*s = f.src[f.raw[i].src]
+			*s = f.src.refs[f.raw[i].src]
 			s.ExtractorID, s.ParentSourceID = f.copyPtr(s.ExtractorID), f.copyPtr(s.ParentSourceID)
 			return
 		}
@@ -245,7 +245,7 @@ func (f *fastDecoder) source(s *SourceRef) {
 		f.sc.Stop()
 		return
 	}
-	f.raw = append(f.raw, rawSource{f.sc.Text(start, f.sc.Pos()), f.findSource(s.SourceID)})
+	f.raw = append(f.raw, rawSource{f.sc.Text(start, f.sc.Pos()), f.src.find(s.SourceID)})
 }
 
 // recentSources is how many source texts a record's source is compared
@@ -262,39 +262,11 @@ type rawSource struct {
 // oneSource reports whether s agrees with any SourceRef met before under
 // its source_id, and remembers it.
 func (f *fastDecoder) oneSource(s *SourceRef) bool {
-	if i := f.findSource(s.SourceID); i >= 0 {
-		return sameSource(f.src[i], *s)
+	if i := f.src.find(s.SourceID); i >= 0 {
+		return sameSource(f.src.refs[i], *s)
 	}
-	f.src = append(f.src, *s)
-	switch {
-	case len(f.src) > smallSet:
-		f.srcIndex[s.SourceID] = len(f.src) - 1
-	case len(f.src) == smallSet:
-		if f.srcIndex == nil {
-			f.srcIndex = make(map[string]int)
-		}
-		for i := range f.src {
-			f.srcIndex[f.src[i].SourceID] = i
-		}
-	}
+	f.src.add(*s)
 	return true
-}
-
-// findSource returns the index of the source met under id, or -1. Past a
-// handful of sources it asks the index instead of scanning.
-func (f *fastDecoder) findSource(id string) int {
-	if len(f.src) >= smallSet {
-		if i, ok := f.srcIndex[id]; ok {
-			return i
-		}
-		return -1
-	}
-	for i := range f.src {
-		if f.src[i].SourceID == id {
-			return i
-		}
-	}
-	return -1
 }
 
 // finish applies what needs the whole view: record propositions bound to
@@ -362,21 +334,14 @@ func exact[T any](scratch *[]T, once bool) []T {
 	return out
 }
 
-// distinct reports whether every record has its own id. Views are usually
-// small, so it scans; long lists get a set.
+// distinct reports whether every record has its own id, by the general
+// decoder's check.
 func distinct[T any](recs []T, id func(*T) string) bool {
-	if len(recs) > smallSet {
-		seen := make(map[string]struct{}, len(recs))
-		for i := range recs {
-			seen[id(&recs[i])] = struct{}{}
-		}
-		return len(seen) == len(recs)
-	}
+	var seen map[string]struct{}
 	for i := range recs {
-		for j := 0; j < i; j++ {
-			if id(&recs[i]) == id(&recs[j]) {
-				return false
-			}
+		var err error
+		if seen, err = checkUnique(recs[:i+1], seen, id, loc{}, "", ""); err != nil {
+			return false
 		}
 	}
 	return true

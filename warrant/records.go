@@ -351,20 +351,15 @@ func (d *decoder) source(rec *fields, l loc) (SourceRef, error) {
 	if err != nil {
 		return s, err
 	}
-	if i := d.findSource(s.SourceID); i >= 0 {
-		if !sameSource(d.sources[i].ref, s) {
+	if i := d.sources.find(s.SourceID); i >= 0 {
+		if !sameSource(d.sources.refs[i], s) {
 			return s, invalid(l.field(""), "source_id %s already names a different SourceRef at %s (one source_id, one SourceRef)",
-				pyjson.StrRepr(s.SourceID), d.sources[i].at.field(""))
+				pyjson.StrRepr(s.SourceID), d.sourceAt[i].field(""))
 		}
 		return s, nil
 	}
-	d.sources = append(d.sources, seenSource{s, l})
-	switch {
-	case d.sourceIndex != nil:
-		d.sourceIndex[s.SourceID] = len(d.sources) - 1
-	case len(d.sources) > smallSet:
-		d.indexSources()
-	}
+	d.sources.add(s)
+	d.sourceAt = append(d.sourceAt, l)
 	return s, nil
 }
 
@@ -418,30 +413,45 @@ func samePtr(a, b *string) bool {
 	return *a == *b
 }
 
-// seenSource is a SourceRef already met in the view and where.
-type seenSource struct {
-	ref SourceRef
-	at  loc
+// sourceSet holds the SourceRefs met in a view, found by source_id: a
+// scan while there are few, an index once there are many.
+type sourceSet struct {
+	refs  []SourceRef
+	index map[string]int // built past smallSet sources
 }
 
-func (d *decoder) findSource(id string) int {
-	if d.sourceIndex != nil {
-		if i, ok := d.sourceIndex[id]; ok {
+// reset empties the set for the next view. The index goes: it is built
+// again when a view needs it, so one huge view is not kept.
+func (s *sourceSet) reset() {
+	s.refs, s.index = s.refs[:0], nil
+}
+
+// find returns the index of the SourceRef under id, or -1.
+func (s *sourceSet) find(id string) int {
+	if len(s.refs) > smallSet {
+		if i, ok := s.index[id]; ok {
 			return i
 		}
 		return -1
 	}
-	for i := range d.sources {
-		if d.sources[i].ref.SourceID == id {
+	for i := range s.refs {
+		if s.refs[i].SourceID == id {
 			return i
 		}
 	}
 	return -1
 }
 
-func (d *decoder) indexSources() {
-	d.sourceIndex = make(map[string]int, 2*len(d.sources))
-	for i := range d.sources {
-		d.sourceIndex[d.sources[i].ref.SourceID] = i
+// add remembers a SourceRef whose id is not in the set yet.
+func (s *sourceSet) add(r SourceRef) {
+	s.refs = append(s.refs, r)
+	switch n := len(s.refs); {
+	case n == smallSet+1:
+		s.index = make(map[string]int, 2*n)
+		for i := range s.refs {
+			s.index[s.refs[i].SourceID] = i
+		}
+	case n > smallSet+1:
+		s.index[r.SourceID] = n - 1
 	}
 }
