@@ -67,14 +67,18 @@ type rawPoster struct {
 	br               *bufio.Reader
 	bw               *bufio.Writer
 	head             []byte
+	// stamp, with -arrival, is the connection that notes when answers
+	// reach the socket.
+	arrival bool
+	stamp   *stampedConn
 }
 
-func newRawPoster(rawURL string) (*rawPoster, error) {
+func newRawPoster(rawURL string, arrival bool) (*rawPoster, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme != "http" {
 		return nil, fmt.Errorf("-client raw needs an http:// URL, got %q", rawURL)
 	}
-	return &rawPoster{addr: u.Host, host: u.Host, path: u.RequestURI()}, nil
+	return &rawPoster{addr: u.Host, host: u.Host, path: u.RequestURI(), arrival: arrival}, nil
 }
 
 func (p *rawPoster) post(body []byte, resp *bytes.Buffer) (int, error) {
@@ -92,6 +96,9 @@ func (p *rawPoster) post(body []byte, resp *bytes.Buffer) (int, error) {
 	_ = p.conn.SetDeadline(time.Now().Add(callTimeout))
 	_, _ = p.bw.Write(p.head)
 	_, _ = p.bw.Write(body)
+	if p.stamp != nil {
+		p.stamp.expect()
+	}
 	if err := p.bw.Flush(); err != nil {
 		p.close()
 		return 0, err
@@ -151,25 +158,45 @@ func (p *rawPoster) dial() error {
 	if err != nil {
 		return err
 	}
+	if p.arrival {
+		s, err := stampConn(c)
+		if err != nil {
+			c.Close()
+			return err
+		}
+		p.stamp, c = s, s
+	}
 	p.conn, p.br, p.bw = c, bufio.NewReaderSize(c, 16<<10), bufio.NewWriterSize(c, 4<<10)
 	return nil
+}
+
+// arrived is when the last answer's first bytes reached the socket, with
+// -arrival; the zero time otherwise.
+func (p *rawPoster) arrived() time.Time {
+	if p.stamp == nil {
+		return time.Time{}
+	}
+	return p.stamp.arrived()
 }
 
 func (p *rawPoster) close() {
 	if p.conn != nil {
 		_ = p.conn.Close()
-		p.conn = nil
+		p.conn, p.stamp = nil, nil
 	}
 }
 
 // newPosters returns one poster per worker for the -client kind, and a
 // function that releases what they share.
-func newPosters(kind, url string, n int) ([]poster, func(), error) {
+func newPosters(kind, url string, n int, arrival bool) ([]poster, func(), error) {
+	if arrival && kind != "raw" {
+		return nil, nil, errors.New("-arrival needs -client raw")
+	}
 	ps := make([]poster, n)
 	switch kind {
 	case "raw":
 		for i := range ps {
-			p, err := newRawPoster(url)
+			p, err := newRawPoster(url, arrival)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -85,6 +85,8 @@ type config struct {
 	cpuprofile string
 	jsonOut    bool
 	client     string
+	arrival    bool
+	baseline   bool
 }
 
 func main() {
@@ -122,6 +124,8 @@ func parseFlags() (config, error) {
 	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of this process (use with -inprocess or -serve for the server)")
 	flag.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON")
 	flag.StringVar(&cfg.client, "client", "raw", `HTTP client: "raw" (one keep-alive connection per client, little CPU) or "net/http"`)
+	flag.BoolVar(&cfg.baseline, "baseline", false, "drive a bare net/http server that re-sends one real answer instead of ewp-mcp: the floor of this harness on this machine")
+	flag.BoolVar(&cfg.arrival, "arrival", false, "also report when answers reach the client's socket (Linux receive timestamps): the latency without the client's own wait for a core")
 	flag.Parse()
 	for _, f := range strings.Split(clients, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -160,7 +164,8 @@ func run(cfg config) error {
 		defer pprof.StopCPUProfile()
 	}
 	if cfg.serve {
-		fmt.Printf("serving %s (pid %d); interrupt to stop\n", srv.url, os.Getpid())
+		// On stderr, where -baseline's parent and ewp-mcp's log look for url=.
+		fmt.Fprintf(os.Stderr, "serving url=%s (pid %d); interrupt to stop\n", srv.url, os.Getpid())
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		<-ctx.Done()
@@ -248,6 +253,20 @@ func startServer(cfg config) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.baseline {
+		if cfg.inprocess || cfg.serve {
+			return startBaseline(db)
+		}
+		self, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		srv, err := startProcess(self, []string{"-serve", "-baseline", "-props", strconv.Itoa(cfg.props), "-dir", cfg.dir}, cfg.serverEnv)
+		if err == nil {
+			srv.kind = "baseline (bare net/http) process"
+		}
+		return srv, err
+	}
 	if cfg.inprocess || cfg.serve {
 		return startInProcess(db)
 	}
@@ -260,15 +279,16 @@ func startServer(cfg config) (*server, error) {
 			return nil, fmt.Errorf("go build ewp-mcp: %w", err)
 		}
 	}
-	return startProcess(bin, db, cfg.serverEnv)
+	return startProcess(bin, []string{"--db", db, "--http", "127.0.0.1:0"}, cfg.serverEnv)
 }
 
 var servingURL = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
 
-// startProcess runs `ewp-mcp --db DB --http 127.0.0.1:0` and reads the
-// address it chose from its log.
-func startProcess(bin, db string, env []string) (*server, error) {
-	cmd := exec.Command(bin, "--db", db, "--http", "127.0.0.1:0")
+// startProcess runs a server (`ewp-mcp --db DB --http 127.0.0.1:0`, or
+// this command serving the baseline) and reads the address it chose from
+// its log.
+func startProcess(bin string, args, env []string) (*server, error) {
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -311,7 +331,7 @@ func startProcess(bin, db string, env []string) (*server, error) {
 		return &server{kind: kind, url: url, pid: cmd.Process.Pid, stop: stop}, nil
 	case <-time.After(30 * time.Second):
 		stop()
-		return nil, errors.New("ewp-mcp did not start serving within 30 s")
+		return nil, fmt.Errorf("%s did not start serving within 30 s", filepath.Base(bin))
 	}
 }
 
@@ -369,11 +389,18 @@ type result struct {
 	// measurement, in cores: anything above ~0.05 means the numbers were
 	// taken on a busy machine.
 	OtherCores float64 `json:"other_cores"`
+	// With -arrival: from sending a call until its answer reached the
+	// client's socket, before the client got a core to read it.
+	ArrivalP50ms float64 `json:"arrival_p50_ms,omitempty"`
+	ArrivalP99ms float64 `json:"arrival_p99_ms,omitempty"`
 }
 
 func (r result) String() string {
 	s := fmt.Sprintf("clients=%-3d calls/s=%8.0f  p50=%6.2f ms  p90=%6.2f ms  p99=%6.2f ms  p99.9=%6.2f ms  max=%7.2f ms  (%d calls in %.1f s)",
 		r.Clients, r.CallsPerSec, r.P50ms, r.P90ms, r.P99ms, r.P999ms, r.MaxMs, r.Calls, r.Seconds)
+	if r.ArrivalP50ms > 0 {
+		s += fmt.Sprintf("  arrival p50=%.2f ms p99=%.2f ms", r.ArrivalP50ms, r.ArrivalP99ms)
+	}
 	if r.ServerCPUus > 0 {
 		s += fmt.Sprintf("  cpu/call: server %.0f µs, client %.0f µs; other processes %.2f cores",
 			r.ServerCPUus, r.ClientCPUus, r.OtherCores)
@@ -383,7 +410,7 @@ func (r result) String() string {
 
 // measure runs n clients for the warmup, then for the measured duration.
 func measure(srv *server, cfg config, n int) (result, error) {
-	posters, release, err := newPosters(cfg.client, srv.url, n)
+	posters, release, err := newPosters(cfg.client, srv.url, n, cfg.arrival)
 	if err != nil {
 		return result{}, err
 	}
@@ -392,13 +419,14 @@ func measure(srv *server, cfg config, n int) (result, error) {
 	var recording atomic.Bool
 	var stop atomic.Bool
 	lat := make([][]time.Duration, n)
+	arr := make([][]time.Duration, n)
 	errc := make(chan error, n)
 	var wg sync.WaitGroup
 	for w := range n {
 		lat[w] = make([]time.Duration, 0, 1<<16)
 		wg.Go(func() {
 			defer posters[w].close()
-			if err := worker(posters[w], cfg.props, uint64(w), &recording, &stop, &lat[w]); err != nil {
+			if err := worker(posters[w], cfg.props, uint64(w), &recording, &stop, &lat[w], &arr[w]); err != nil {
 				errc <- err
 				stop.Store(true)
 			}
@@ -419,20 +447,18 @@ func measure(srv *server, cfg config, n int) (result, error) {
 		return result{}, err
 	default:
 	}
-	var all []time.Duration
-	for _, l := range lat {
-		all = append(all, l...)
-	}
+	all := sorted(lat)
 	if len(all) == 0 {
 		return result{}, errors.New("no call completed")
 	}
-	slices.Sort(all)
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	r := result{
 		Clients: n, Calls: len(all), Seconds: elapsed.Seconds(),
 		CallsPerSec: float64(len(all)) / elapsed.Seconds(),
-		P50ms:       ms(all[len(all)/2]), P90ms: ms(all[len(all)*90/100]),
-		P99ms: ms(all[len(all)*99/100]), P999ms: ms(all[len(all)*999/1000]), MaxMs: ms(all[len(all)-1]),
+		P50ms:       quantileMs(all, 50, 100), P90ms: quantileMs(all, 90, 100),
+		P99ms: quantileMs(all, 99, 100), P999ms: quantileMs(all, 999, 1000), MaxMs: quantileMs(all, 1, 1),
+	}
+	if a := sorted(arr); len(a) > 0 {
+		r.ArrivalP50ms, r.ArrivalP99ms = quantileMs(a, 50, 100), quantileMs(a, 99, 100)
 	}
 	if cpu0.ok && cpu1.ok {
 		server, self := cpu1.server-cpu0.server, cpu1.self-cpu0.self
@@ -447,9 +473,27 @@ func measure(srv *server, cfg config, n int) (result, error) {
 	return r, nil
 }
 
+// sorted joins the workers' latencies in order.
+func sorted(per [][]time.Duration) []time.Duration {
+	var all []time.Duration
+	for _, l := range per {
+		all = append(all, l...)
+	}
+	slices.Sort(all)
+	return all
+}
+
+// quantileMs is the num/den quantile of sorted latencies, in milliseconds
+// (1/1 is the largest).
+func quantileMs(sorted []time.Duration, num, den int) float64 {
+	i := min(len(sorted)*num/den, len(sorted)-1)
+	return float64(sorted[i].Microseconds()) / 1000
+}
+
 // worker calls warrant_now on random propositions until stop, recording
-// latencies while recording is set.
-func worker(p poster, props int, seed uint64, recording, stop *atomic.Bool, lat *[]time.Duration) error {
+// latencies while recording is set, and with -arrival the time until each
+// answer reached the socket.
+func worker(p poster, props int, seed uint64, recording, stop *atomic.Bool, lat, arr *[]time.Duration) error {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	var body []byte
 	var resp bytes.Buffer
@@ -467,6 +511,11 @@ func worker(p poster, props int, seed uint64, recording, stop *atomic.Bool, lat 
 		}
 		if recording.Load() {
 			*lat = append(*lat, d)
+			if a, ok := p.(interface{ arrived() time.Time }); ok {
+				if at := a.arrived(); !at.IsZero() {
+					*arr = append(*arr, at.Sub(t0))
+				}
+			}
 		}
 	}
 	return nil
