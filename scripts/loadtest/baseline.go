@@ -2,20 +2,15 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"time"
 
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/mcp"
-	"github.com/ewp-go/ewp/mcp/ledgerstore"
 )
 
 // The baseline (-baseline) is the floor of this harness: a bare net/http
@@ -43,8 +38,7 @@ func newBaselineAnswer(db string) (*baselineAnswer, error) {
 		return nil, err
 	}
 	defer l.Close()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := mcp.New(ledgerstore.New(l), mcp.WithLogger(quiet)).HTTPHandler(mcp.HTTPConfig{Addr: "127.0.0.1:1"})
+	h, err := ewpHandler(l, "127.0.0.1:1")
 	if err != nil {
 		return nil, err
 	}
@@ -131,14 +125,6 @@ func startBaseline(db string) (*server, error) {
 		w.Header()["Content-Length"] = []string{strconv.Itoa(len(out))}
 		_, _ = w.Write(out)
 	})
-	hs := mcp.NewHTTPServer(ln.Addr().String(), h)
-	go func() { _ = hs.Serve(ln) }()
-	stop := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := hs.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			_ = hs.Close()
-		}
-	}
+	stop := serveOn(ln, h, func() {})
 	return &server{kind: "baseline (bare net/http) in-process", url: "http://" + ln.Addr().String() + mcp.EndpointPath, inproc: true, stop: stop}, nil
 }

@@ -67,8 +67,8 @@ type rawPoster struct {
 	br               *bufio.Reader
 	bw               *bufio.Writer
 	head             []byte
-	// stamp, with -arrival, is the connection that notes when answers
-	// reach the socket.
+	// arrival (-arrival) asks for connections that note when answers
+	// reach the socket; stamp is the current one.
 	arrival bool
 	stamp   *stampedConn
 }

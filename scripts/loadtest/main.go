@@ -351,22 +351,36 @@ func startInProcess(db string) (*server, error) {
 		return nil, err
 	}
 	addr := ln.Addr().String()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := mcp.New(ledgerstore.New(l), mcp.WithLogger(quiet)).HTTPHandler(mcp.HTTPConfig{Addr: addr})
+	h, err := ewpHandler(l, addr)
 	if err != nil {
 		ln.Close()
 		l.Close()
 		return nil, err
 	}
-	hs := mcp.NewHTTPServer(addr, h)
+	stop := serveOn(ln, h, func() { l.Close() })
+	return &server{kind: "in-process", url: "http://" + addr + mcp.EndpointPath, inproc: true, stop: stop}, nil
+}
+
+// ewpHandler is ewp-mcp's HTTP handler over l, logging nothing.
+func ewpHandler(l *ledger.Ledger, addr string) (http.Handler, error) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	return mcp.New(ledgerstore.New(l), mcp.WithLogger(quiet)).HTTPHandler(mcp.HTTPConfig{Addr: addr})
+}
+
+// serveOn serves h on ln with ewp-mcp's server settings; the function it
+// returns shuts the server down (closing it if that takes over 10 s), then
+// runs after.
+func serveOn(ln net.Listener, h http.Handler, after func()) (stop func()) {
+	hs := mcp.NewHTTPServer(ln.Addr().String(), h)
 	go func() { _ = hs.Serve(ln) }()
-	stop := func() {
+	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_ = hs.Shutdown(ctx)
-		l.Close()
+		if hs.Shutdown(ctx) != nil {
+			_ = hs.Close()
+		}
+		after()
 	}
-	return &server{kind: "in-process", url: "http://" + addr + mcp.EndpointPath, inproc: true, stop: stop}, nil
 }
 
 // result is one concurrency's measurement.
@@ -495,6 +509,7 @@ func quantileMs(sorted []time.Duration, num, den int) float64 {
 // answer reached the socket.
 func worker(p poster, props int, seed uint64, recording, stop *atomic.Bool, lat, arr *[]time.Duration) error {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	stamped, _ := p.(interface{ arrived() time.Time })
 	var body []byte
 	var resp bytes.Buffer
 	for i := 0; !stop.Load(); i++ {
@@ -511,8 +526,8 @@ func worker(p poster, props int, seed uint64, recording, stop *atomic.Bool, lat,
 		}
 		if recording.Load() {
 			*lat = append(*lat, d)
-			if a, ok := p.(interface{ arrived() time.Time }); ok {
-				if at := a.arrived(); !at.IsZero() {
+			if stamped != nil {
+				if at := stamped.arrived(); !at.IsZero() {
 					*arr = append(*arr, at.Sub(t0))
 				}
 			}
