@@ -2,10 +2,18 @@
 // ledger of many propositions (100,000 by default) at several client
 // concurrencies, and prints calls/s, p50 and p99 for each.
 //
+// A load is either N clients calling as fast as the server answers (a
+// closed loop: the most calls/s, with N calls always out), or N@R:
+// N clients sending R calls/s together at random (Poisson) instants, each
+// call's latency counted from the instant it was due, so a server that
+// falls behind is charged for the calls it delayed (an open loop: the
+// latency at that throughput).
+//
 // It is a benchmark, not a test: CI never runs it. Run it from the module:
 //
-//	go run ./scripts/loadtest                      # 1, 8 and 64 clients, 10 s each
+//	go run ./scripts/loadtest                      # 1, 8, 64 clients, then 64 at 11,000 calls/s; 10 s each
 //	go run ./scripts/loadtest -clients 64 -duration 30s
+//	go run ./scripts/loadtest -clients 64@5000,64@20000
 //	go run ./scripts/loadtest -inprocess -cpuprofile /tmp/server.prof
 //
 // To profile the server alone while it shares the machine with its client,
@@ -72,7 +80,7 @@ const evaluatedAt = "2026-09-21T12:00:00Z"
 
 type config struct {
 	props      int
-	clients    []int
+	loads      []load
 	duration   time.Duration
 	warmup     time.Duration
 	dir        string
@@ -105,8 +113,9 @@ func parseFlags() (config, error) {
 	var cfg config
 	var clients string
 	flag.IntVar(&cfg.props, "props", 100_000, "propositions in the ledger")
-	flag.StringVar(&clients, "clients", "1,8,64", "comma-separated client concurrencies")
-	flag.DurationVar(&cfg.duration, "duration", 10*time.Second, "measured time per concurrency")
+	flag.StringVar(&clients, "clients", "1,8,64,64@11000",
+		"comma-separated loads: N clients calling as fast as they are answered, or N@R for N clients sending R calls/s together at random instants")
+	flag.DurationVar(&cfg.duration, "duration", 10*time.Second, "measured time per load")
 	flag.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "unmeasured time before each measurement")
 	flag.StringVar(&cfg.dir, "dir", "", "cache directory for the ledger and the binary (default $EWP_BENCH_DIR, else a temp dir)")
 	flag.StringVar(&cfg.server, "server", "", "ewp-mcp binary to run (default: go build ./cmd/ewp-mcp into -dir)")
@@ -127,12 +136,9 @@ func parseFlags() (config, error) {
 	flag.BoolVar(&cfg.baseline, "baseline", false, "drive a bare net/http server that re-sends one real answer instead of ewp-mcp: the floor of this harness on this machine")
 	flag.BoolVar(&cfg.arrival, "arrival", false, "also report when answers reach the client's socket (Linux receive timestamps): the latency without the client's own wait for a core")
 	flag.Parse()
-	for _, f := range strings.Split(clients, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return cfg, fmt.Errorf("-clients %q: want positive integers", clients)
-		}
-		cfg.clients = append(cfg.clients, n)
+	var err error
+	if cfg.loads, err = parseLoads(clients); err != nil {
+		return cfg, err
 	}
 	if cfg.props < 1 {
 		return cfg, errors.New("-props must be at least 1")
@@ -175,8 +181,8 @@ func run(cfg config) error {
 	fmt.Fprintf(log, "server %s at %s, %d propositions, GOMAXPROCS %d, %d CPUs\n",
 		srv.kind, srv.url, cfg.props, runtime.GOMAXPROCS(0), runtime.NumCPU())
 	var results []result
-	for _, n := range cfg.clients {
-		r, err := measure(srv, cfg, n)
+	for _, ld := range cfg.loads {
+		r, err := measure(srv, cfg, ld)
 		if err != nil {
 			return err
 		}
@@ -237,6 +243,28 @@ func cachedLedger(dir string, props int) (string, error) {
 	return path, nil
 }
 
+// readThrough reads the ledger once, so that the measurements start with
+// it in the page cache, as it is in a server that has been serving, and
+// not with pages the machine paged out while the ledger sat idle (see
+// usage.go).
+func readThrough(db string) error {
+	for _, path := range []string{db, db + "-wal"} {
+		f, err := os.Open(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(io.Discard, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
 type server struct {
 	kind   string
 	url    string
@@ -251,6 +279,9 @@ func startServer(cfg config) (*server, error) {
 	}
 	db, err := cachedLedger(cfg.dir, cfg.props)
 	if err != nil {
+		return nil, err
+	}
+	if err := readThrough(db); err != nil {
 		return nil, err
 	}
 	if cfg.baseline {
@@ -383,9 +414,12 @@ func serveOn(ln net.Listener, h http.Handler, after func()) (stop func()) {
 	}
 }
 
-// result is one concurrency's measurement.
+// result is one load's measurement.
 type result struct {
-	Clients     int     `json:"clients"`
+	Clients int `json:"clients"`
+	// Rate is the calls/s the clients sent together (N@R), 0 when they
+	// called as fast as they were answered.
+	Rate        float64 `json:"rate,omitempty"`
 	Calls       int     `json:"calls"`
 	Seconds     float64 `json:"seconds"`
 	CallsPerSec float64 `json:"calls_per_sec"`
@@ -403,6 +437,11 @@ type result struct {
 	// measurement, in cores: anything above ~0.05 means the numbers were
 	// taken on a busy machine.
 	OtherCores float64 `json:"other_cores"`
+	// Major page faults of the server and of the client during the
+	// measurement: reads from the disk of pages that were not in memory
+	// (see usage.go). Each one stalls a thread for a disk read.
+	ServerFaults int64 `json:"server_major_faults"`
+	ClientFaults int64 `json:"client_major_faults"`
 	// With -arrival: from sending a call until its answer reached the
 	// client's socket, before the client got a core to read it.
 	ArrivalP50ms float64 `json:"arrival_p50_ms,omitempty"`
@@ -410,8 +449,11 @@ type result struct {
 }
 
 func (r result) String() string {
-	s := fmt.Sprintf("clients=%-3d calls/s=%8.0f  p50=%6.2f ms  p90=%6.2f ms  p99=%6.2f ms  p99.9=%6.2f ms  max=%7.2f ms  (%d calls in %.1f s)",
-		r.Clients, r.CallsPerSec, r.P50ms, r.P90ms, r.P99ms, r.P999ms, r.MaxMs, r.Calls, r.Seconds)
+	s := fmt.Sprintf("clients=%-10s calls/s=%8.0f  p50=%6.2f ms  p90=%6.2f ms  p99=%6.2f ms  p99.9=%6.2f ms  max=%7.2f ms  (%d calls in %.1f s)",
+		load{r.Clients, r.Rate}, r.CallsPerSec, r.P50ms, r.P90ms, r.P99ms, r.P999ms, r.MaxMs, r.Calls, r.Seconds)
+	if r.Rate > 0 && r.CallsPerSec < 0.97*r.Rate {
+		s += "  BEHIND: the server did not keep up with the rate"
+	}
 	if r.ArrivalP50ms > 0 {
 		s += fmt.Sprintf("  arrival p50=%.2f ms p99=%.2f ms", r.ArrivalP50ms, r.ArrivalP99ms)
 	}
@@ -419,11 +461,15 @@ func (r result) String() string {
 		s += fmt.Sprintf("  cpu/call: server %.0f µs, client %.0f µs; other processes %.2f cores",
 			r.ServerCPUus, r.ClientCPUus, r.OtherCores)
 	}
+	if r.ServerFaults+r.ClientFaults > 0 {
+		s += fmt.Sprintf("  DISK: %d major page faults in the server, %d in the client", r.ServerFaults, r.ClientFaults)
+	}
 	return s
 }
 
-// measure runs n clients for the warmup, then for the measured duration.
-func measure(srv *server, cfg config, n int) (result, error) {
+// measure runs a load for the warmup, then for the measured duration.
+func measure(srv *server, cfg config, ld load) (result, error) {
+	n := ld.clients
 	posters, release, err := newPosters(cfg.client, srv.url, n, cfg.arrival)
 	if err != nil {
 		return result{}, err
@@ -440,20 +486,25 @@ func measure(srv *server, cfg config, n int) (result, error) {
 		lat[w] = make([]time.Duration, 0, 1<<16)
 		wg.Go(func() {
 			defer posters[w].close()
-			if err := worker(posters[w], cfg.props, uint64(w), &recording, &stop, &lat[w], &arr[w]); err != nil {
+			rng := rand.New(rand.NewPCG(uint64(w), 0x5eed))
+			var pace *pacer
+			if ld.rate > 0 {
+				pace = newPacer(rng, ld.rate/float64(n), time.Now())
+			}
+			if err := worker(posters[w], cfg.props, rng, pace, &recording, &stop, &lat[w], &arr[w]); err != nil {
 				errc <- err
 				stop.Store(true)
 			}
 		})
 	}
 	time.Sleep(cfg.warmup)
-	cpu0 := cpuTimes(srv)
+	use0 := usage(srv)
 	start := time.Now()
 	recording.Store(true)
 	time.Sleep(cfg.duration)
 	recording.Store(false)
 	elapsed := time.Since(start)
-	cpu1 := cpuTimes(srv)
+	use1 := usage(srv)
 	stop.Store(true)
 	wg.Wait()
 	select {
@@ -466,7 +517,7 @@ func measure(srv *server, cfg config, n int) (result, error) {
 		return result{}, errors.New("no call completed")
 	}
 	r := result{
-		Clients: n, Calls: len(all), Seconds: elapsed.Seconds(),
+		Clients: n, Rate: ld.rate, Calls: len(all), Seconds: elapsed.Seconds(),
 		CallsPerSec: float64(len(all)) / elapsed.Seconds(),
 		P50ms:       quantileMs(all, 50, 100), P90ms: quantileMs(all, 90, 100),
 		P99ms: quantileMs(all, 99, 100), P999ms: quantileMs(all, 999, 1000), MaxMs: quantileMs(all, 1, 1),
@@ -474,15 +525,17 @@ func measure(srv *server, cfg config, n int) (result, error) {
 	if a := sorted(arr); len(a) > 0 {
 		r.ArrivalP50ms, r.ArrivalP99ms = quantileMs(a, 50, 100), quantileMs(a, 99, 100)
 	}
-	if cpu0.ok && cpu1.ok {
-		server, self := cpu1.server-cpu0.server, cpu1.self-cpu0.self
+	if use0.ok && use1.ok {
+		server, self := use1.server.cpu-use0.server.cpu, use1.self.cpu-use0.self.cpu
 		ours := server + self
+		r.ServerFaults = use1.server.majorFaults - use0.server.majorFaults
+		r.ClientFaults = use1.self.majorFaults - use0.self.majorFaults
 		if srv.inproc {
-			self, ours = 0, server
+			self, ours, r.ClientFaults = 0, server, 0
 		}
 		r.ServerCPUus = float64(server.Microseconds()) / float64(len(all))
 		r.ClientCPUus = float64(self.Microseconds()) / float64(len(all))
-		r.OtherCores = max(0, (cpu1.machine-cpu0.machine-ours).Seconds()/elapsed.Seconds())
+		r.OtherCores = max(0, (use1.machine-use0.machine-ours).Seconds()/elapsed.Seconds())
 	}
 	return r, nil
 }
@@ -506,9 +559,10 @@ func quantileMs(sorted []time.Duration, num, den int) float64 {
 
 // worker calls warrant_now on random propositions until stop, recording
 // latencies while recording is set, and with -arrival the time until each
-// answer reached the socket.
-func worker(p poster, props int, seed uint64, recording, stop *atomic.Bool, lat, arr *[]time.Duration) error {
-	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+// answer reached the socket. Without a pacer it calls again as soon as it
+// is answered; with one, when the pacer says the call is due, and the
+// latency runs from then.
+func worker(p poster, props int, rng *rand.Rand, pace *pacer, recording, stop *atomic.Bool, lat, arr *[]time.Duration) error {
 	stamped, _ := p.(interface{ arrived() time.Time })
 	var body []byte
 	var resp bytes.Buffer
@@ -516,6 +570,20 @@ func worker(p poster, props int, seed uint64, recording, stop *atomic.Bool, lat,
 		prop := rng.IntN(props)
 		body = appendCall(body[:0], i, prop)
 		t0 := time.Now()
+		if pace != nil {
+			// A call due while the previous one was still out is late by
+			// the server's doing and counts from when it was due; one the
+			// client slept for counts from when the client woke, since
+			// the timer's lag is not the server's.
+			if due := pace.next(); due.After(t0) {
+				if !sleepUntil(due, stop) {
+					break
+				}
+				t0 = time.Now()
+			} else {
+				t0 = due
+			}
+		}
 		status, err := p.post(body, &resp)
 		d := time.Since(t0)
 		if err != nil {
@@ -534,6 +602,19 @@ func worker(p poster, props int, seed uint64, recording, stop *atomic.Bool, lat,
 		}
 	}
 	return nil
+}
+
+// sleepUntil sleeps until t, or until stop, checking it at least every
+// 100 ms so that a slow rate does not hold up the end of a measurement;
+// it reports whether it reached t.
+func sleepUntil(t time.Time, stop *atomic.Bool) bool {
+	for wait := time.Until(t); wait > 0; wait = time.Until(t) {
+		if stop.Load() {
+			return false
+		}
+		time.Sleep(min(wait, 100*time.Millisecond))
+	}
+	return true
 }
 
 // appendCall appends the warrant_now request with JSON-RPC id id for
@@ -583,75 +664,4 @@ func checkResponse(status int, body []byte, prop int, full bool) error {
 		return fmt.Errorf("asked for %s at %s, got: %.300s", want, evaluatedAt, body)
 	}
 	return nil
-}
-
-type cpuSample struct {
-	server, self, machine time.Duration
-	ok                    bool
-}
-
-// cpuTimes reads user+system CPU time of the server process (this one
-// when serving in-process), of this process and of the whole machine, from
-// /proc. It is not ok when the server's process is unknown.
-func cpuTimes(srv *server) cpuSample {
-	self, ok1 := procCPU("self")
-	machine, ok3 := machineCPU()
-	if srv.inproc {
-		return cpuSample{server: self, self: self, machine: machine, ok: ok1 && ok3}
-	}
-	if srv.pid == 0 {
-		return cpuSample{}
-	}
-	sv, ok2 := procCPU(strconv.Itoa(srv.pid))
-	return cpuSample{server: sv, self: self, machine: machine, ok: ok1 && ok2 && ok3}
-}
-
-// machineCPU is the busy CPU time of all cores (everything but idle and
-// iowait) from the first line of /proc/stat.
-func machineCPU() (time.Duration, bool) {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0, false
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	f := strings.Fields(line)
-	if len(f) < 6 || f[0] != "cpu" {
-		return 0, false
-	}
-	var busy int64
-	for i, v := range f[1:] {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return 0, false
-		}
-		if i == 3 || i == 4 || i >= 8 { // idle, iowait; guest time is already in user
-			continue
-		}
-		busy += n
-	}
-	return time.Duration(busy) * 10 * time.Millisecond, true
-}
-
-// procCPU reads utime+stime from /proc/<pid>/stat. The clock tick is 100 Hz
-// on every Linux this runs on (USER_HZ).
-func procCPU(pid string) (time.Duration, bool) {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	// Fields after the command name, which is in parentheses and may hold spaces.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, false
-	}
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, false
-	}
-	return time.Duration(ut+st) * 10 * time.Millisecond, true
 }

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestParseLoads(t *testing.T) {
+	got, err := parseLoads("1, 8,64,64@11000,2@0.5")
+	want := []load{{1, 0}, {8, 0}, {64, 0}, {64, 11000}, {2, 0.5}}
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("parseLoads = %v, %v; want %v", got, err, want)
+	}
+	if s := fmt.Sprint(want); s != "[1 8 64 64@11000 2@0.5]" {
+		t.Errorf("loads print as %s", s)
+	}
+	for _, bad := range []string{"", "0", "-1", "x", "8@", "8@0", "8@-5", "8@NaN", "8@Inf", "@100", "8@1e9", "1,,2"} {
+		if got, err := parseLoads(bad); err == nil {
+			t.Errorf("parseLoads(%q) = %v, want an error", bad, got)
+		}
+	}
+}
+
+// The pacer's calls fall due at the asked rate on average, in order.
+func TestPacerRate(t *testing.T) {
+	start := time.Unix(1e9, 0)
+	p := newPacer(rand.New(rand.NewPCG(1, 2)), 250, start)
+	const n = 100_000
+	prev := start
+	for range n {
+		due := p.next()
+		if due.Before(prev) {
+			t.Fatalf("due %v before the previous call's %v", due, prev)
+		}
+		prev = due
+	}
+	if rate := n / prev.Sub(start).Seconds(); rate < 245 || rate > 255 {
+		t.Errorf("%d calls at 250/s took %v: %.1f/s", n, prev.Sub(start), rate)
+	}
+}
+
+// stallingPoster answers every call at once with a valid answer, except
+// one that it holds for stall.
+type stallingPoster struct {
+	calls, stallAt, stopAfter int
+	stall                     time.Duration
+	stop                      *atomic.Bool
+}
+
+var propField = regexp.MustCompile(`"proposition_id":"(P-\d+)"`)
+
+func (p *stallingPoster) post(body []byte, resp *bytes.Buffer) (int, error) {
+	p.calls++
+	if p.calls == p.stallAt {
+		time.Sleep(p.stall)
+	}
+	if p.calls == p.stopAfter {
+		p.stop.Store(true)
+	}
+	resp.Reset()
+	fmt.Fprintf(resp, `{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"proposition_id":%q,"evaluated_at":%q,"warrant":{"acceptance":"ACCEPTED"}}}}`,
+		propField.FindSubmatch(body)[1], evaluatedAt)
+	return 200, nil
+}
+
+func (*stallingPoster) close() {}
+
+// A paced client charges a server's stall to every call that fell due
+// during it, not just to the call the server held; a closed-loop client
+// has only the one slow call to report.
+func TestWorkerChargesStallToQueuedCalls(t *testing.T) {
+	const stall = 80 * time.Millisecond
+	slow := func(pace *pacer) int {
+		var recording, stop atomic.Bool
+		recording.Store(true)
+		p := &stallingPoster{stallAt: 10, stall: stall, stopAfter: 300, stop: &stop}
+		rng := rand.New(rand.NewPCG(3, 4))
+		var lat, arr []time.Duration
+		if err := worker(p, 1000, rng, pace, &recording, &stop, &lat, &arr); err != nil {
+			t.Fatal(err)
+		}
+		if len(lat) != 300 {
+			t.Fatalf("recorded %d calls, want 300", len(lat))
+		}
+		n := 0
+		for _, d := range lat {
+			if d >= 20*time.Millisecond {
+				n++
+			}
+		}
+		return n
+	}
+	// 1,000 calls/s: about 60 fall due in the first 60 ms of the stall,
+	// each then at least 20 ms late.
+	if n := slow(newPacer(rand.New(rand.NewPCG(5, 6)), 1000, time.Now())); n < 30 {
+		t.Errorf("paced: %d calls took 20 ms or more, want the ~60 queued behind the stall", n)
+	}
+	if n := slow(nil); n < 1 || n > 5 {
+		t.Errorf("closed loop: %d calls took 20 ms or more, want the stalled one", n)
+	}
+}
+
+// A client waiting for a call due far ahead stops when told to, not when
+// the call falls due.
+func TestSleepUntilStops(t *testing.T) {
+	var stop atomic.Bool
+	start := time.Now()
+	if !sleepUntil(start.Add(20*time.Millisecond), &stop) || time.Since(start) < 20*time.Millisecond {
+		t.Errorf("sleepUntil returned after %v, before the instant it was given", time.Since(start))
+	}
+	time.AfterFunc(50*time.Millisecond, func() { stop.Store(true) })
+	start = time.Now()
+	if sleepUntil(start.Add(time.Hour), &stop) {
+		t.Error("sleepUntil reached an instant an hour ahead")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("sleepUntil took %v to notice stop", d)
+	}
+}
