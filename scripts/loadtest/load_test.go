@@ -122,3 +122,28 @@ func TestSleepUntilStops(t *testing.T) {
 		t.Errorf("sleepUntil took %v to notice stop", d)
 	}
 }
+
+// A paced run is flagged as behind only when it fell short by more than
+// chance allows.
+func TestBehind(t *testing.T) {
+	cases := []struct {
+		rate, seconds float64
+		calls         int
+		behind        bool
+	}{
+		{0, 10, 5, false},           // closed loop: never behind
+		{11000, 10, 110_300, false}, // on the rate
+		{11000, 10, 108_000, false}, // 1.8% short
+		{11000, 10, 100_000, true},  // 9% short
+		{1000, 2, 1_934, false},     // 3.3% short, but within 4 sd of 2,000
+		{1000, 2, 1_500, true},      // 25% short
+		{20000, 10, 150_000, true},  // a server at its limit
+		{100, 1, 80, false},         // 20% short of 100: chance at that count
+	}
+	for _, c := range cases {
+		r := result{Rate: c.rate, Seconds: c.seconds, Calls: c.calls}
+		if got := r.behind(); got != c.behind {
+			t.Errorf("rate %g for %gs, %d calls: behind = %v, want %v", c.rate, c.seconds, c.calls, got, c.behind)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -51,7 +52,7 @@ type result struct {
 func (r result) String() string {
 	s := fmt.Sprintf("clients=%-10s calls/s=%8.0f  p50=%6.2f ms  p90=%6.2f ms  p99=%6.2f ms  p99.9=%6.2f ms  max=%7.2f ms  (%d calls in %.1f s)",
 		load{r.Clients, r.Rate}, r.CallsPerSec, r.P50ms, r.P90ms, r.P99ms, r.P999ms, r.MaxMs, r.Calls, r.Seconds)
-	if r.Rate > 0 && r.CallsPerSec < 0.97*r.Rate {
+	if r.behind() {
 		s += "  BEHIND: the server did not keep up with the rate"
 	}
 	if r.ArrivalP50ms > 0 {
@@ -65,6 +66,19 @@ func (r result) String() string {
 		s += fmt.Sprintf("  DISK: %d major page faults in the server, %d in the client", r.ServerFaults, r.ClientFaults)
 	}
 	return s
+}
+
+// behind reports whether a paced load completed clearly fewer calls than
+// it sent: over 3% short, and by more than a Poisson count's chance
+// shortfall (4 standard deviations), which short runs at low rates
+// would otherwise be flagged for.
+func (r result) behind() bool {
+	if r.Rate == 0 {
+		return false
+	}
+	want := r.Rate * r.Seconds
+	short := want - float64(r.Calls)
+	return short > 0.03*want && short > 4*math.Sqrt(want)
 }
 
 // measure runs a load for the warmup, then for the measured duration.
