@@ -1,6 +1,6 @@
 // Command loadtest measures warrant_now over Streamable HTTP against a
-// ledger of many propositions (100,000 by default) at several client
-// concurrencies, and prints calls/s, p50 and p99 for each.
+// ledger of many propositions (100,000 by default) under several loads,
+// and prints calls/s, latency quantiles and CPU per call for each.
 //
 // A load is either N clients calling as fast as the server answers (a
 // closed loop: the most calls/s, with N calls always out), or N@R:
@@ -13,7 +13,7 @@
 //
 //	go run ./scripts/loadtest                      # 1, 8, 64 clients, then 64 at 11,000 calls/s; 10 s each
 //	go run ./scripts/loadtest -clients 64 -duration 30s
-//	go run ./scripts/loadtest -clients 64@5000,64@20000
+//	go run ./scripts/loadtest -clients 64@5000,64@15000
 //	go run ./scripts/loadtest -inprocess -cpuprofile /tmp/server.prof
 //
 // To profile the server alone while it shares the machine with its client,
@@ -24,7 +24,9 @@
 //
 // The ledger is built once (synthetic views from snapshottest) and cached
 // as ledger-<props>.sqlite in $EWP_BENCH_DIR, or in a directory under the
-// system temp dir when that is unset. By default the server is the real
+// system temp dir when that is unset, and read through before measuring
+// so that it starts in the page cache; a line that waited on the disk
+// anyway says so (DISK: major page faults). By default the server is the real
 // ewp-mcp binary (built into the same directory, or -server PATH) running
 // in its own process; client and server then share the machine's cores,
 // as they would on one host. -inprocess serves from this process instead,
