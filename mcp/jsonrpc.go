@@ -278,23 +278,22 @@ func (m message) params() message {
 // modern reports whether the request declares protocol 2026-07-28 or
 // later in params._meta.
 func (m message) modern() bool {
-	raw := m["params"]
-	// mcp-go matches "_meta" as encoding/json matches struct fields
-	// (with case folding, escapes decoded), and so does the decoding below;
-	// plain ASCII params without the word in any case cannot hold the key.
-	if plainASCII(raw) && !containsFold(raw, "_meta") {
+	if m.withoutMeta() {
 		return false
 	}
 	var p struct {
 		Meta map[string]any `json:"_meta"`
 	}
-	_ = json.Unmarshal(raw, &p) // best effort: absent means legacy
+	_ = json.Unmarshal(m["params"], &p) // best effort: absent means legacy
 	v, _ := p.Meta[mcp.MetaKeyProtocolVersion].(string)
 	return mcp.IsModernProtocol(v)
 }
 
 // withoutMeta reports whether params certainly hold no "_meta" key, in any
-// spelling encoding/json would match (see modern).
+// spelling encoding/json would match. mcp-go matches "_meta" as
+// encoding/json matches struct fields (with case folding, escapes
+// decoded), and so does modern's decoding; plain ASCII params without the
+// word in any case cannot hold the key.
 func (m message) withoutMeta() bool {
 	raw := m["params"]
 	return plainASCII(raw) && !containsFold(raw, "_meta")
