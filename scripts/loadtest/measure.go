@@ -175,7 +175,7 @@ func quantileMs(sorted []time.Duration, num, den int) float64 {
 // latencies while recording is set, and with -arrival the time until each
 // answer reached the socket. Without a pacer it calls again as soon as it
 // is answered; with one, when the pacer says the call is due, and the
-// latency runs from then.
+// latency runs from then, or from when the client woke if it slept.
 func worker(p poster, props int, rng *rand.Rand, pace *pacer, recording, stop *atomic.Bool, lat, arr *[]time.Duration) error {
 	stamped, _ := p.(interface{ arrived() time.Time })
 	var body []byte
