@@ -20,11 +20,8 @@ import (
 )
 
 func main() {
-	// The server's live heap is a few MB, so the default GC target makes it
-	// collect every few hundred requests; a higher target trades a little
-	// memory for much less GC work under load. GOGC, when set, wins.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+	if os.Getenv("GOGC") == "" { // GOGC, when set, wins
+		debug.SetGCPercent(mcp.GCPercent)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

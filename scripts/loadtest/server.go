@@ -198,7 +198,7 @@ func startProcess(bin string, args, env []string) (*server, error) {
 // (with its garbage-collector target, unless GOGC is set).
 func startInProcess(db string) (*server, error) {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+		debug.SetGCPercent(mcp.GCPercent)
 	}
 	l, err := ledger.Open(db, ledger.Options{ReadOnly: true})
 	if err != nil {
