@@ -19,6 +19,15 @@ const (
 	CodeEvaluatedAtSkew    = "EWP_REFUSE_EVALUATED_AT_SKEW"
 	CodeStaleViewForAction = "EWP_REFUSE_STALE_VIEW_FOR_ACTION"
 	CodeClientRiskPolicy   = "EWP_REFUSE_CLIENT_RISK_POLICY"
+	// CodeLimitExceeded refuses a view or request over a documented size
+	// or work limit (see Limits); the message names the limit and how to
+	// raise it.
+	CodeLimitExceeded = "EWP_REFUSE_LIMIT_EXCEEDED"
+	// CodeLoneSurrogate refuses an id or text holding a lone UTF-16
+	// surrogate (e.g. "\ud800"): legal in the reference's JSON, but JSON
+	// libraries on the way to and from an agent rewrite it to U+FFFD, so
+	// the ledger and the server would answer for another proposition.
+	CodeLoneSurrogate = "EWP_REFUSE_LONE_SURROGATE"
 )
 
 // Error is a refusal. Code is one of the EWP codes; Field is the JSON path
