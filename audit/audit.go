@@ -1,0 +1,171 @@
+// Package audit holds the accountable gate's domain: decisions on record
+// and human approvals. Every may_act and check_grounding call is recorded
+// as a Decision in an append-only, hash-chained log before its answer is
+// sent; an Approval is a runtime object only an operator creates (never an
+// agent's MCP session) that lets one REQUIRE_CONFIRMATION decision, or a
+// scope of them, go ahead.
+//
+// The types here are store-neutral; a Log is implemented by a store
+// package (SQLite today, PostgreSQL later) and consumed by package mcp and
+// by cmd/ewp-audit.
+package audit
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Tools whose calls are recorded.
+const (
+	ToolMayAct         = "may_act"
+	ToolCheckGrounding = "check_grounding"
+)
+
+// Outcomes of a decision. Refused is a call that was refused before any
+// layer decided (bad arguments, skew, stale view, …); its Code says why.
+const (
+	OutcomeMayAct              = "MAY_ACT"
+	OutcomeRequireConfirmation = "REQUIRE_CONFIRMATION"
+	OutcomeDeny                = "DENY"
+	OutcomeRefused             = "REFUSED"
+	// OutcomeAnswered is a check_grounding call that was answered.
+	OutcomeAnswered = "ANSWERED"
+)
+
+// Caller is who made the call, as far as the transport knows it.
+type Caller struct {
+	ClientName    string `json:"client_name,omitempty"`    // from initialize
+	ClientVersion string `json:"client_version,omitempty"` // from initialize
+	Transport     string `json:"transport"`                // "stdio" | "http" | "inprocess"
+	RemoteAddr    string `json:"remote_addr,omitempty"`
+	Role          string `json:"role"`                 // "evaluate" | "ingest"
+	Credential    string `json:"credential,omitempty"` // the credential's name, never its secret
+}
+
+// Layer is one gate layer's verdict as it was answered.
+type Layer struct {
+	Layer    string   `json:"layer"`
+	Decision string   `json:"decision"`
+	Reasons  []string `json:"reasons"`
+	Detail   any      `json:"detail,omitempty"`
+}
+
+// Decision is one recorded gate call.
+type Decision struct {
+	ID   string    `json:"decision_id"` // time-ordered UUID (v7)
+	Time time.Time `json:"time"`        // server clock, UTC
+	Tool string    `json:"tool"`
+	// Caller is who asked.
+	Caller Caller `json:"caller"`
+	// The evidence judged: the proposition, its snapshot and the sha256 of
+	// that snapshot's canonical form (EWP §8). Empty when none was judged.
+	PropositionID string `json:"proposition_id,omitempty"`
+	ViewID        string `json:"view_id,omitempty"`
+	ViewHash      string `json:"view_hash,omitempty"`
+	// The action as decoded; its arguments appear only by hash.
+	ActionID      string   `json:"action_id,omitempty"`
+	ActionKind    string   `json:"action_kind,omitempty"`
+	Risk          string   `json:"risk,omitempty"`
+	Reversible    *bool    `json:"reversible,omitempty"`
+	Concepts      []string `json:"concepts,omitempty"`
+	ToolName      string   `json:"tool_name,omitempty"`
+	ArgumentsHash string   `json:"arguments_hash,omitempty"` // sha256 hex of the canonical arguments JSON
+	// What it was judged under.
+	GraphVersion  int64    `json:"graph_version,omitempty"`
+	PolicyIDs     []string `json:"policy_ids,omitempty"`
+	PolicySetHash string   `json:"policy_set_hash,omitempty"`
+	RiskPolicy    any      `json:"risk_policy,omitempty"`
+	// What was decided.
+	Layers     []Layer `json:"layers,omitempty"`
+	Outcome    string  `json:"outcome"`
+	Code       string  `json:"code,omitempty"`    // the EWP code of a refusal
+	Message    string  `json:"message,omitempty"` // the refusal's message
+	ApprovalID string  `json:"approval_id,omitempty"`
+	// IdempotencyKey, when the agent gave one: a retry with the same key
+	// from the same caller credential gets this decision back.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+}
+
+// Verdicts of an approval.
+const (
+	Approved = "approved"
+	Rejected = "rejected"
+)
+
+// Scope is what an approval covers beyond the one decision it answers.
+// An empty field is not a wildcard: a scope covers an action only where
+// every non-empty field matches, and it always requires the proposition.
+type Scope struct {
+	PropositionID string   `json:"proposition_id,omitempty"`
+	ActionKind    string   `json:"action_kind,omitempty"`
+	Concepts      []string `json:"concepts,omitempty"`
+	ToolName      string   `json:"tool_name,omitempty"`
+}
+
+// Approval is an operator's answer to a REQUIRE_CONFIRMATION decision.
+type Approval struct {
+	ID         string    `json:"approval_id"` // time-ordered UUID (v7)
+	DecisionID string    `json:"decision_id"` // the decision it answers
+	Verdict    string    `json:"verdict"`     // Approved | Rejected
+	Approver   string    `json:"approver"`
+	Note       string    `json:"note,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
+	// Once: usable by exactly one may_act call that repeats the decision's
+	// action exactly. Otherwise Scope (and Until) say what it covers.
+	Once  bool      `json:"once"`
+	Scope *Scope    `json:"scope,omitempty"`
+	Until time.Time `json:"until,omitzero"` // zero: no expiry (only for Once)
+}
+
+// Head names the last entry of the log's hash chain (as ledger.Head).
+type Head struct {
+	Seq  int64  `json:"seq"`
+	Hash string `json:"hash"`
+}
+
+// Filter selects decisions for List. Zero fields select everything.
+type Filter struct {
+	Since, Until  time.Time
+	Outcome       string
+	PropositionID string
+	// Pending selects REQUIRE_CONFIRMATION decisions with no approval or
+	// rejection yet.
+	Pending bool
+	// After is the decision_id to continue after (pagination); Limit caps
+	// the page (0: a store default).
+	After string
+	Limit int
+}
+
+// Errors a Log returns (wrapped as needed).
+var (
+	ErrNotFound     = errors.New("audit: not found")
+	ErrApprovalUsed = errors.New("audit: single-use approval already used")
+	ErrDuplicateKey = errors.New("audit: idempotency key already recorded")
+)
+
+// Log is the decision log. Record must be durable (committed) when it
+// returns: the server sends an answer only after its decision is on record.
+// Implementations batch concurrent Records into shared commits.
+type Log interface {
+	Record(ctx context.Context, d *Decision) error
+	Decision(ctx context.Context, id string) (*Decision, error)
+	// ByIdempotencyKey returns the decision recorded under (credential,
+	// key), or ErrNotFound.
+	ByIdempotencyKey(ctx context.Context, credential, key string) (*Decision, error)
+	List(ctx context.Context, f Filter) ([]Decision, error)
+
+	// Approve records an operator's approval or rejection of a decision.
+	Approve(ctx context.Context, a *Approval) error
+	Approval(ctx context.Context, id string) (*Approval, error)
+	// ApprovalsFor lists the approvals and rejections answering a decision.
+	ApprovalsFor(ctx context.Context, decisionID string) ([]Approval, error)
+	// Consume marks a single-use approval used by decision usedBy,
+	// atomically: of concurrent calls exactly one succeeds, the others get
+	// ErrApprovalUsed. The use is itself an entry of the chain.
+	Consume(ctx context.Context, approvalID, usedBy string) error
+
+	Head(ctx context.Context) (Head, error)
+	Close() error
+}
