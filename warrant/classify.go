@@ -22,6 +22,9 @@ var (
 	externalMethods = set(policy.Methods.External)
 	indirectMethods = set(policy.Methods.Indirect)
 	trustedOrigins  = set(policy.Origins.Trusted)
+	// endogenousOrigins are the agent's own output; an external method
+	// over one is reported as laundered (verification.laundered_endogenous).
+	endogenousOrigins = set(policy.Origins.Endogenous)
 )
 
 func set(items []string) map[string]bool {
