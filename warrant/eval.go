@@ -33,7 +33,8 @@ type evaluation struct {
 	freshest     int // index into avC of the newest class-conferring check, -1 if none
 	stale        bool
 	lineages     int
-	notes        notes // what the rationale codes report beyond the axes
+	notes        notes      // what the rationale codes report beyond the axes
+	subjects     subjectSet // the view's subjects, for subject binding
 
 	bufA [smallView]*Assertion
 	bufS [smallView]*Evidence
@@ -55,6 +56,7 @@ type availableCheck struct {
 func (e *evaluation) init(v *View, t Instant) {
 	e.v, e.t, e.freshest = v, t, -1
 	e.avA, e.avS, e.avO, e.avC = e.bufA[:0], e.bufS[:0], e.bufO[:0], e.bufC[:0]
+	e.subjects.reset(v.Subjects)
 	for i := range v.Assertions {
 		if available(v.Assertions[i].AssertedAt, t) {
 			e.avA = append(e.avA, &v.Assertions[i])
@@ -78,7 +80,7 @@ func (e *evaluation) init(v *View, t Instant) {
 		c := &v.Checks[i]
 		e.notes |= checkNotes(c)
 		if ct, ok := ParseInstant(c.ObservedAt); ok && ct <= t {
-			k := classify(c, v.Subjects)
+			k := classify(c, &e.subjects)
 			e.avC = append(e.avC, availableCheck{c, k, ct})
 			e.verification = max(e.verification, k)
 		} else {
