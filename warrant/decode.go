@@ -11,8 +11,10 @@ import (
 // Document is a fixture-format document: a view plus the instant to
 // evaluate it at and, optionally, the policy identity asked for.
 type Document struct {
-	View        *View
-	EvaluatedAt string // str()-normalised; "" when absent or null
+	View *View
+	// EvaluatedAt is the instant as given: always a JSON string in the
+	// text, never str() of another type; "" when absent or null.
+	EvaluatedAt string
 	// PolicyID and PolicyVersion are as given; empty when absent.
 	PolicyID      string
 	PolicyVersion string
@@ -27,7 +29,8 @@ func DecodeView(data []byte) (*View, error) {
 
 // DecodeDocument decodes a fixture-format document: the view's fields plus
 // evaluated_at and optional policy_id/policy_version at the top level.
-// The policy identity is checked here; evaluated_at is checked by Evaluate.
+// The policy identity and the type of evaluated_at (a string, or absent or
+// null) are checked here; whether it is a parseable instant is Evaluate's.
 func DecodeDocument(data []byte) (*Document, error) {
 	d := Decoder{fast: fastDecoder{once: true}}
 	return d.DecodeDocument(data)
@@ -91,7 +94,9 @@ func (d *Decoder) generalDocument(s string) (*Document, error) {
 		return nil, err
 	}
 	doc := &Document{}
-	doc.EvaluatedAt, _ = optText(root, "evaluated_at")
+	if doc.EvaluatedAt, err = evaluatedAt(root); err != nil {
+		return nil, err
+	}
 	if doc.PolicyID, err = policyField(root, "policy_id"); err != nil {
 		return nil, err
 	}
@@ -115,6 +120,20 @@ func CheckPolicy(id, version string) error {
 	}
 	return &Error{Code: CodeUnknownPolicy, Field: "policy_id",
 		Rule: "only policy reference-v2 (version reference-v2) is implemented; got " + quote(id) + " version " + quote(version)}
+}
+
+// evaluatedAt reads a document's evaluated_at. Unlike ids and texts it is
+// not str()-normalised: the reference refuses every other type, and str()
+// would turn the integer 20260901 into a basic-format date it evaluates at.
+func evaluatedAt(obj *fields) (string, error) {
+	x, ok := obj.Get("evaluated_at")
+	if !ok || x.IsNull() {
+		return "", nil
+	}
+	if x.Kind() != pyjson.String {
+		return "", invalid("evaluated_at", "must be a string holding an ISO 8601 instant (e.g. \"2026-09-21T18:00:00Z\"), not %s", typeName(x))
+	}
+	return x.Str(), nil
 }
 
 func policyField(obj *fields, key string) (string, error) {

@@ -201,6 +201,8 @@ func (f *fastDecoder) docField(i int, doc *Document) bool {
 		f.sc.Skip()
 		return !f.sc.Failed()
 	}
+	// Only strings and null are taken: the general decoder refuses any
+	// other evaluated_at and policy identity.
 	s := f.optStr()
 	switch i {
 	case fEvaluatedAt:
