@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
@@ -125,6 +126,20 @@ type usePayload struct {
 
 func (u *Use) payload() []byte {
 	return mustJSON(usePayload{ApprovalID: u.ApprovalID, Seq: u.Seq, Table: tableUses, UsedBy: u.UsedBy, UsedNS: u.UsedNS})
+}
+
+// splitPayload cuts a payload marshalled with seq 0 around that number,
+// so the caller can build it ahead of the writer, which alone knows the
+// row's seq. The key "seq" is found by its quoted form followed by the
+// zero: inside a JSON string every quote is escaped, so that text occurs
+// only as the key.
+func splitPayload(p []byte) (pre, post []byte) {
+	const key = `"seq":0`
+	i := bytes.Index(p, []byte(key))
+	if i < 0 {
+		panic("payload without seq: " + string(p))
+	}
+	return p[:i+len(key)-1], p[i+len(key):]
 }
 
 // mustJSON marshals the payload structs (strings and ints), which cannot

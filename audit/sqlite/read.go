@@ -106,7 +106,12 @@ func (l *Log) selectSQL(ctx context.Context, q Query) (string, []any, error) {
 		add("time_ns < ?", q.Until.UnixNano())
 	}
 	if q.Outcome != "" {
-		add("outcome = ?", q.Outcome)
+		// A literal, not a parameter, so the planner can use the partial
+		// index of pending decisions; it is one of five known words.
+		if !knownOutcome(q.Outcome) {
+			return "", nil, fmt.Errorf("outcome %q: want MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED or ANSWERED", q.Outcome)
+		}
+		add("outcome = '" + q.Outcome + "'")
 	}
 	if q.PropositionID != "" {
 		add("proposition_id = ?", q.PropositionID)
@@ -115,7 +120,7 @@ func (l *Log) selectSQL(ctx context.Context, q Query) (string, []any, error) {
 		add("approval_id = ?", q.ApprovalID)
 	}
 	if q.Pending {
-		add("outcome = ? AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.decision_id = decisions.decision_id)", audit.OutcomeRequireConfirmation)
+		add("outcome = '" + audit.OutcomeRequireConfirmation + "' AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.decision_id = decisions.decision_id)")
 	}
 	order, cmp := "ASC", ">"
 	if q.NewestFirst {

@@ -46,9 +46,14 @@ CREATE TABLE decisions (
 	body_sha256    BLOB NOT NULL,
 	UNIQUE (credential, idem_key)
 );
+-- Few indexes, each written at its end or rarely: every index costs every
+-- Record on the server's hot path. time_ns and decision_id grow with the
+-- clock; the pending and approval indexes hold only the decisions that
+-- asked for or presented an approval. Filters by proposition or outcome
+-- scan (within the time window, when one is given): they are an
+-- operator's queries, not the server's.
 CREATE INDEX decisions_time ON decisions (time_ns);
-CREATE INDEX decisions_outcome ON decisions (outcome, seq);
-CREATE INDEX decisions_proposition ON decisions (proposition_id, seq);
+CREATE INDEX decisions_pending ON decisions (seq) WHERE outcome = 'REQUIRE_CONFIRMATION';
 CREATE INDEX decisions_approval ON decisions (approval_id) WHERE approval_id <> '';
 
 -- An operator's answer to one decision: a decision is answered once.

@@ -38,6 +38,7 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 		return fmt.Errorf("record decision %s: its JSON cannot be written: %w", d.ID, err)
 	}
 	row := decisionColumns(d, body)
+	pre, post := splitPayload(row.payload())
 	err = l.wr.submit(ctx, func(t *wtx) error {
 		res, err := t.exec(t.st.insDecision, row.DecisionID, row.TimeNS, row.Tool, row.Outcome,
 			row.PropositionID, row.Credential, row.IdemKey, row.ApprovalID, row.Body, row.BodySum)
@@ -47,12 +48,13 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 		case isUnique(err, "decision_id"):
 			return fmt.Errorf("decision %s is already recorded; every call gets a new decision_id", row.DecisionID)
 		case err != nil:
-			return err
+			return inDoubt(err)
 		}
-		if row.Seq, err = res.LastInsertId(); err != nil {
-			return err
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return inDoubt(err)
 		}
-		return t.event(tableDecisions, row.Seq, row.payload())
+		return t.event(tableDecisions, seq, pre, post)
 	})
 	return l.writeErr("record decision "+d.ID, err)
 }
@@ -65,8 +67,7 @@ func checkDecision(d *audit.Decision) error {
 	case d.Tool == "":
 		return errors.New("record decision: tool is empty (may_act or check_grounding)")
 	}
-	switch d.Outcome {
-	case audit.OutcomeMayAct, audit.OutcomeRequireConfirmation, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered:
+	if knownOutcome(d.Outcome) {
 		return nil
 	}
 	return fmt.Errorf("record decision: outcome %q is not one of MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED, ANSWERED", d.Outcome)
@@ -104,7 +105,7 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 		if err == nil {
 			return fmt.Errorf("%w: decision %s was answered by %s; show it with `ewp-audit show %s`", audit.ErrAnswered, a.DecisionID, prior, prior)
 		} else if !errors.Is(err, sql.ErrNoRows) {
-			return err
+			return inDoubt(err)
 		}
 		a.Action = new(answered.Action())
 		if err := a.Validate(answered, l.now()); err != nil {
@@ -117,12 +118,14 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 		row := approvalColumns(a, body)
 		res, err := t.exec(t.st.insApproval, row.ApprovalID, row.DecisionID, row.Verdict, row.CreatedNS, row.Body, row.BodySum)
 		if err != nil {
-			return err
+			return inDoubt(err)
 		}
-		if row.Seq, err = res.LastInsertId(); err != nil {
-			return err
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return inDoubt(err)
 		}
-		return t.event(tableApprovals, row.Seq, row.payload())
+		pre, post := splitPayload(row.payload())
+		return t.event(tableApprovals, seq, pre, post)
 	})
 	return l.writeErr("approve decision "+a.DecisionID, err)
 }
@@ -153,18 +156,20 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		if isUnique(err, "approval_id") {
 			var by string
 			if err := t.tx.QueryRow(`SELECT used_by FROM approval_uses WHERE approval_id = ?`, approvalID).Scan(&by); err != nil {
-				return err
+				return inDoubt(err)
 			}
 			return &audit.CoverageError{ApprovalID: approvalID, Reason: audit.ErrApprovalUsed,
 				Detail: fmt.Sprintf("a once approval was already used by decision %s; ask for a new confirmation", by)}
 		}
 		if err != nil {
-			return err
+			return inDoubt(err)
 		}
-		if u.Seq, err = res.LastInsertId(); err != nil {
-			return err
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return inDoubt(err)
 		}
-		return t.event(tableUses, u.Seq, u.payload())
+		pre, post := splitPayload(u.payload())
+		return t.event(tableUses, seq, pre, post)
 	})
 	return l.writeErr("consume approval "+approvalID, err)
 }
@@ -201,10 +206,6 @@ func isRefusalErr(err error) bool {
 	return errors.As(err, &ce)
 }
 
-func (t *wtx) exec(st *sql.Stmt, args ...any) (sql.Result, error) {
-	return t.tx.Stmt(st).Exec(args...)
-}
-
 func (t *wtx) decision(id string) (*audit.Decision, error) {
 	var body []byte
 	err := t.tx.QueryRow(`SELECT body FROM decisions WHERE decision_id = ?`, id).Scan(&body)
@@ -212,7 +213,7 @@ func (t *wtx) decision(id string) (*audit.Decision, error) {
 		return nil, fmt.Errorf("%w: no decision %s in this log; list pending ones with `ewp-audit list --pending`", audit.ErrNotFound, id)
 	}
 	if err != nil {
-		return nil, err
+		return nil, inDoubt(err)
 	}
 	return decodeDecision(body)
 }
@@ -224,7 +225,7 @@ func (t *wtx) approval(id string) (*audit.Approval, error) {
 		return nil, fmt.Errorf("%w: no approval %s in this log", audit.ErrNotFound, id)
 	}
 	if err != nil {
-		return nil, err
+		return nil, inDoubt(err)
 	}
 	return decodeApproval(body)
 }
@@ -243,4 +244,12 @@ func decodeApproval(body []byte) (*audit.Approval, error) {
 		return nil, fmt.Errorf("stored approval does not decode: %w", err)
 	}
 	return a, nil
+}
+
+func knownOutcome(o string) bool {
+	switch o {
+	case audit.OutcomeMayAct, audit.OutcomeRequireConfirmation, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered:
+		return true
+	}
+	return false
 }

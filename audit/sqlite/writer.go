@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
+	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // writer is the group commit: one goroutine owns the write connection and
@@ -23,30 +26,48 @@ type writer struct {
 	wg       sync.WaitGroup
 	mu       sync.RWMutex // held shared by submitters, exclusively by stop
 	stopped  bool
+	// commits and written count transactions and the writes they carried
+	// (the tests check that concurrent writes share commits).
+	commits, written atomic.Int64
 }
 
-// op is one pending write. run executes it inside the batch's transaction
-// and appends its events through w; it must either succeed or leave the
-// transaction as it found it (it runs under a savepoint, rolled back on
-// error).
+// op is one pending write, run inside the batch's transaction. It either
+// succeeds, or is refused without having changed anything (a refusal: the
+// failing statement was its first write, which SQLite undoes alone), or
+// fails with a *txError, after which the transaction is in doubt and the
+// whole batch is rolled back.
 type op struct {
 	run  func(w *wtx) error
 	done chan error
+}
+
+// txError marks a failure in the middle of an op's writes.
+type txError struct{ err error }
+
+func (e *txError) Error() string { return e.err.Error() }
+func (e *txError) Unwrap() error { return e.err }
+
+func inDoubt(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &txError{err}
 }
 
 // wtx is one batch transaction and the chain head within it: the
 // transaction began IMMEDIATE, so no other process moves the head until
 // it ends.
 type wtx struct {
-	tx   *sql.Tx
-	st   *writeStmts
-	seq  int64
-	head []byte
+	tx    *sql.Tx
+	st    *writeStmts
+	stmts map[*sql.Stmt]*sql.Stmt // the batch's transaction-bound statements
+	seq   int64
+	head  []byte
+	buf   []byte
 }
 
 type writeStmts struct {
-	insDecision, insApproval, insUse, insEvent *sql.Stmt
-	savepoint, release, rollbackTo, head       *sql.Stmt
+	insDecision, insApproval, insUse, insEvent, head *sql.Stmt
 }
 
 var errClosed = errors.New("the decision log is closed")
@@ -61,9 +82,6 @@ func startWriter(db *sql.DB, maxBatch int) (*writer, error) {
 		{&w.st.insApproval, `INSERT INTO approvals (approval_id, decision_id, verdict, created_ns, body, body_sha256) VALUES (?, ?, ?, ?, ?, ?)`},
 		{&w.st.insUse, `INSERT INTO approval_uses (approval_id, used_by, used_ns) VALUES (?, ?, ?)`},
 		{&w.st.insEvent, `INSERT INTO events (seq, tbl, row_seq, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)`},
-		{&w.st.savepoint, `SAVEPOINT op`},
-		{&w.st.release, `RELEASE op`},
-		{&w.st.rollbackTo, `ROLLBACK TO op`},
 		{&w.st.head, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`},
 	}
 	for _, p := range prep {
@@ -104,50 +122,72 @@ func (w *writer) loop() {
 	for {
 		select {
 		case o := <-w.ops:
-			batch = append(batch[:0], o)
+			batch = w.gather(append(batch[:0], o))
+			w.commit(batch)
 		case <-w.quit:
 			// stop holds the lock, so nothing more arrives: drain.
 			for {
 				select {
 				case o := <-w.ops:
-					w.commit([]*op{o})
+					w.commit(w.gather([]*op{o}))
 				default:
 					return
 				}
 			}
 		}
-	fill:
+	}
+}
+
+// gather fills the batch with what is queued, then yields the processor
+// once and goes on while that brought more: callers woken by the previous
+// commit are about to submit again, and a commit costs as much as many
+// records, so letting them catch up beats committing them one by one. A
+// lone caller waits one yield.
+func (w *writer) gather(batch []*op) []*op {
+	for {
+	drain:
 		for len(batch) < w.maxBatch {
 			select {
 			case o := <-w.ops:
 				batch = append(batch, o)
 			default:
-				break fill
+				break drain
 			}
 		}
-		w.commit(batch)
+		if len(batch) >= w.maxBatch {
+			return batch
+		}
+		runtime.Gosched()
+		if len(w.ops) == 0 {
+			return batch
+		}
 	}
 }
 
-// commit runs a batch in one transaction. Each op runs under a savepoint,
-// so one that fails (a duplicate idempotency key, a used approval) is
-// undone alone and the others still commit. Only a failure to undo, or of
-// the commit itself, fails the whole batch.
+// commit runs a batch in one transaction. An op that is refused (a
+// duplicate idempotency key, a used approval) has changed nothing and the
+// others still commit; a failure inside an op's writes, or of the commit,
+// fails the whole batch.
 func (w *writer) commit(batch []*op) {
+	w.commits.Add(1)
+	w.written.Add(int64(len(batch)))
 	errs := make([]error, len(batch))
 	err := w.inTx(func(t *wtx) error {
 		for i, o := range batch {
-			var undo error
-			errs[i], undo = t.apply(o.run)
-			if undo != nil {
-				return undo
+			errs[i] = o.run(t)
+			var te *txError
+			if errors.As(errs[i], &te) {
+				return te.err
 			}
 		}
 		return nil
 	})
 	for i, o := range batch {
-		if err != nil && errs[i] == nil {
-			errs[i] = err
+		if err != nil {
+			var te *txError
+			if errs[i] == nil || errors.As(errs[i], &te) {
+				errs[i] = err
+			}
 		}
 		o.done <- errs[i]
 	}
@@ -160,8 +200,8 @@ func (w *writer) inTx(fn func(*wtx) error) error {
 		return fmt.Errorf("begin write transaction: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	t := &wtx{tx: tx, st: &w.st}
-	err = tx.StmtContext(ctx, w.st.head).QueryRowContext(ctx).Scan(&t.seq, &t.head)
+	t := &wtx{tx: tx, st: &w.st, stmts: map[*sql.Stmt]*sql.Stmt{}}
+	err = t.stmt(w.st.head).QueryRow().Scan(&t.seq, &t.head)
 	if errors.Is(err, sql.ErrNoRows) {
 		t.seq, t.head, err = 0, genesis, nil
 	}
@@ -177,33 +217,27 @@ func (w *writer) inTx(fn func(*wtx) error) error {
 	return nil
 }
 
-// apply runs one op under a savepoint. On the op's error it rolls the
-// savepoint back and restores the in-memory head; undo is an error of the
-// savepoint machinery, after which the transaction is in doubt.
-func (t *wtx) apply(run func(*wtx) error) (err, undo error) {
-	ctx := context.Background()
-	if _, err := t.tx.StmtContext(ctx, t.st.savepoint).ExecContext(ctx); err != nil {
-		return err, err
+// stmt binds a prepared statement to the batch's transaction once.
+func (t *wtx) stmt(st *sql.Stmt) *sql.Stmt {
+	s, ok := t.stmts[st]
+	if !ok {
+		s = t.tx.Stmt(st)
+		t.stmts[st] = s
 	}
-	seq, head := t.seq, t.head
-	if err := run(t); err != nil {
-		t.seq, t.head = seq, head
-		if _, undo := t.tx.StmtContext(ctx, t.st.rollbackTo).ExecContext(ctx); undo != nil {
-			return err, undo
-		}
-		_, undo := t.tx.StmtContext(ctx, t.st.release).ExecContext(ctx)
-		return err, undo
-	}
-	_, err = t.tx.StmtContext(ctx, t.st.release).ExecContext(ctx)
-	return err, err
+	return s
 }
 
-// event appends the chain entry recording row rowSeq of table tbl.
-func (t *wtx) event(tbl string, rowSeq int64, payload []byte) error {
-	hash := chainHash(t.head, payload)
-	ctx := context.Background()
-	if _, err := t.tx.StmtContext(ctx, t.st.insEvent).ExecContext(ctx, t.seq+1, tbl, rowSeq, string(payload), t.head, hash); err != nil {
-		return err
+func (t *wtx) exec(st *sql.Stmt, args ...any) (sql.Result, error) {
+	return t.stmt(st).Exec(args...)
+}
+
+// event appends the chain entry recording row rowSeq of table tbl, whose
+// payload is pre + rowSeq + post (see splitPayload).
+func (t *wtx) event(tbl string, rowSeq int64, pre, post []byte) error {
+	t.buf = append(strconv.AppendInt(append(t.buf[:0], pre...), rowSeq, 10), post...)
+	hash := chainHash(t.head, t.buf)
+	if _, err := t.exec(t.st.insEvent, t.seq+1, tbl, rowSeq, string(t.buf), t.head, hash); err != nil {
+		return inDoubt(err)
 	}
 	t.seq, t.head = t.seq+1, hash
 	return nil
@@ -220,7 +254,7 @@ func (w *writer) stop() {
 }
 
 func (w *writer) closeStmts() {
-	for _, st := range []*sql.Stmt{w.st.insDecision, w.st.insApproval, w.st.insUse, w.st.insEvent, w.st.savepoint, w.st.release, w.st.rollbackTo, w.st.head} {
+	for _, st := range []*sql.Stmt{w.st.insDecision, w.st.insApproval, w.st.insUse, w.st.insEvent, w.st.head} {
 		if st != nil {
 			st.Close()
 		}
