@@ -418,3 +418,24 @@ func TestCloseCommitsQueuedWrites(t *testing.T) {
 	}
 	mustVerify(t, ro)
 }
+
+// TestGroupCommitSharesCommits: 64 concurrent Records take far fewer than
+// 64 transactions.
+func TestGroupCommitSharesCommits(t *testing.T) {
+	l, _ := newLog(t)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Go(func() {
+			<-start
+			record(t, l, pendingDecision("P", i))
+		})
+	}
+	close(start)
+	wg.Wait()
+	commits, writes := l.CommitStats()
+	if writes != 64 || commits > 16 {
+		t.Fatalf("%d records took %d commits; want them batched (at most 16)", writes, commits)
+	}
+	t.Logf("64 concurrent records: %d commits", commits)
+}
