@@ -18,7 +18,7 @@
 //	audit_meta(key, value)                           schema_version
 //	decisions(seq, decision_id, time_ns, tool, outcome, proposition_id,
 //	          credential, idem_key, approval_id, body, body_sha256)
-//	                                                 UNIQUE(decision_id), UNIQUE(credential, idem_key)
+//	                                                 UNIQUE(decision_id), UNIQUE(credential, idem_key) where keyed
 //	approvals(seq, approval_id, decision_id, verdict, created_ns, body, body_sha256)
 //	                                                 UNIQUE(approval_id), UNIQUE(decision_id)
 //	approval_uses(seq, approval_id, used_by, used_ns) UNIQUE(approval_id)

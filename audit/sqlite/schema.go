@@ -31,7 +31,7 @@ CREATE TABLE audit_meta (
 
 -- One row per recorded gate call. body is the decision's JSON; the other
 -- columns are derived from it for lookups and filters. idem_key is NULL
--- when the caller gave none, so UNIQUE holds only among keyed decisions.
+-- when the caller gave none; the unique index holds only keyed decisions.
 CREATE TABLE decisions (
 	seq            INTEGER PRIMARY KEY,
 	decision_id    TEXT NOT NULL UNIQUE,
@@ -43,8 +43,7 @@ CREATE TABLE decisions (
 	idem_key       TEXT,
 	approval_id    TEXT NOT NULL,
 	body           BLOB NOT NULL,
-	body_sha256    BLOB NOT NULL,
-	UNIQUE (credential, idem_key)
+	body_sha256    BLOB NOT NULL
 );
 -- Few indexes, each written at its end or rarely: every index costs every
 -- Record on the server's hot path. time_ns and decision_id grow with the
@@ -52,6 +51,7 @@ CREATE TABLE decisions (
 -- asked for or presented an approval. Filters by proposition or outcome
 -- scan (within the time window, when one is given): they are an
 -- operator's queries, not the server's.
+CREATE UNIQUE INDEX decisions_idem ON decisions (credential, idem_key) WHERE idem_key IS NOT NULL;
 CREATE INDEX decisions_time ON decisions (time_ns);
 CREATE INDEX decisions_pending ON decisions (seq) WHERE outcome = 'REQUIRE_CONFIRMATION';
 CREATE INDEX decisions_approval ON decisions (approval_id) WHERE approval_id <> '';
@@ -79,15 +79,17 @@ CREATE TABLE approval_uses (
 
 -- The hash chain over every row of the three tables above:
 -- hash = sha256(prev_hash || payload), payload being the canonical JSON of
--- the row it records (see chain.go).
+-- the row it records (see chain.go). Rows are written in seq order and
+-- their events in the same order, so per table row_seq strictly increases
+-- along the chain; Verify relies on that instead of an index on
+-- (tbl, row_seq) that every Record would pay for.
 CREATE TABLE events (
 	seq       INTEGER PRIMARY KEY,
 	tbl       TEXT NOT NULL,
 	row_seq   INTEGER NOT NULL,
 	payload   TEXT NOT NULL,
 	prev_hash BLOB NOT NULL,
-	hash      BLOB NOT NULL,
-	UNIQUE (tbl, row_seq)
+	hash      BLOB NOT NULL
 );
 `
 
