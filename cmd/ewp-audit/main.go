@@ -107,6 +107,15 @@ func (lf *logFlags) path() (string, error) {
 	return "", errors.New("say which log: --db LEDGER (the log is LEDGER.audit beside it, as ewp-mcp keeps it) or --audit PATH")
 }
 
+// where repeats the flag that found the log, for the commands printed as
+// hints.
+func (lf *logFlags) where() string {
+	if lf.audit != "" {
+		return "--audit " + lf.audit
+	}
+	return "--db " + lf.db
+}
+
 // open opens the log; read-only for the reading commands.
 func (lf *logFlags) open(e *env, name string, readOnly bool) (*sqlite.Log, int) {
 	p, err := lf.path()

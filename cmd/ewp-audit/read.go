@@ -195,7 +195,7 @@ func runShow(e *env, args []string) int {
 	if f.json {
 		return printJSON(e, t)
 	}
-	printTrail(e.stdout, t)
+	printTrail(e.stdout, t, f.where())
 	return exitOK
 }
 
@@ -254,7 +254,7 @@ func approvalTrailOf(e *env, l *sqlite.Log, a *audit.Approval) (*approvalTrail, 
 	return at, err
 }
 
-func printTrail(w io.Writer, t *trail) {
+func printTrail(w io.Writer, t *trail, where string) {
 	d := t.Decision
 	fmt.Fprintf(w, "decision %s\n", d.ID)
 	row := func(k, v string) {
@@ -286,7 +286,7 @@ func printTrail(w io.Writer, t *trail) {
 		fmt.Fprintf(w, "presented approval %s (not in this log)\n", d.ApprovalID)
 	}
 	if d.Outcome == audit.OutcomeRequireConfirmation && len(t.Answers) == 0 {
-		fmt.Fprintf(w, "pending: answer it with\n  ewp-audit approve %s --once --approver NAME\n  ewp-audit reject %s --approver NAME --note WHY\n", d.ID, d.ID)
+		fmt.Fprintf(w, "pending: answer it with\n  ewp-audit approve %s %s --once --approver NAME\n  ewp-audit reject %s %s --approver NAME --note WHY\n", where, d.ID, where, d.ID)
 	}
 	for i := range t.Answers {
 		fmt.Fprintf(w, "answered by\n")
