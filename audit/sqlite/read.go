@@ -48,9 +48,12 @@ type Query struct {
 	ApprovalID string
 }
 
-// List returns a page of decisions in the order they were recorded:
-// Since is inclusive, Until exclusive; a zero Limit means DefaultLimit.
-// Continue with Filter.After set to the last decision_id of the page.
+// List returns a page of decisions in the order they were recorded (by
+// time when Since or Until is given, for pending ones always in recording
+// order): Since is inclusive, Until exclusive; a zero Limit means
+// DefaultLimit. Continue with Filter.After set to the last decision_id of
+// the page. Filters by proposition or outcome scan the decisions (within
+// the time window when one is given): they are an operator's queries.
 func (l *Log) List(ctx context.Context, f audit.Filter) ([]audit.Decision, error) {
 	if f.Limit <= 0 {
 		f.Limit = DefaultLimit
@@ -117,30 +120,43 @@ func (l *Log) selectSQL(ctx context.Context, q Query) (string, []any, error) {
 		add("proposition_id = ?", q.PropositionID)
 	}
 	if q.ApprovalID != "" {
-		add("approval_id = ?", q.ApprovalID)
+		// The literal term lets the planner use the partial index.
+		add("approval_id = ? AND approval_id <> ''", q.ApprovalID)
 	}
 	if q.Pending {
 		add("outcome = '" + audit.OutcomeRequireConfirmation + "' AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.decision_id = decisions.decision_id)")
 	}
+	// The order follows an index, so no query sorts (and export streams):
+	// by time within a time window, else by seq (recording order, which
+	// the pending index also has).
+	byTime := (!q.Since.IsZero() || !q.Until.IsZero()) && !q.Pending
 	order, cmp := "ASC", ">"
 	if q.NewestFirst {
 		order, cmp = "DESC", "<"
 	}
 	if q.After != "" {
-		var seq int64
-		err := l.r.QueryRowContext(ctx, `SELECT seq FROM decisions WHERE decision_id = ?`, q.After).Scan(&seq)
+		var seq, ns int64
+		err := l.r.QueryRowContext(ctx, `SELECT seq, time_ns FROM decisions WHERE decision_id = ?`, q.After).Scan(&seq, &ns)
 		if errors.Is(err, sql.ErrNoRows) {
 			return "", nil, fmt.Errorf("%w: after %s: no such decision to continue from", audit.ErrNotFound, q.After)
 		} else if err != nil {
 			return "", nil, l.storeErr("list decisions", err)
 		}
-		add("seq "+cmp+" ?", seq)
+		if byTime {
+			add("(time_ns, seq) "+cmp+" (?, ?)", ns, seq)
+		} else {
+			add("seq "+cmp+" ?", seq)
+		}
 	}
 	s := "SELECT body FROM decisions"
 	if len(where) > 0 {
 		s += " WHERE " + strings.Join(where, " AND ")
 	}
-	s += " ORDER BY seq " + order
+	if byTime {
+		s += " ORDER BY time_ns " + order + ", seq " + order
+	} else {
+		s += " ORDER BY seq " + order
+	}
 	if q.Limit > 0 {
 		s += " LIMIT ?"
 		args = append(args, q.Limit)

@@ -439,3 +439,85 @@ func TestGroupCommitSharesCommits(t *testing.T) {
 	}
 	t.Logf("64 concurrent records: %d commits", commits)
 }
+
+// TestListByTimeWindow: within a time window decisions come in time order
+// (not recording order) and pages continue correctly in both directions.
+func TestListByTimeWindow(t *testing.T) {
+	l, _ := newLog(t)
+	mins := []int{3, 1, 2, 5, 4, 0}
+	byMin := map[int]string{}
+	for i, m := range mins {
+		d := pendingDecision("P", i)
+		d.Time = t0.Add(time.Duration(m) * time.Minute)
+		byMin[m] = record(t, l, d).ID
+	}
+	page := func(q sqlite.Query) []string {
+		t.Helper()
+		var ids []string
+		if err := l.Each(ctx, q, func(d *audit.Decision) error { ids = append(ids, d.ID); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	window := audit.Filter{Since: t0.Add(time.Minute), Until: t0.Add(5 * time.Minute), Limit: 2}
+	got := page(sqlite.Query{Filter: window})
+	if strings.Join(got, " ") != byMin[1]+" "+byMin[2] {
+		t.Fatalf("first page %v", got)
+	}
+	window.After = got[1]
+	got = page(sqlite.Query{Filter: window})
+	if strings.Join(got, " ") != byMin[3]+" "+byMin[4] {
+		t.Fatalf("second page %v", got)
+	}
+	window.After = ""
+	got = page(sqlite.Query{Filter: window, NewestFirst: true})
+	if strings.Join(got, " ") != byMin[4]+" "+byMin[3] {
+		t.Fatalf("newest first %v", got)
+	}
+}
+
+// TestListQueriesUseIndexes: no listing sorts (export streams with flat
+// memory), and the server's and the inbox's lookups use their indexes.
+func TestListQueriesUseIndexes(t *testing.T) {
+	l, _ := newLog(t)
+	d := record(t, l, pendingDecision("P", 0))
+	raw := rawDB(t, l.Path())
+	defer raw.Close()
+	cases := []struct {
+		q     sqlite.Query
+		index string
+	}{
+		{sqlite.Query{}, ""},
+		{sqlite.Query{NewestFirst: true, Filter: audit.Filter{After: d.ID}}, ""},
+		{sqlite.Query{Filter: audit.Filter{Pending: true}}, "decisions_pending"},
+		{sqlite.Query{NewestFirst: true, Filter: audit.Filter{Pending: true, Since: t0}}, "decisions_pending"},
+		{sqlite.Query{Filter: audit.Filter{Since: t0, Until: t0.Add(time.Hour)}}, "decisions_time"},
+		{sqlite.Query{NewestFirst: true, Filter: audit.Filter{Since: t0, After: d.ID, PropositionID: "P"}}, "decisions_time"},
+		{sqlite.Query{ApprovalID: "a"}, "decisions_approval"},
+		{sqlite.Query{Filter: audit.Filter{Outcome: audit.OutcomeDeny}}, ""},
+	}
+	for _, c := range cases {
+		query, args, err := l.SelectSQL(c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := raw.Query("EXPLAIN QUERY PLAN "+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		p := strings.Join(plan, "; ")
+		if strings.Contains(p, "TEMP B-TREE") || (c.index != "" && !strings.Contains(p, c.index)) {
+			t.Errorf("%s\nplan: %s (want no sort, index %q)", query, p, c.index)
+		}
+	}
+}
