@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ewp-go/ewp/audit"
 )
@@ -57,12 +58,12 @@ type decisionPayload struct {
 func decisionColumns(d *audit.Decision, body []byte) decisionRow {
 	sum := sha256.Sum256(body)
 	r := decisionRow{
-		DecisionID: d.ID, TimeNS: d.Time.UnixNano(), Tool: d.Tool, Outcome: d.Outcome,
-		PropositionID: d.PropositionID, Credential: d.Caller.Credential, ApprovalID: d.ApprovalID,
+		DecisionID: asJSON(d.ID), TimeNS: d.Time.UnixNano(), Tool: asJSON(d.Tool), Outcome: asJSON(d.Outcome),
+		PropositionID: asJSON(d.PropositionID), Credential: asJSON(d.Caller.Credential), ApprovalID: asJSON(d.ApprovalID),
 		Body: body, BodySum: sum[:],
 	}
 	if d.IdempotencyKey != "" {
-		r.IdemKey = sql.NullString{String: d.IdempotencyKey, Valid: true}
+		r.IdemKey = sql.NullString{String: asJSON(d.IdempotencyKey), Valid: true}
 	}
 	return r
 }
@@ -99,7 +100,7 @@ type approvalPayload struct {
 
 func approvalColumns(a *audit.Approval, body []byte) approvalRow {
 	sum := sha256.Sum256(body)
-	return approvalRow{ApprovalID: a.ID, DecisionID: a.DecisionID, Verdict: a.Verdict,
+	return approvalRow{ApprovalID: asJSON(a.ID), DecisionID: asJSON(a.DecisionID), Verdict: asJSON(a.Verdict),
 		CreatedNS: a.CreatedAt.UnixNano(), Body: body, BodySum: sum[:]}
 }
 
@@ -126,6 +127,27 @@ type usePayload struct {
 
 func (u *Use) payload() []byte {
 	return mustJSON(usePayload{ApprovalID: u.ApprovalID, Seq: u.Seq, Table: tableUses, UsedBy: u.UsedBy, UsedNS: u.UsedNS})
+}
+
+// asJSON is s as it reads back from the JSON body: encoding/json replaces
+// every byte of invalid UTF-8 with U+FFFD. Ids may carry such bytes (the
+// kernel keeps lone surrogates as WTF-8), and a column must equal what
+// Verify derives from the body, so columns and lookups use this form.
+func asJSON(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // splitPayload cuts a payload marshalled with seq 0 around that number,

@@ -16,14 +16,14 @@ const DefaultLimit = 100
 
 // Decision returns the decision recorded under id, or audit.ErrNotFound.
 func (l *Log) Decision(ctx context.Context, id string) (*audit.Decision, error) {
-	return l.oneDecision(ctx, "decision "+id, `SELECT body FROM decisions WHERE decision_id = ?`, id)
+	return l.oneDecision(ctx, "decision "+id, `SELECT body FROM decisions WHERE decision_id = ?`, asJSON(id))
 }
 
 // ByIdempotencyKey returns the decision recorded under (credential, key),
 // or audit.ErrNotFound.
 func (l *Log) ByIdempotencyKey(ctx context.Context, credential, key string) (*audit.Decision, error) {
 	return l.oneDecision(ctx, fmt.Sprintf("idempotency_key %q of credential %q", key, credential),
-		`SELECT body FROM decisions WHERE credential = ? AND idem_key = ?`, credential, key)
+		`SELECT body FROM decisions WHERE credential = ? AND idem_key = ?`, asJSON(credential), asJSON(key))
 }
 
 func (l *Log) oneDecision(ctx context.Context, what, query string, args ...any) (*audit.Decision, error) {
@@ -117,11 +117,11 @@ func (l *Log) selectSQL(ctx context.Context, q Query) (string, []any, error) {
 		add("outcome = '" + q.Outcome + "'")
 	}
 	if q.PropositionID != "" {
-		add("proposition_id = ?", q.PropositionID)
+		add("proposition_id = ?", asJSON(q.PropositionID))
 	}
 	if q.ApprovalID != "" {
 		// The literal term lets the planner use the partial index.
-		add("approval_id = ? AND approval_id <> ''", q.ApprovalID)
+		add("approval_id = ? AND approval_id <> ''", asJSON(q.ApprovalID))
 	}
 	if q.Pending {
 		add("outcome = '" + audit.OutcomeRequireConfirmation + "' AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.decision_id = decisions.decision_id)")
@@ -136,7 +136,7 @@ func (l *Log) selectSQL(ctx context.Context, q Query) (string, []any, error) {
 	}
 	if q.After != "" {
 		var seq, ns int64
-		err := l.r.QueryRowContext(ctx, `SELECT seq, time_ns FROM decisions WHERE decision_id = ?`, q.After).Scan(&seq, &ns)
+		err := l.r.QueryRowContext(ctx, `SELECT seq, time_ns FROM decisions WHERE decision_id = ?`, asJSON(q.After)).Scan(&seq, &ns)
 		if errors.Is(err, sql.ErrNoRows) {
 			return "", nil, fmt.Errorf("%w: after %s: no such decision to continue from", audit.ErrNotFound, q.After)
 		} else if err != nil {
@@ -168,7 +168,7 @@ func (l *Log) selectSQL(ctx context.Context, q Query) (string, []any, error) {
 // audit.ErrNotFound.
 func (l *Log) Approval(ctx context.Context, id string) (*audit.Approval, error) {
 	var body []byte
-	err := l.r.QueryRowContext(ctx, `SELECT body FROM approvals WHERE approval_id = ?`, id).Scan(&body)
+	err := l.r.QueryRowContext(ctx, `SELECT body FROM approvals WHERE approval_id = ?`, asJSON(id)).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: approval %s is not in %s", audit.ErrNotFound, id, l.path)
 	}
@@ -181,7 +181,7 @@ func (l *Log) Approval(ctx context.Context, id string) (*audit.Approval, error) 
 // ApprovalsFor lists the answers to a decision (at most one: a decision
 // is answered once), oldest first.
 func (l *Log) ApprovalsFor(ctx context.Context, decisionID string) ([]audit.Approval, error) {
-	rows, err := l.r.QueryContext(ctx, `SELECT body FROM approvals WHERE decision_id = ? ORDER BY seq`, decisionID)
+	rows, err := l.r.QueryContext(ctx, `SELECT body FROM approvals WHERE decision_id = ? ORDER BY seq`, asJSON(decisionID))
 	if err != nil {
 		return nil, l.storeErr("read approvals", err)
 	}
@@ -205,7 +205,7 @@ func (l *Log) ApprovalsFor(ctx context.Context, decisionID string) ([]audit.Appr
 // audit.ErrNotFound while it is unused.
 func (l *Log) UseOf(ctx context.Context, approvalID string) (*Use, error) {
 	u := &Use{}
-	err := l.r.QueryRowContext(ctx, `SELECT seq, approval_id, used_by, used_ns FROM approval_uses WHERE approval_id = ?`, approvalID).
+	err := l.r.QueryRowContext(ctx, `SELECT seq, approval_id, used_by, used_ns FROM approval_uses WHERE approval_id = ?`, asJSON(approvalID)).
 		Scan(&u.Seq, &u.ApprovalID, &u.UsedBy, &u.UsedNS)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: approval %s is unused", audit.ErrNotFound, approvalID)

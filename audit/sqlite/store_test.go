@@ -521,3 +521,21 @@ func TestListQueriesUseIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidUTF8Ids: the kernel carries lone surrogates as WTF-8, which
+// JSON cannot hold; such a decision is recorded, found by its ids and
+// verifies (its columns are what the JSON body reads back as).
+func TestInvalidUTF8Ids(t *testing.T) {
+	l, _ := newLog(t)
+	d := pendingDecision("P-\xed\xa0\x80-x", 1)
+	d.Caller.Credential, d.IdempotencyKey = "agent-\xff", "k-\xed\xa0\x80"
+	record(t, l, d)
+	if got, err := l.ByIdempotencyKey(ctx, "agent-\xff", "k-\xed\xa0\x80"); err != nil || got.ID != d.ID {
+		t.Fatalf("ByIdempotencyKey: %v %v", got, err)
+	}
+	if ds, err := l.List(ctx, audit.Filter{PropositionID: "P-\xed\xa0\x80-x"}); err != nil || len(ds) != 1 {
+		t.Fatalf("List by proposition: %v %v", ds, err)
+	}
+	approveOnce(t, l, d.ID)
+	mustVerify(t, l)
+}

@@ -101,7 +101,7 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 			return err
 		}
 		var prior string
-		err = t.tx.QueryRow(`SELECT approval_id FROM approvals WHERE decision_id = ?`, a.DecisionID).Scan(&prior)
+		err = t.tx.QueryRow(`SELECT approval_id FROM approvals WHERE decision_id = ?`, asJSON(a.DecisionID)).Scan(&prior)
 		if err == nil {
 			return fmt.Errorf("%w: decision %s was answered by %s; show it with `ewp-audit show %s`", audit.ErrAnswered, a.DecisionID, prior, prior)
 		} else if !errors.Is(err, sql.ErrNoRows) {
@@ -151,11 +151,11 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		if err := consumable(a, now); err != nil {
 			return err
 		}
-		u := Use{ApprovalID: approvalID, UsedBy: usedBy, UsedNS: now.UnixNano()}
+		u := Use{ApprovalID: asJSON(approvalID), UsedBy: usedBy, UsedNS: now.UnixNano()}
 		res, err := t.exec(t.st.insUse, u.ApprovalID, u.UsedBy, u.UsedNS)
 		if isUnique(err, "approval_id") {
 			var by string
-			if err := t.tx.QueryRow(`SELECT used_by FROM approval_uses WHERE approval_id = ?`, approvalID).Scan(&by); err != nil {
+			if err := t.tx.QueryRow(`SELECT used_by FROM approval_uses WHERE approval_id = ?`, u.ApprovalID).Scan(&by); err != nil {
 				return inDoubt(err)
 			}
 			return &audit.CoverageError{ApprovalID: approvalID, Reason: audit.ErrApprovalUsed,
@@ -208,7 +208,7 @@ func isRefusalErr(err error) bool {
 
 func (t *wtx) decision(id string) (*audit.Decision, error) {
 	var body []byte
-	err := t.tx.QueryRow(`SELECT body FROM decisions WHERE decision_id = ?`, id).Scan(&body)
+	err := t.tx.QueryRow(`SELECT body FROM decisions WHERE decision_id = ?`, asJSON(id)).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no decision %s in this log; list pending ones with `ewp-audit list --pending`", audit.ErrNotFound, id)
 	}
@@ -220,7 +220,7 @@ func (t *wtx) decision(id string) (*audit.Decision, error) {
 
 func (t *wtx) approval(id string) (*audit.Approval, error) {
 	var body []byte
-	err := t.tx.QueryRow(`SELECT body FROM approvals WHERE approval_id = ?`, id).Scan(&body)
+	err := t.tx.QueryRow(`SELECT body FROM approvals WHERE approval_id = ?`, asJSON(id)).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no approval %s in this log", audit.ErrNotFound, id)
 	}
