@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Action is what a decision judged: the proposition and the action as
@@ -153,32 +154,32 @@ func (a *Approval) Covers(d *Decision, now time.Time) error {
 type failer func(reason error, format string, args ...any) error
 
 func (a *Approval) coversOnce(d *Decision, fail failer) error {
-	want, got := a.Action, d.Action()
+	want, got := a.Action.jsonForm(), d.Action().jsonForm()
 	if got.PropositionID != want.PropositionID {
 		return fail(ErrApprovalWrongProposition, "approved for proposition %q, presented for %q", want.PropositionID, got.PropositionID)
 	}
-	if diff := actionDiff(*want, got); diff != "" {
+	if diff := actionDiff(want, got); diff != "" {
 		return fail(ErrApprovalWrongAction, "a once approval covers exactly the action of decision %s; this one differs in %s", a.DecisionID, diff)
 	}
 	return nil
 }
 
 func (a *Approval) coversScope(d *Decision, fail failer) error {
-	s := a.Scope
-	if d.PropositionID != s.PropositionID {
-		return fail(ErrApprovalWrongProposition, "the scope is proposition %q, presented for %q", s.PropositionID, d.PropositionID)
+	s, act := a.Scope.jsonForm(), d.Action().jsonForm()
+	if act.PropositionID != s.PropositionID {
+		return fail(ErrApprovalWrongProposition, "the scope is proposition %q, presented for %q", s.PropositionID, act.PropositionID)
 	}
-	if s.ActionKind != "" && d.ActionKind != s.ActionKind {
-		return fail(ErrApprovalOutOfScope, "action_kind %q is not the scope's %q", d.ActionKind, s.ActionKind)
+	if s.ActionKind != "" && act.ActionKind != s.ActionKind {
+		return fail(ErrApprovalOutOfScope, "action_kind %q is not the scope's %q", act.ActionKind, s.ActionKind)
 	}
-	if s.ToolName != "" && d.ToolName != s.ToolName {
-		return fail(ErrApprovalOutOfScope, "tool_name %q is not the scope's %q", d.ToolName, s.ToolName)
+	if s.ToolName != "" && act.ToolName != s.ToolName {
+		return fail(ErrApprovalOutOfScope, "tool_name %q is not the scope's %q", act.ToolName, s.ToolName)
 	}
 	if len(s.Concepts) > 0 {
-		if len(d.Concepts) == 0 {
+		if len(act.Concepts) == 0 {
 			return fail(ErrApprovalOutOfScope, "the action names no concepts; the scope covers actions on %s", strings.Join(s.Concepts, ", "))
 		}
-		for _, c := range d.Concepts {
+		for _, c := range act.Concepts {
 			if !slices.Contains(s.Concepts, c) {
 				return fail(ErrApprovalOutOfScope, "concept %q is not among the scope's %s", c, strings.Join(s.Concepts, ", "))
 			}
@@ -264,4 +265,45 @@ func (a *Approval) Validate(answered *Decision, now time.Time) error {
 		return bad("the scope must cover the decision it answers: %v", err)
 	}
 	return nil
+}
+
+// jsonForm is the action as it reads back from JSON: encoding/json
+// replaces each byte of invalid UTF-8 with U+FFFD, and ids may carry such
+// bytes (the kernel keeps lone surrogates as WTF-8). An approval read from
+// a log and a fresh call must compare equal when their ids were equal.
+func (a Action) jsonForm() Action {
+	a.PropositionID, a.ActionID, a.ActionKind = jsonText(a.PropositionID), jsonText(a.ActionID), jsonText(a.ActionKind)
+	a.Risk, a.ToolName, a.ArgumentsHash = jsonText(a.Risk), jsonText(a.ToolName), jsonText(a.ArgumentsHash)
+	a.Concepts = jsonTexts(a.Concepts)
+	return a
+}
+
+func (s *Scope) jsonForm() *Scope {
+	return &Scope{PropositionID: jsonText(s.PropositionID), ActionKind: jsonText(s.ActionKind),
+		Concepts: jsonTexts(s.Concepts), ToolName: jsonText(s.ToolName)}
+}
+
+func jsonTexts(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = jsonText(s)
+	}
+	return out
+}
+
+func jsonText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }

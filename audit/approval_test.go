@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -181,5 +182,31 @@ func TestNewIDIsTimeOrdered(t *testing.T) {
 			t.Fatalf("%s after %s", id, prev)
 		}
 		prev = id
+	}
+}
+
+// TestCoversAcrossJSON: an approval read back from a log (its ids through
+// JSON, lone surrogates become U+FFFD) still covers the fresh call whose
+// ids carry the raw WTF-8 bytes.
+func TestCoversAcrossJSON(t *testing.T) {
+	d := answered()
+	d.PropositionID, d.Concepts = "P-\xed\xa0\x80", []string{"db-\xff"}
+	a := onceApproval()
+	a.Action = new(d.Action())
+	body, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored audit.Approval
+	if err := json.Unmarshal(body, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if err := stored.Covers(d, t0); err != nil {
+		t.Fatalf("once: %v", err)
+	}
+	stored.Once, stored.Until = false, t0.Add(time.Hour)
+	stored.Scope = &audit.Scope{PropositionID: "P-\xed\xa0\x80", Concepts: []string{"db-\xff"}}
+	if err := stored.Covers(d, t0); err != nil {
+		t.Fatalf("scope: %v", err)
 	}
 }
