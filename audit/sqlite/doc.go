@@ -15,34 +15,42 @@
 //
 // # Schema (version 1)
 //
-//	audit_meta(key, value)                           schema_version
+//	audit_meta(key, value)                            schema_version
 //	decisions(seq, decision_id, time_ns, tool, outcome, proposition_id,
 //	          credential, idem_key, approval_id, body, body_sha256)
-//	                                                 UNIQUE(decision_id), UNIQUE(credential, idem_key) where keyed
+//	                     UNIQUE(decision_id); UNIQUE(credential, idem_key) where keyed;
+//	                     indexes on time_ns, on pending decisions, on approval_id where set
 //	approvals(seq, approval_id, decision_id, verdict, created_ns, body, body_sha256)
-//	                                                 UNIQUE(approval_id), UNIQUE(decision_id)
+//	                     UNIQUE(approval_id), UNIQUE(decision_id): a decision is answered once
 //	approval_uses(seq, approval_id, used_by, used_ns) UNIQUE(approval_id)
 //	events(seq, tbl, row_seq, payload, prev_hash, hash)
-//	                                                 hash = sha256(prev_hash ‖ payload)
+//	                     hash = sha256(prev_hash ‖ payload)
 //
 // body is the decision's or approval's JSON (the audit types); the other
-// columns are derived from it. Every row of decisions, approvals and
-// approval_uses is recorded by one event whose payload is the canonical
-// JSON of the row (body by its sha256), so [Log.Verify] finds any edited,
-// deleted or inserted row; triggers refuse UPDATE and DELETE on every
-// table, and Verify also checks that they are all in place. A single-use
-// approval is consumed by an INSERT into approval_uses: its UNIQUE
-// constraint lets exactly one of concurrent consumers, in any process,
-// succeed. An idempotency key is unique per caller credential.
+// columns are derived from it (ids in the form JSON reads them back as).
+// Every row of decisions, approvals and approval_uses is recorded by one
+// event whose payload is the canonical JSON of the row (body by its
+// sha256), in the order the rows were written, so [Log.Verify] finds any
+// edited, deleted or inserted row; triggers refuse UPDATE and DELETE on
+// every table, and Verify also checks that they are all in place. A
+// single-use approval is consumed by an INSERT into approval_uses: its
+// UNIQUE constraint lets exactly one of concurrent consumers, in any
+// process, succeed. An idempotency key is unique per caller credential.
+//
+// The hot path (Record) writes few B-trees, each at its end: the table,
+// decision_id (time-ordered UUIDs), time_ns, and the events. Listings
+// follow an index and never sort; filters by proposition or outcome scan
+// (within a time window when given), as an operator's queries.
 //
 // # Durability and group commit
 //
 // Record returns only after its decision is committed, because the server
 // sends a decision_id only after it is on record. One writer goroutine
 // owns the write connection; writes queue on a channel and whatever
-// queued during a commit shares the next transaction, each write under a
-// savepoint so a refused one (a duplicate key, a used approval) is undone
-// alone. Under 64 concurrent callers that turns 64 commits into a few.
+// queued during a commit shares the next transaction. A refused write (a
+// duplicate idempotency key, a used approval) fails at its first statement
+// and changes nothing, so the others in its batch still commit. Under 64
+// concurrent callers that turns 64 commits into two or three.
 //
 // The file is in WAL mode with synchronous=NORMAL: a commit has written
 // its WAL frames through the operating system before Record returns, so
