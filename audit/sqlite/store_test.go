@@ -539,3 +539,65 @@ func TestInvalidUTF8Ids(t *testing.T) {
 	approveOnce(t, l, d.ID)
 	mustVerify(t, l)
 }
+
+// TestBatchRefusesOnlyTheDuplicate: Records racing with one reused
+// decision_id, among Records with fresh ids, approvals and uses: one of
+// the reused-id Records is stored, the others are refused, and every
+// other write of their batches commits; the chain verifies.
+func TestBatchRefusesOnlyTheDuplicate(t *testing.T) {
+	l, _ := newLog(t)
+	var answered []*audit.Decision
+	for i := range 8 {
+		answered = append(answered, record(t, l, pendingDecision("P", 100+i)))
+	}
+	reused := audit.NewID()
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	stored, refused := 0, 0
+	var fresh []string
+	for i := range 48 {
+		wg.Go(func() {
+			<-start
+			switch {
+			case i%6 == 0:
+				d := pendingDecision("P", i)
+				d.ID = reused
+				err := l.Record(ctx, d)
+				mu.Lock()
+				defer mu.Unlock()
+				if err == nil {
+					stored++
+				} else if strings.Contains(err.Error(), "already recorded") {
+					refused++
+				} else {
+					t.Errorf("reused id: %v", err)
+				}
+			case i%6 == 1:
+				a := approveOnce(t, l, answered[i/6].ID)
+				if err := l.Consume(ctx, a.ID, audit.NewID()); err != nil {
+					t.Errorf("consume: %v", err)
+				}
+			default:
+				d := record(t, l, pendingDecision("P", i))
+				mu.Lock()
+				fresh = append(fresh, d.ID)
+				mu.Unlock()
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if stored != 1 || refused != 7 {
+		t.Fatalf("reused id: %d stored, %d refused; want 1 and 7", stored, refused)
+	}
+	for _, id := range fresh {
+		if _, err := l.Decision(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep := mustVerify(t, l)
+	if rep.Decisions != int64(8+1+len(fresh)) || rep.Approvals != 8 || rep.Uses != 8 {
+		t.Fatalf("report %+v", rep)
+	}
+}
