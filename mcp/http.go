@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -112,7 +113,11 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not found: the MCP endpoint is "+EndpointPath, http.StatusNotFound)
 		return
 	}
-	r = r.WithContext(withRole(r.Context(), f.role(r)))
+	// The request is served on a context the connection cannot cancel: a
+	// client that half-closes its socket after sending a complete request
+	// (net/http then cancels r.Context()) still gets its answer, and its
+	// write is committed. Each call has its own deadline (Server.run).
+	r = r.WithContext(withRole(context.WithoutCancel(r.Context()), f.role(r)))
 	if r.Method != http.MethodPost {
 		f.inner.ServeHTTP(w, r)
 		return

@@ -54,6 +54,9 @@ type verdict struct {
 	// call: a tools/call HTTP may serve without mcp-go at all (see
 	// plainCall); nil otherwise.
 	call *toolCall
+	// request: forward is a request mcp-go will answer, which stdio
+	// waits for at end of input.
+	request bool
 }
 
 // toolCall is a tools/call request reduced to what serving it needs.
@@ -91,9 +94,7 @@ func (s *Server) screen(ctx context.Context, msg []byte) verdict {
 
 func (m message) isResponse() bool {
 	_, method := m["method"]
-	_, result := m["result"]
-	_, failed := m["error"]
-	return !method && (result || failed)
+	return !method && m.carriesOutcome()
 }
 
 // screenNotification forwards a well-formed notification and drops any
@@ -117,10 +118,21 @@ func (s *Server) screenRequest(ctx context.Context, m message, msg []byte) verdi
 		v.reply = errorReply(id, mcp.INVALID_REQUEST, `"method" must be a non-empty string`, nil)
 	case !m.paramsOK():
 		v.reply = errorReply(id, mcp.INVALID_PARAMS, `"params" must be an object; got `+kindOf(m["params"]), nil)
+	case m.carriesOutcome():
+		v.reply = errorReply(id, mcp.INVALID_REQUEST, `a request carries no "result" or "error" member`, nil)
 	default:
-		return s.screenMethod(ctx, m, msg, v)
+		v = s.screenMethod(ctx, m, msg, v)
+		v.request = v.forward != nil
 	}
 	return v
+}
+
+// carriesOutcome: a request with a result or error member, which mcp-go
+// takes for a response and never answers.
+func (m message) carriesOutcome() bool {
+	_, result := m["result"]
+	_, failed := m["error"]
+	return result || failed
 }
 
 // screenMethod applies the per-method checks mcp-go gets wrong.
@@ -161,7 +173,9 @@ func (s *Server) screenRead(ctx context.Context, m, params message, msg []byte, 
 	}
 	ref, rerr := parseResourceURI(uri)
 	if rerr == nil {
-		rerr = s.check(ctx, ref)
+		cctx, cancel := s.callContext(ctx)
+		rerr = s.check(cctx, ref)
+		cancel()
 	}
 	if rerr != nil {
 		v.reply = errorReply(id, rerr.rpcCode(v.modern), rerr.Error(), map[string]string{"error": rerr.code, "message": rerr.msg})

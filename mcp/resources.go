@@ -49,6 +49,8 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 	if rerr != nil {
 		return nil, rerr
 	}
+	ctx, cancel := s.callContext(ctx)
+	defer cancel()
 	body, rerr := s.resolve(ctx, ref)
 	if rerr != nil {
 		return nil, rerr
