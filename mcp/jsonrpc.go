@@ -78,13 +78,21 @@ func (s *Server) screen(ctx context.Context, msg []byte) verdict {
 	if !json.Valid(msg) {
 		return verdict{reply: errorReply(nil, mcp.PARSE_ERROR, "parse error: the message is not valid JSON", nil)}
 	}
-	split, ok := splitObject(msg)
+	split, dup, ok := splitMembers(msg)
 	if !ok {
 		return verdict{reply: errorReply(nil, mcp.INVALID_REQUEST, "a JSON-RPC message must be an object; batches are not supported", nil)}
 	}
 	m := message(split)
+	problem := envelopeProblem(m, dup)
 	if _, hasID := m["id"]; !hasID {
+		if problem != "" {
+			return verdict{} // not certainly a notification, but never answered as a request
+		}
 		return screenNotification(m, msg)
+	}
+	if problem != "" {
+		// The id itself may be what is wrong, so it is never echoed.
+		return verdict{reply: errorReply(nil, mcp.INVALID_REQUEST, problem, nil)}
 	}
 	if m.isResponse() {
 		return verdict{forward: msg} // a client's answer to a server request
@@ -100,7 +108,7 @@ func (m message) isResponse() bool {
 // screenNotification forwards a well-formed notification and drops any
 // other message without an id: a notification is never answered.
 func screenNotification(m message, msg []byte) verdict {
-	if string(m["jsonrpc"]) != `"2.0"` || m.method() == "" || !m.paramsOK() {
+	if string(m["jsonrpc"]) != `"2.0"` || m.method() == "" || !m.paramsOK() || m.hasParamsProblem() {
 		return verdict{}
 	}
 	return verdict{forward: msg}
@@ -109,6 +117,11 @@ func screenNotification(m message, msg []byte) verdict {
 func (s *Server) screenRequest(ctx context.Context, m message, msg []byte) verdict {
 	id := m["id"]
 	v := verdict{modern: m.modern()}
+	var paramsProblem string
+	var problemData *toolError
+	if m.paramsOK() {
+		paramsProblem, problemData = m.paramsProblem()
+	}
 	switch {
 	case !validID(id):
 		v.reply = errorReply(nil, mcp.INVALID_REQUEST, "id must be a string or an integer within ±(2^53-1); got "+describe(id), nil)
@@ -118,6 +131,12 @@ func (s *Server) screenRequest(ctx context.Context, m message, msg []byte) verdi
 		v.reply = errorReply(id, mcp.INVALID_REQUEST, `"method" must be a non-empty string`, nil)
 	case !m.paramsOK():
 		v.reply = errorReply(id, mcp.INVALID_PARAMS, `"params" must be an object; got `+kindOf(m["params"]), nil)
+	case paramsProblem != "":
+		var data any // a nil *toolError would encode as "data": null
+		if problemData != nil {
+			data = problemData
+		}
+		v.reply = errorReply(id, mcp.INVALID_PARAMS, paramsProblem, data)
 	case m.carriesOutcome():
 		v.reply = errorReply(id, mcp.INVALID_REQUEST, `a request carries no "result" or "error" member`, nil)
 	default:
@@ -125,6 +144,11 @@ func (s *Server) screenRequest(ctx context.Context, m message, msg []byte) verdi
 		v.request = v.forward != nil
 	}
 	return v
+}
+
+func (m message) hasParamsProblem() bool {
+	problem, _ := m.paramsProblem()
+	return problem != ""
 }
 
 // carriesOutcome: a request with a result or error member, which mcp-go

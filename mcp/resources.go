@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -103,6 +104,9 @@ func parseResourceURI(uri string) (resourceRef, *resourceError) {
 	if err != nil || pid == "" {
 		return resourceRef{}, unknownResource(CodeInvalidArgument, "%q: the proposition id must be one non-empty, percent-encoded path segment", uri)
 	}
+	if rerr := decodedText("proposition id", pid); rerr != nil {
+		return resourceRef{}, rerr
+	}
 	if !hasTail {
 		if hasQuery {
 			return resourceRef{}, unknownResource(CodeInvalidArgument, "%q: a proposition resource takes no query", uri)
@@ -127,12 +131,33 @@ func evaluatedAtQuery(query string) (string, *resourceError) {
 		if err != nil {
 			return "", &resourceError{code: CodeInvalidArgument, msg: fmt.Sprintf("evaluated_at %q is not validly percent-encoded", v)}
 		}
+		if rerr := decodedText("evaluated_at", dec); rerr != nil {
+			return "", rerr
+		}
 		t = dec
 	}
 	if t == "" {
 		return "", &resourceError{code: warrant.CodeMissingEvaluatedAt, msg: "evaluated_at is required, e.g. ?evaluated_at=2026-09-21T18:00:00Z"}
 	}
 	return t, nil
+}
+
+// decodedText refuses a percent-decoded URI part that is not valid UTF-8
+// rather than let it be read with U+FFFD in place of the bytes (a
+// different id). The three-byte form of a UTF-16 surrogate (%ED%A0%80 …
+// %ED%BF%BF) is the lone surrogate refusal.
+func decodedText(what, s string) *resourceError {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == 0xED && s[i+1] >= 0xA0 && s[i+1] <= 0xBF {
+			return &resourceError{code: warrant.CodeLoneSurrogate, msg: fmt.Sprintf("the %s percent-decodes to a lone "+
+				"UTF-16 surrogate, which is not text; it is refused rather than read as U+FFFD: send valid UTF-8", what)}
+		}
+	}
+	return &resourceError{code: CodeInvalidArgument, msg: fmt.Sprintf("the %s percent-decodes to invalid UTF-8; "+
+		"it is refused rather than read as U+FFFD: percent-encode valid UTF-8", what)}
 }
 
 // check is the cheap part of resolve, for the JSON-RPC pre-filter: the

@@ -303,6 +303,9 @@ func (s *Server) timedOut(ctx context.Context, err error) error {
 }
 
 func (t *toolSpec) call(ctx context.Context, raw []byte) (any, error) {
+	if err := textRefusal("", raw); err != nil {
+		return nil, err
+	}
 	a, err := decodeObject("arguments", raw)
 	if err != nil {
 		return nil, err
