@@ -49,7 +49,11 @@ func badArg(field, rule string, args ...any) *warrant.Error {
 func asToolError(err error) toolError {
 	var we *warrant.Error
 	if errors.As(err, &we) {
-		return toolError{Error: we.Code, Message: we.Message()}
+		msg := we.Message()
+		if we.Code == warrant.CodeLimitExceeded {
+			msg = withLimitHint(msg)
+		}
+		return toolError{Error: we.Code, Message: msg}
 	}
 	return toolError{Error: CodeInternal, Message: "the server failed: " + err.Error()}
 }

@@ -21,7 +21,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// MaxBodyBytes bounds an HTTP request body (1 MiB); larger bodies get 413.
+// MaxBodyBytes is the default bound of one JSON-RPC message (1 MiB), an
+// HTTP body or a stdio line (WithMaxRequestBytes changes it); a larger
+// body gets 413, a longer line a JSON-RPC error.
 const MaxBodyBytes = 1 << 20
 
 // EndpointPath is where the MCP endpoint is served.
@@ -81,7 +83,9 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) (http.Handler, error) {
 const GCPercent = 400
 
 // NewHTTPServer wraps h in an http.Server with timeouts, so a slow or idle
-// client cannot hold connections forever.
+// client cannot hold connections forever. Its write timeout outlasts the
+// per-request deadline of a Server with the default one; a server with a
+// longer deadline must raise it (WriteTimeoutFor).
 func NewHTTPServer(addr string, h http.Handler) *http.Server {
 	return &http.Server{
 		Addr:              addr,
@@ -92,6 +96,14 @@ func NewHTTPServer(addr string, h http.Handler) *http.Server {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
+}
+
+// WriteTimeoutFor is the write timeout an http.Server needs for requests
+// with the given deadline: the default 60 s, or the deadline plus time to
+// write the answer, so a call that is still allowed to run is never cut
+// off by the connection first.
+func WriteTimeoutFor(deadline time.Duration) time.Duration {
+	return max(60*time.Second, deadline+10*time.Second)
 }
 
 type httpFront struct {
@@ -122,7 +134,7 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.inner.ServeHTTP(w, r)
 		return
 	}
-	body, ok := readBody(w, r)
+	body, ok := readBody(w, r, f.s.maxRequest)
 	if !ok {
 		return
 	}
@@ -242,28 +254,28 @@ func renameHeader(r *http.Request, renamed [2]string) {
 	}
 }
 
-// readBody reads at most MaxBodyBytes; a larger body is answered with 413.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	if r.ContentLength > MaxBodyBytes {
-		tooLarge(w)
+// readBody reads at most limit bytes; a larger body is answered with 413.
+func readBody(w http.ResponseWriter, r *http.Request, limit int) ([]byte, bool) {
+	if r.ContentLength > int64(limit) {
+		tooLarge(w, limit)
 		return nil, false
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(limit)+1))
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, errorReply(nil, mcp.PARSE_ERROR, "reading the request body failed: "+err.Error(), nil))
 		return nil, false
 	}
-	if len(body) > MaxBodyBytes {
-		tooLarge(w)
+	if len(body) > limit {
+		tooLarge(w, limit)
 		return nil, false
 	}
 	return body, true
 }
 
-func tooLarge(w http.ResponseWriter) {
+func tooLarge(w http.ResponseWriter, limit int) {
 	w.Header().Set("Connection", "close") // the rest of the body is not read
 	writeJSON(w, http.StatusRequestEntityTooLarge, errorReply(nil, mcp.INVALID_REQUEST,
-		fmt.Sprintf("request body exceeds %d bytes", MaxBodyBytes), nil))
+		fmt.Sprintf("request body exceeds %d bytes; the operator raises the limit with ewp-mcp --max-request-bytes", limit), nil))
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

@@ -94,6 +94,10 @@ func WithLogger(l *slog.Logger) Option {
 	return func(s *Server) { s.log = l }
 }
 
+// RequestTimeout is the per-request deadline (WithRequestTimeout), for
+// sizing transport timeouts around it.
+func (s *Server) RequestTimeout() time.Duration { return s.timeout }
+
 // New builds a server over store.
 func New(store Store, opts ...Option) *Server {
 	s := &Server{store: store, now: time.Now, log: slog.Default(),
