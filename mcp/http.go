@@ -134,6 +134,9 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.inner.ServeHTTP(w, r)
 		return
 	}
+	if refuseHeaders(w, r) {
+		return
+	}
 	body, ok := readBody(w, r, f.s.maxRequest)
 	if !ok {
 		return
@@ -252,6 +255,27 @@ func renameHeader(r *http.Request, renamed [2]string) {
 	if h, ok := mcp.DecodeHeaderValue(r.Header.Get(mcp.HeaderName)); ok && h == renamed[0] {
 		r.Header.Set(mcp.HeaderName, renamed[1])
 	}
+}
+
+// refuseHeaders answers a POST whose headers already say it cannot be
+// served, with a message saying why: a compressed body (415; the body
+// would otherwise be read as JSON and fail as a parse error), or an
+// MCP-Protocol-Version this server does not speak (400 naming the ones it
+// does; mcp-go would take a future date for the 2026-07-28 revision and
+// complain about _meta). It reports whether it answered.
+func refuseHeaders(w http.ResponseWriter, r *http.Request) bool {
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		writeJSON(w, http.StatusUnsupportedMediaType, errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf(
+			"Content-Encoding %q is not supported: send the JSON-RPC body uncompressed", ce), nil))
+		return true
+	}
+	if pv := r.Header.Get(mcp.HeaderProtocolVersion); pv != "" && !mcp.IsValidProtocolVersion(pv) {
+		writeJSON(w, http.StatusBadRequest, errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf(
+			"%s %q is not a revision this server speaks; supported: %s", mcp.HeaderProtocolVersion, pv,
+			strings.Join(mcp.ValidProtocolVersions, ", ")), nil))
+		return true
+	}
+	return false
 }
 
 // readBody reads at most limit bytes; a larger body is answered with 413.

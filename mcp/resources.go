@@ -116,17 +116,29 @@ func parseResourceURI(uri string) (resourceRef, *resourceError) {
 	if tail != "warrant" {
 		return resourceRef{}, unknownResource(CodeInvalidArgument, "%q: expected %s or %s", uri, propositionTemplate, warrantTemplate)
 	}
-	t, rerr := evaluatedAtQuery(query)
+	t, rerr := evaluatedAtQuery(query, hasQuery)
 	return resourceRef{pid: pid, warrant: true, t: t}, rerr
 }
 
-func evaluatedAtQuery(query string) (string, *resourceError) {
+// evaluatedAtQuery reads the warrant resource's query: evaluated_at, once.
+// No query, or an empty one, is a missing evaluated_at; so is an empty
+// value. A repeated evaluated_at is refused, never resolved first- or
+// last-wins.
+func evaluatedAtQuery(query string, hasQuery bool) (string, *resourceError) {
 	var t string
+	seen := false
 	for _, kv := range strings.Split(query, "&") {
+		if !hasQuery || kv == "" {
+			continue // "?", "&&" and a trailing "&" name nothing
+		}
 		k, v, _ := strings.Cut(kv, "=")
 		if k != "evaluated_at" {
 			return "", &resourceError{code: CodeInvalidArgument, msg: fmt.Sprintf("unknown query parameter %q; the warrant resource takes evaluated_at only", k)}
 		}
+		if seen {
+			return "", &resourceError{code: CodeInvalidArgument, msg: "evaluated_at is given more than once; give the one instant to evaluate at"}
+		}
+		seen = true
 		dec, err := url.PathUnescape(v)
 		if err != nil {
 			return "", &resourceError{code: CodeInvalidArgument, msg: fmt.Sprintf("evaluated_at %q is not validly percent-encoded", v)}

@@ -228,11 +228,20 @@ func isUnspecified(host string) bool {
 }
 
 // ingestToken reads the token from the file or the environment (not both,
-// so which one is in force is never a guess).
+// so which one is in force is never a guess). A token of only whitespace
+// is refused rather than taken for "no token", which would quietly turn a
+// writer's server into an evaluate-only one; a short one is served with a
+// warning.
 func ingestToken(file string, getenv func(string) string, notes *[]string) (string, error) {
 	env := getenv("EWP_INGEST_TOKEN")
 	if file == "" {
-		return strings.TrimSpace(env), nil
+		token := strings.TrimSpace(env)
+		if env != "" && token == "" {
+			return "", errors.New("EWP_INGEST_TOKEN holds only whitespace; set a real token (e.g. `openssl rand -hex 32`) " +
+				"or unset it to serve evaluate-only")
+		}
+		warnShortToken(token, notes)
+		return token, nil
 	}
 	if env != "" {
 		return "", errors.New("the ingest token is given twice (EWP_INGEST_TOKEN and --ingest-token-file); keep one")
@@ -250,7 +259,19 @@ func ingestToken(file string, getenv func(string) string, notes *[]string) (stri
 	}
 	token := strings.TrimSpace(string(b))
 	if token == "" {
-		return "", fmt.Errorf("--ingest-token-file %s is empty", file)
+		return "", fmt.Errorf("--ingest-token-file %s is empty or holds only whitespace; put a real token in it "+
+			"(e.g. `openssl rand -hex 32 > %s`)", file, file)
 	}
+	warnShortToken(token, notes)
 	return token, nil
+}
+
+// minTokenBytes is the shortest ingest token served without a warning.
+const minTokenBytes = 16
+
+func warnShortToken(token string, notes *[]string) {
+	if token != "" && len(token) < minTokenBytes {
+		*notes = append(*notes, fmt.Sprintf("the ingest token is only %d bytes: anyone who can reach this port and "+
+			"guess it can write to the ledger; use at least %d random bytes (e.g. `openssl rand -hex 32`)", len(token), minTokenBytes))
+	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,5 +31,28 @@ func TestDeadlineAndLimitFlags(t *testing.T) {
 	}
 	if mcp.WriteTimeoutFor(90*time.Second) <= 90*time.Second || mcp.WriteTimeoutFor(time.Second) != 60*time.Second {
 		t.Error("the HTTP write timeout must outlast the request deadline")
+	}
+}
+
+// A short token is served with a warning on stderr saying why; a token of
+// only whitespace, in the environment or in the file, stops the start
+// instead of silently meaning "no token".
+func TestIngestTokenStrength(t *testing.T) {
+	db := ledgerFile(t)
+	http := []string{"--db", db, "--http", "127.0.0.1:0"}
+	if _, err := parseConfig(http, env("EWP_INGEST_TOKEN", " \t\n")); err == nil || !strings.Contains(err.Error(), "only whitespace") {
+		t.Errorf("whitespace EWP_INGEST_TOKEN: %v", err)
+	}
+	blank := filepath.Join(t.TempDir(), "blank")
+	_ = os.WriteFile(blank, []byte("   \n\t"), 0o600)
+	if _, err := parseConfig(append(http, "--ingest-token-file", blank), env()); err == nil || !strings.Contains(err.Error(), "only whitespace") {
+		t.Errorf("whitespace token file: %v", err)
+	}
+	c, err := parseConfig(http, env("EWP_INGEST_TOKEN", "x"))
+	if err != nil || c.token != "x" || len(c.notes) != 1 || !strings.Contains(c.notes[0], "only 1 bytes") || !strings.Contains(c.notes[0], "guess") {
+		t.Errorf("short token: %+v %v", c, err)
+	}
+	if c, err := parseConfig(http, env("EWP_INGEST_TOKEN", "0123456789abcdef")); err != nil || len(c.notes) != 0 {
+		t.Errorf("a 16-byte token: %+v %v", c.notes, err)
 	}
 }
