@@ -45,28 +45,34 @@ func envelopeProblem(m message, dup string) string {
 	return ""
 }
 
-// paramsProblem says what is wrong with the keys and texts of params, or
-// "" (absent or null params, or paramsOK false, have none); data, when
-// set, carries the EWP code of a text refusal as resource errors do. The
-// tool arguments of tools/call are left to the tool (toolSpec.call),
-// which refuses a bad text as a tool error naming the argument.
-func (m message) paramsProblem() (problem string, data *toolError) {
-	raw := m["params"]
-	if len(raw) == 0 || raw[0] != '{' {
-		return "", nil
-	}
-	p, dup, _ := splitMembers(raw)
+// paramsProblem says what is wrong with the keys and texts of params
+// (split by the caller, dup its repeated key), or "" ; data, when set,
+// carries the EWP code of a text refusal as resource errors do. The tool
+// arguments of tools/call are left to the tool (toolSpec.call), which
+// refuses a bad text as a tool error naming the argument.
+func (m message) paramsProblem(p message, dup string) (problem string, data *toolError) {
 	if dup != "" {
 		return fmt.Sprintf("the key params.%s appears more than once; give each member once", dup), nil
 	}
 	if key, want := caseVariant(p, paramKeys); key != "" {
 		return fmt.Sprintf("params.%s is not a parameter; keys are matched exactly (did you mean %q?)", key, want), nil
 	}
+	skip := ""
 	if m.method() == "tools/call" {
-		delete(p, "arguments")
+		skip = "arguments"
 	}
-	for _, k := range sortedKeys(p) {
-		if err := textRefusal(join("params", k), p[k]); err != nil {
+	bad := false
+	for k, raw := range p {
+		if k != skip && badText(raw) {
+			bad = true
+			break
+		}
+	}
+	if !bad {
+		return "", nil
+	}
+	for _, k := range sortedKeys(p) { // the first in key order, so the message is stable
+		if err := textRefusal(join("params", k), p[k]); k != skip && err != nil {
 			return err.Error(), &toolError{Error: err.Code, Message: err.Message()}
 		}
 	}

@@ -119,8 +119,11 @@ func (s *Server) screenRequest(ctx context.Context, m message, msg []byte) verdi
 	v := verdict{modern: m.modern()}
 	var paramsProblem string
 	var problemData *toolError
+	var params message // nil when params are not an object: never reached below
 	if m.paramsOK() {
-		paramsProblem, problemData = m.paramsProblem()
+		var dup string
+		params, dup = m.params()
+		paramsProblem, problemData = m.paramsProblem(params, dup)
 	}
 	switch {
 	case !validID(id):
@@ -140,14 +143,14 @@ func (s *Server) screenRequest(ctx context.Context, m message, msg []byte) verdi
 	case m.carriesOutcome():
 		v.reply = errorReply(id, mcp.INVALID_REQUEST, `a request carries no "result" or "error" member`, nil)
 	default:
-		v = s.screenMethod(ctx, m, msg, v)
+		v = s.screenMethod(ctx, m, params, msg, v)
 		v.request = v.forward != nil
 	}
 	return v
 }
 
 func (m message) hasParamsProblem() bool {
-	problem, _ := m.paramsProblem()
+	problem, _ := m.paramsProblem(m.params())
 	return problem != ""
 }
 
@@ -160,11 +163,10 @@ func (m message) carriesOutcome() bool {
 }
 
 // screenMethod applies the per-method checks mcp-go gets wrong.
-func (s *Server) screenMethod(ctx context.Context, m message, msg []byte, v verdict) verdict {
+func (s *Server) screenMethod(ctx context.Context, m, params message, msg []byte, v verdict) verdict {
 	id := m["id"]
 	switch mcp.MCPMethod(m.method()) {
 	case mcp.MethodToolsCall:
-		params := m.params()
 		if !isString(params["name"]) {
 			v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.name must be the tool name (a string)", nil)
 			return v
@@ -172,12 +174,12 @@ func (s *Server) screenMethod(ctx context.Context, m message, msg []byte, v verd
 		v.direct = m.withoutMeta()
 		v.call = s.plainCall(m, params)
 	case mcp.MethodPromptsGet:
-		if params := m.params(); !isString(params["name"]) || !stringMap(params["arguments"]) {
+		if !isString(params["name"]) || !stringMap(params["arguments"]) {
 			v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.name must be a string and params.arguments an object of strings", nil)
 			return v
 		}
 	case mcp.MethodResourcesRead:
-		return s.screenRead(ctx, m, m.params(), msg, v)
+		return s.screenRead(ctx, m, params, msg, v)
 	}
 	v.forward = msg
 	return v
@@ -303,14 +305,14 @@ func (m message) paramsOK() bool {
 	return !ok || string(p) == "null" || p[0] == '{'
 }
 
-// params are the members of params (paramsOK held); absent or null is
-// empty.
-func (m message) params() message {
-	p, _ := splitObject(m["params"])
+// params are the members of params (paramsOK held), and the first key
+// given twice ("" when none); absent or null is empty.
+func (m message) params() (message, string) {
+	p, dup, _ := splitMembers(m["params"])
 	if p == nil {
 		p = message{}
 	}
-	return p
+	return p, dup
 }
 
 // modern reports whether the request declares protocol 2026-07-28 or
