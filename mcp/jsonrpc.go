@@ -215,10 +215,11 @@ func (s *Server) screenRead(ctx context.Context, m, params message, msg []byte, 
 }
 
 // rpcCode maps a resource failure to JSON-RPC: unknown resources get the
-// revision's not-found code, bad arguments -32602, failures -32603.
+// revision's not-found code, bad arguments -32602, failures and timeouts
+// -32603.
 func (e *resourceError) rpcCode(modern bool) int {
 	switch {
-	case e.code == CodeInternal:
+	case e.code == CodeInternal || e.code == CodeTimeout:
 		return mcp.INTERNAL_ERROR
 	case e.unknown && !modern:
 		return mcp.RESOURCE_NOT_FOUND

@@ -36,6 +36,13 @@ func (s slowStore) List(ctx context.Context, q string, n int) ([]PropositionSumm
 	return s.fakeStore.List(ctx, q, n)
 }
 
+func (s slowStore) Latest(ctx context.Context, pid string) (*warrant.View, error) {
+	if err := s.wait(ctx); err != nil {
+		return nil, err
+	}
+	return s.fakeStore.Latest(ctx, pid)
+}
+
 func (s slowStore) AppendEvidence(ctx context.Context, pid string, e EvidenceInput) (*warrant.View, error) {
 	if err := s.wait(ctx); err != nil {
 		return nil, err

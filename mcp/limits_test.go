@@ -35,6 +35,16 @@ func TestRequestDeadline(t *testing.T) {
 	}
 }
 
+// A resource read past the deadline is -32603 with the timeout code.
+func TestResourceDeadline(t *testing.T) {
+	srv, _ := newSlowServer(t, 5*time.Second, WithRequestTimeout(100*time.Millisecond))
+	got := srv.handleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"resources/read",`+
+		`"params":{"uri":"ewp://proposition/P-verified"}}`))
+	if !bytes.Contains(got, []byte("-32603")) || !bytes.Contains(got, []byte(CodeTimeout)) {
+		t.Fatalf("resource read past the deadline: %s", got)
+	}
+}
+
 // endless is n bytes of spaces, made as they are read.
 type endless struct{ n int }
 

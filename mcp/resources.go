@@ -209,6 +209,9 @@ func (s *Server) latestFor(ctx context.Context, ref resourceRef) (*warrant.View,
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return nil, unknownResource(warrant.CodeMissingView, "no stored snapshot of proposition %q", ref.pid)
+	case errors.Is(err, context.DeadlineExceeded):
+		te := asToolError(s.timedOut(ctx, err))
+		return nil, &resourceError{code: te.Error, msg: te.Message}
 	case err != nil:
 		return nil, &resourceError{code: CodeInternal, msg: "reading the ledger failed: " + err.Error()}
 	}
