@@ -36,6 +36,13 @@ func (s slowStore) List(ctx context.Context, q string, n int) ([]PropositionSumm
 	return s.fakeStore.List(ctx, q, n)
 }
 
+func (s slowStore) Put(ctx context.Context, v *warrant.View) (bool, error) {
+	if err := s.wait(ctx); err != nil {
+		return false, err
+	}
+	return s.fakeStore.Put(ctx, v)
+}
+
 func (s slowStore) Latest(ctx context.Context, pid string) (*warrant.View, error) {
 	if err := s.wait(ctx); err != nil {
 		return nil, err
@@ -90,16 +97,20 @@ func TestHTTPHalfCloseIsAnswered(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{listRequest, `\"proposition_id\":\"P-verified\"`},
 		{recordRequest, `\"stored\":true`},
+		{putRequest, `\"stored\":true`},
 	} {
 		resp := halfClosedPost(t, host, tc.body)
 		if !strings.Contains(resp, " 200 ") || !strings.Contains(resp, tc.want) {
 			t.Fatalf("answer to a half-closed request: %q", resp)
 		}
 	}
-	if st.count("P-empty") != 2 {
-		t.Fatal("the write was not stored")
+	if st.count("P-empty") != 2 || st.count("P-put") != 1 {
+		t.Fatal("a write was not stored")
 	}
 }
+
+const putRequest = `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"evidence_view_put","arguments":` +
+	`{"view":{"proposition_id":"P-put","view_id":"v-put"}}}}`
 
 // halfClosedPost sends one POST with the ingest token, closes the sending
 // half of the socket and reads the whole answer.
