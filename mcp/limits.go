@@ -17,7 +17,8 @@ func (s *Server) decodeView(raw []byte) (*warrant.View, error) {
 		return nil, refuse(warrant.CodeLimitExceeded, "view", "is %d bytes of JSON; this server takes views of at most %d bytes",
 			len(raw), max)
 	}
-	return warrant.DecodeView(raw)
+	d := warrant.Decoder{Limits: s.limits}
+	return d.DecodeView(raw)
 }
 
 // effective is a Limits field as warrant.Limits defines it: zero is the

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -169,9 +170,14 @@ func checkPolicy(a args) error {
 	return nil
 }
 
-// evaluatedAt reads T. A string is taken as given; a number as its text
-// (20260921 is a basic-format date). "" and null are missing.
+// evaluatedAt reads T. It must be a JSON string, taken as given: the
+// reference refuses any other type, and a number read as its text would
+// be evaluated (20260921 is a basic-format date). "" and null are missing.
 func evaluatedAt(a args, required bool) (string, error) {
+	if raw, ok := a["evaluated_at"]; ok && !bytes.HasPrefix(bytes.TrimSpace(raw), []byte{'"'}) {
+		return "", refuse(warrant.CodeInvalidView, "evaluated_at",
+			"must be a string holding an ISO 8601 instant (e.g. \"2026-09-21T18:00:00Z\"), not %s", kindOf(raw))
+	}
 	t, ok, err := a.text("", "evaluated_at")
 	if err != nil {
 		return "", err
