@@ -48,7 +48,11 @@ func (l *Ledger) Append(ctx context.Context, propositionID string, r snapshot.Re
 			res = AppendResult{View: latest}
 			return w.tx.QueryRowContext(ctx, `SELECT MAX(seq) FROM snapshots WHERE proposition_id = ?`, propositionID).Scan(&res.Seq)
 		}
-		out, err := w.store(prepare(next))
+		p, err := prepare(next)
+		if err != nil {
+			return err
+		}
+		out, err := w.store(p)
 		if err != nil {
 			return err
 		}

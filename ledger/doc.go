@@ -38,6 +38,11 @@
 //
 // # Refusals and failures
 //
+// Every write refuses a view holding a lone UTF-16 surrogate
+// (snapshot.CheckSurrogates, CodeLoneSurrogate): clients' JSON libraries
+// turn it into U+FFFD, so it could never be read back by the id it was
+// stored under.
+//
 // A refusal of the input is a *warrant.Error (EWP code, field, rule); in a
 // batch it is wrapped in a *BatchError naming the view's index. A storage
 // failure is an *Error. The two map to different exit codes and MCP

@@ -74,7 +74,7 @@ func (q *prepQueue) one(i int) (*prepared, error) {
 	if err != nil || v == nil {
 		return nil, err
 	}
-	return prepare(v), nil
+	return prepare(v)
 }
 
 // get returns view i prepared (nil when the source skipped it), waiting

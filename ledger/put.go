@@ -84,12 +84,17 @@ type prepared struct {
 	fps     []snapshot.Fingerprint
 }
 
-func prepare(v *warrant.View) *prepared {
+// prepare refuses what no store may hold (snapshot.CheckSurrogates) and
+// computes the rest.
+func prepare(v *warrant.View) (*prepared, error) {
+	if err := snapshot.CheckSurrogates(v); err != nil {
+		return nil, err
+	}
 	body := warrant.Encode(v)
 	return &prepared{
 		v: v, body: body, bodySum: sha256.Sum256(body),
 		canon: canonicalSum(body, v), fps: snapshot.Fingerprints(v),
-	}
+	}, nil
 }
 
 // canonicalSum is sha256(warrant.Canonical(v)) computed from the stored
