@@ -36,6 +36,26 @@
 // table except the FTS index, which SQLite cannot guard (virtual table) and
 // which is derived, never authoritative.
 //
+// # Verification
+//
+// [Ledger.Verify] (`ewp-ingest verify`) checks every table, not only the
+// chain: sqlite_master against the DDL this build creates (a dropped or
+// altered trigger, an extra or missing table or index is a break),
+// ledger_meta against the keys this build writes, each event against its
+// predecessor and the row it records, every body against the kernel, and
+// the derived tables (records, assertion_fts) rebuilt from the snapshots
+// and merged against the stored ones in both directions, so a planted
+// identity row (which would make a later honest write fail citing a view
+// that never existed) or a planted search row is found. It streams in
+// proposition order; memory is bounded by one proposition's records, and
+// SQLite sorts the search index on disk when it is large.
+//
+// What no check inside the file can see is a chain cut off at its end
+// together with everything the cut events derived: the remaining file is
+// a valid, shorter ledger. [Head] (printed by ewp-ingest after each load
+// and by verify) names the last event; verify --head SEQ:HASH proves the
+// ledger still holds that event.
+//
 // # Refusals and failures
 //
 // Every write refuses a view holding a lone UTF-16 surrogate
