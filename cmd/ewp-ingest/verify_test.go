@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ewp-go/ewp/ingest"
+	"github.com/ewp-go/ewp/ledger"
+)
+
+// headOf reads the chain head of the ledger at db.
+func headOf(t *testing.T, db string) ledger.Head {
+	t.Helper()
+	l, err := ledger.Open(db, ledger.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	h, err := l.Head(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestVerifyHeadFlag(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ewp.db")
+	runCLI(t, view("P-v", "v1", "extract"), "--db", db, "-")
+	runCLI(t, view("P-w", "v1", "extract"), "--db", db, "-")
+	h := headOf(t, db)
+
+	code, out, errs := runCLI(t, "", "verify", "--db", db, "--head", h.String())
+	if code != ingest.ExitOK || !strings.Contains(out, "head "+h.String()) || !strings.Contains(out, "holds the kept head") {
+		t.Fatalf("matching head: exit %d %s %s", code, out, errs)
+	}
+	code, out, _ = runCLI(t, "", "verify", "--db", db, "--json")
+	var rep struct {
+		OK   bool
+		Head ledger.Head
+	}
+	if err := json.Unmarshal([]byte(out), &rep); code != ingest.ExitOK || err != nil || !rep.OK || rep.Head != h {
+		t.Fatalf("--json: exit %d %s (%v)", code, out, err)
+	}
+
+	wrong := h
+	wrong.Hash = strings.Repeat("ab", 32)
+	code, _, errs = runCLI(t, "", "verify", "--db", db, "--head", wrong.String())
+	if code != ingest.ExitBroken || !strings.Contains(errs, "does not match") {
+		t.Fatalf("wrong hash: exit %d %s", code, errs)
+	}
+	beyond := ledger.Head{Seq: h.Seq + 1, Hash: h.Hash}
+	code, out, _ = runCLI(t, "", "verify", "--db", db, "--head", beyond.String(), "--json")
+	if code != ingest.ExitBroken || !strings.Contains(out, "cut off") || !strings.Contains(out, `"held": false`) {
+		t.Fatalf("seq beyond the end (truncated ledger): exit %d %s", code, out)
+	}
+	if code, _, errs := runCLI(t, "", "verify", "--db", db, "--head", "7"); code != ingest.ExitUsage || !strings.Contains(errs, "SEQ:HASH") {
+		t.Fatalf("malformed head: exit %d %s", code, errs)
+	}
+}
