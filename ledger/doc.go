@@ -50,6 +50,18 @@
 // proposition order; memory is bounded by one proposition's records, and
 // SQLite sorts the search index on disk when it is large.
 //
+// Writers do not run Verify (it costs the whole ledger, and a server
+// appends one snapshot per call). Every write transaction checks, under
+// the write lock and in constant time, what extending the chain would
+// bury: the last event's hash recomputes from its prev_hash and payload,
+// its prev_hash is the previous event's hash, every append-only trigger is
+// there as this build makes it and no other trigger is, and the newest
+// snapshot and graph revision are the ones the chain records. Otherwise
+// the write is refused with [ErrBrokenChain], telling the operator to run
+// `ewp-ingest verify`. An edit deeper in the file (an older event or row,
+// a derived-table row) is not seen by writers: only Verify finds it, so
+// run it on a schedule and before trusting a file from elsewhere.
+//
 // What no check inside the file can see is a chain cut off at its end
 // together with everything the cut events derived: the remaining file is
 // a valid, shorter ledger. [Head] (printed by ewp-ingest after each load

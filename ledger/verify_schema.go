@@ -35,7 +35,13 @@ var expectedSchema = sync.OnceValues(func() (map[string]schemaObject, error) {
 })
 
 func readSchema(ctx context.Context, q querier) (map[string]schemaObject, error) {
-	rows, err := q.QueryContext(ctx, `SELECT type, name, tbl_name, sql FROM sqlite_master`)
+	return readSchemaWhere(ctx, q, "1")
+}
+
+// readSchemaWhere reads the sqlite_master rows matching cond (SQL text of
+// this package, never input).
+func readSchemaWhere(ctx context.Context, q querier, cond string) (map[string]schemaObject, error) {
+	rows, err := q.QueryContext(ctx, `SELECT type, name, tbl_name, sql FROM sqlite_master WHERE `+cond)
 	if err != nil {
 		return nil, err
 	}

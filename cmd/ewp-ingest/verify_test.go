@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -57,5 +58,32 @@ func TestVerifyHeadFlag(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "", "verify", "--db", db, "--head", "7"); code != ingest.ExitUsage || !strings.Contains(errs, "SEQ:HASH") {
 		t.Fatalf("malformed head: exit %d %s", code, errs)
+	}
+}
+
+// ewp-ingest refuses to extend a chain broken at its tail, and points the
+// operator at verify.
+func TestIngestRefusesBrokenChain(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ewp.db")
+	if code, _, errs := runCLI(t, view("P-v", "v1", "extract"), "--db", db, "-"); code != ingest.ExitOK {
+		t.Fatalf("first load: exit %d %s", code, errs)
+	}
+	raw, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP TRIGGER events_no_UPDATE`, `UPDATE events SET payload = replace(payload, 'P-v', 'P-x')`} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	before := headOf(t, db)
+	code, _, errs := runCLI(t, view("P-w", "v1", "extract"), "--db", db, "-")
+	if code == ingest.ExitOK || !strings.Contains(errs, "ewp-ingest verify") {
+		t.Fatalf("load onto a broken chain: exit %d %s", code, errs)
+	}
+	if after := headOf(t, db); after != before {
+		t.Fatalf("the broken chain was extended: %v -> %v", before, after)
 	}
 }
