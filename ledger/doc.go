@@ -18,7 +18,8 @@
 //
 // # Schema (version 1)
 //
-//	ledger_meta(key, value)                        schema_version
+//	ledger_meta(key, value)                        schema_version; search_text
+//	                                               ("casefold": the index holds folded text)
 //	snapshots(seq, proposition_id, view_id, body, body_sha256,
 //	          canonical_sha256, created_at)         UNIQUE(proposition_id, view_id)
 //	records(proposition_id, kind, record_id, sum, view_id)
@@ -26,7 +27,8 @@
 //	events(seq, tbl, row_seq, payload, prev_hash, hash)
 //	                                               hash = sha256(prev_hash ‖ payload)
 //	primitive_revisions(seq, primitive_id, name_fold, body, created_at)
-//	assertion_fts                                  FTS5 (trigram) over assertion text
+//	assertion_fts                                  FTS5 (trigram) over assertion text,
+//	                                               Unicode case-folded (search_text)
 //
 // body is the stored form warrant.Encode(v); reading it back with
 // warrant.DecodeView gives the view that was put. The payload of an event

@@ -35,7 +35,9 @@ type Options struct {
 type Ledger struct {
 	path string
 	ro   bool
-	now  func() time.Time
+	// foldedText: the search index holds folded text (metaSearchText).
+	foldedText bool
+	now        func() time.Time
 	// w has a single connection whose transactions begin IMMEDIATE, so a
 	// writer takes the write lock before it reads "latest" and two
 	// appends can never both extend the same snapshot.
@@ -109,6 +111,9 @@ func open(path string, opt Options, create bool) (*Ledger, error) {
 		return nil, err
 	}
 	err = checkSchema(ctx, l.r, path)
+	if err == nil {
+		l.foldedText, err = readSearchText(ctx, l.r)
+	}
 	if err != nil {
 		l.Close()
 		return nil, err

@@ -116,6 +116,7 @@ func schemaDiff(n string, want, got schemaObject) string {
 // build accepts.
 var metaKeys = map[string]func(string) bool{
 	"schema_version": func(v string) bool { return v == strconv.Itoa(SchemaVersion) },
+	metaSearchText:   func(v string) bool { return v == searchTextFolded },
 }
 
 // meta checks ledger_meta: exactly the keys this build writes.
@@ -148,7 +149,11 @@ func (v *verifier) meta() (*Break, error) {
 }
 
 // applyMeta lets later checks follow what ledger_meta says.
-func (v *verifier) applyMeta(key, value string) {}
+func (v *verifier) applyMeta(key, value string) {
+	if key == metaSearchText {
+		v.foldedText = value == searchTextFolded
+	}
+}
 
 // ftsText is the search index text the writer stores for an assertion.
-func (v *verifier) ftsText(text string) string { return text }
+func (v *verifier) ftsText(text string) string { return searchText(text, v.foldedText) }

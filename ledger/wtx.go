@@ -25,6 +25,8 @@ type wtx struct {
 	props   map[string]*propState
 	// remembered counts the records held in props' added maps.
 	remembered int
+	// foldedText: index assertion text folded (metaSearchText).
+	foldedText bool
 }
 
 type stmts struct {
@@ -49,7 +51,7 @@ func (l *Ledger) write(ctx context.Context, fn func(w *wtx) error) error {
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
 	w := &wtx{ctx: ctx, tx: tx, now: l.now().UTC().Format(time.RFC3339Nano),
-		props: map[string]*propState{}, bulk: map[string]*sql.Stmt{}}
+		props: map[string]*propState{}, bulk: map[string]*sql.Stmt{}, foldedText: l.foldedText}
 	defer w.close()
 	if err := w.init(); err != nil {
 		return ledgerErr("begin write", err)
