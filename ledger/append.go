@@ -48,7 +48,7 @@ func (l *Ledger) Append(ctx context.Context, propositionID string, r snapshot.Re
 			res = AppendResult{View: latest}
 			return w.tx.QueryRowContext(ctx, `SELECT MAX(seq) FROM snapshots WHERE proposition_id = ?`, propositionID).Scan(&res.Seq)
 		}
-		p, err := prepare(next)
+		p, err := prepare(next, w.maxBody)
 		if err != nil {
 			return err
 		}
@@ -77,12 +77,16 @@ func revisitedView(prop, viewID string) error {
 // transaction; nil when the proposition is unknown.
 func (w *wtx) latest(prop string) (*warrant.View, error) {
 	var body []byte
-	err := w.st.latest.QueryRowContext(w.ctx, prop).Scan(&body)
+	var n int64
+	err := w.st.latest.QueryRowContext(w.ctx, sql.Named("prop", prop), sql.Named("max", w.maxBody)).Scan(&n, &body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, ledgerErr("read latest", err)
+	}
+	if body == nil {
+		return nil, bodyLimit(prop, "", n, w.maxBody)
 	}
 	return decodeStored(body)
 }

@@ -77,6 +77,12 @@
 // turn it into U+FFFD, so it could never be read back by the id it was
 // stored under.
 //
+// Options.MaxViewBytes (default warrant.DefaultLimits.MaxViewBytes)
+// bounds a snapshot's stored form: writes refuse a bigger view, and reads
+// refuse a bigger stored one by its length, before its bytes are read
+// (CodeLimitExceeded), so no request can make the server hold an
+// unbounded body. List skips such a snapshot.
+//
 // A refusal of the input is a *warrant.Error (EWP code, field, rule); in a
 // batch it is wrapped in a *BatchError naming the view's index. A storage
 // failure is an *Error. The two map to different exit codes and MCP

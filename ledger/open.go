@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ewp-go/ewp/warrant"
 	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -28,6 +30,13 @@ type Options struct {
 	BusyTimeout time.Duration
 	// Now stamps created_at; nil means time.Now. Tests fix it.
 	Now func() time.Time
+	// MaxViewBytes bounds a snapshot's stored form (warrant.Encode): Put
+	// and appends refuse a bigger one, and reads refuse one stored bigger
+	// (by a ledger opened with a higher limit) before reading its bytes,
+	// both with warrant.CodeLimitExceeded. Zero means
+	// warrant.DefaultLimits.MaxViewBytes, negative no limit. Verify reads
+	// every body whatever the limit: it must hash them.
+	MaxViewBytes int
 }
 
 // Ledger is an open EWP ledger. It is safe for concurrent use by many
@@ -37,7 +46,9 @@ type Ledger struct {
 	ro   bool
 	// foldedText: the search index holds folded text (metaSearchText).
 	foldedText bool
-	now        func() time.Time
+	// maxBody is the resolved Options.MaxViewBytes.
+	maxBody int64
+	now     func() time.Time
 	// w has a single connection whose transactions begin IMMEDIATE, so a
 	// writer takes the write lock before it reads "latest" and two
 	// appends can never both extend the same snapshot.
@@ -93,7 +104,7 @@ func open(path string, opt Options, create bool) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Ledger{path: path, ro: opt.ReadOnly, now: opt.Now}
+	l := &Ledger{path: path, ro: opt.ReadOnly, now: opt.Now, maxBody: maxBody(opt.MaxViewBytes)}
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -119,6 +130,17 @@ func open(path string, opt Options, create bool) (*Ledger, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// maxBody resolves Options.MaxViewBytes.
+func maxBody(n int) int64 {
+	switch {
+	case n == 0:
+		return int64(warrant.DefaultLimits.MaxViewBytes)
+	case n < 0:
+		return math.MaxInt64
+	}
+	return int64(n)
 }
 
 // initFile lays out a new ledger through a connection of its own, because

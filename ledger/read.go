@@ -22,16 +22,22 @@ type Snapshot struct {
 // View decodes the stored body.
 func (s *Snapshot) View() (*warrant.View, error) { return decodeStored(s.Body) }
 
+// Bodies are read only within the ledger's limit (Options.MaxViewBytes):
+// bodyCols gives the body's length first and the body itself only when
+// it is within :max, so an oversized snapshot is refused without its bytes
+// entering memory (SQLite answers length() of a blob from the record
+// header). Parameters are named because :max comes before the WHERE.
 const (
-	snapCols  = `seq, proposition_id, view_id, body, created_at`
+	bodyCols  = `length(body), CASE WHEN length(body) <= :max THEN body END`
+	snapCols  = `seq, proposition_id, view_id, ` + bodyCols + `, created_at`
 	latestSQL = `SELECT ` + snapCols + latestWhere
 	getSQL    = `SELECT ` + snapCols + getWhere
 	// Latest and Get need only the body: the other columns would cost a
 	// conversion and an allocation each on every MCP call.
-	latestBodySQL = `SELECT body` + latestWhere
-	getBodySQL    = `SELECT body` + getWhere
-	latestWhere   = ` FROM snapshots WHERE proposition_id = ? ORDER BY seq DESC LIMIT 1`
-	getWhere      = ` FROM snapshots WHERE proposition_id = ? AND view_id = ?`
+	latestBodySQL = `SELECT ` + bodyCols + latestWhere
+	getBodySQL    = `SELECT ` + bodyCols + getWhere
+	latestWhere   = ` FROM snapshots WHERE proposition_id = :prop ORDER BY seq DESC LIMIT 1`
+	getWhere      = ` FROM snapshots WHERE proposition_id = :prop AND view_id = :view`
 )
 
 // hotReads are the reads prepared once (see readStmt).
@@ -76,7 +82,7 @@ func (l *Ledger) query(ctx context.Context, query string, args ...any) (*sql.Row
 // Latest returns the most recently stored snapshot of a proposition, or a
 // *warrant.Error with CodeMissingView.
 func (l *Ledger) Latest(ctx context.Context, propositionID string) (*warrant.View, error) {
-	v, err := l.readView(ctx, latestBodySQL, propositionID)
+	v, err := l.readView(ctx, latestBodySQL, sql.Named("prop", propositionID), l.maxArg())
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingProposition(propositionID)
 	}
@@ -85,7 +91,7 @@ func (l *Ledger) Latest(ctx context.Context, propositionID string) (*warrant.Vie
 
 // Get returns one stored snapshot by view id, or CodeMissingView.
 func (l *Ledger) Get(ctx context.Context, propositionID, viewID string) (*warrant.View, error) {
-	v, err := l.readView(ctx, getBodySQL, propositionID, viewID)
+	v, err := l.readView(ctx, getBodySQL, sql.Named("prop", propositionID), sql.Named("view", viewID), l.maxArg())
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingSnapshot(propositionID, viewID)
 	}
@@ -108,17 +114,47 @@ func (l *Ledger) readView(ctx context.Context, query string, args ...any) (*warr
 		}
 		return nil, sql.ErrNoRows
 	}
+	var n int64
 	var body sql.RawBytes
-	if err := rows.Scan(&body); err != nil {
+	if err := rows.Scan(&n, &body); err != nil {
 		return nil, ledgerErr("read snapshot", err)
+	}
+	if body == nil {
+		return nil, l.tooBig(args, n)
 	}
 	return decodeStored(body)
 }
 
+// maxArg is the :max parameter of bodyCols.
+func (l *Ledger) maxArg() sql.NamedArg { return sql.Named("max", l.maxBody) }
+
+// tooBig refuses a stored snapshot over the limit; args are the read's.
+func (l *Ledger) tooBig(args []any, n int64) error {
+	var prop, view string
+	for _, a := range args {
+		if na, ok := a.(sql.NamedArg); ok && na.Name == "prop" {
+			prop, _ = na.Value.(string)
+		} else if ok && na.Name == "view" {
+			view, _ = na.Value.(string)
+		}
+	}
+	return bodyLimit(prop, view, n, l.maxBody)
+}
+
+// bodyLimit is the refusal of a stored form over max bytes.
+func bodyLimit(prop, view string, n, max int64) error {
+	which := fmt.Sprintf("the latest snapshot of %q", prop)
+	if view != "" {
+		which = fmt.Sprintf("snapshot %q of %q", view, prop)
+	}
+	return &warrant.Error{Code: warrant.CodeLimitExceeded, Field: "view",
+		Rule: fmt.Sprintf("%s is %d bytes in its stored form, over this ledger's limit of %d (MaxViewBytes); open the ledger with a higher limit to store or read it", which, n, max)}
+}
+
 // LatestSnapshot is Latest without decoding.
 func (l *Ledger) LatestSnapshot(ctx context.Context, propositionID string) (*Snapshot, error) {
-	row := l.queryRow(ctx, latestSQL, propositionID)
-	s, err := scanSnapshot(row)
+	row := l.queryRow(ctx, latestSQL, sql.Named("prop", propositionID), l.maxArg())
+	s, err := l.scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingProposition(propositionID)
 	}
@@ -127,8 +163,8 @@ func (l *Ledger) LatestSnapshot(ctx context.Context, propositionID string) (*Sna
 
 // GetSnapshot is Get without decoding.
 func (l *Ledger) GetSnapshot(ctx context.Context, propositionID, viewID string) (*Snapshot, error) {
-	row := l.queryRow(ctx, getSQL, propositionID, viewID)
-	s, err := scanSnapshot(row)
+	row := l.queryRow(ctx, getSQL, sql.Named("prop", propositionID), sql.Named("view", viewID), l.maxArg())
+	s, err := l.scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingSnapshot(propositionID, viewID)
 	}
@@ -173,14 +209,18 @@ func (l *Ledger) History(ctx context.Context, propositionID string) ([]Snapshot,
 	return out, ledgerErrOrNil("read history", rows.Err())
 }
 
-func scanSnapshot(row *sql.Row) (*Snapshot, error) {
+func (l *Ledger) scanSnapshot(row *sql.Row) (*Snapshot, error) {
 	var s Snapshot
-	err := row.Scan(&s.Seq, &s.PropositionID, &s.ViewID, &s.Body, &s.CreatedAt)
+	var n int64
+	err := row.Scan(&s.Seq, &s.PropositionID, &s.ViewID, &n, &s.Body, &s.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}
 	if err != nil {
 		return nil, ledgerErr("read snapshot", err)
+	}
+	if s.Body == nil {
+		return nil, bodyLimit(s.PropositionID, s.ViewID, n, l.maxBody)
 	}
 	return &s, nil
 }

@@ -55,8 +55,8 @@ func (l *Ledger) List(ctx context.Context, query string, limit int) ([]Propositi
 	out := []PropositionSummary{}
 	for _, id := range cands {
 		s, err := l.summary(ctx, id)
-		if isMissingView(err) {
-			continue // a stray index row: no snapshot to answer from
+		if isCode(err, warrant.CodeMissingView) || isCode(err, warrant.CodeLimitExceeded) {
+			continue // a stray index row, or a snapshot too big to read here
 		}
 		if err != nil {
 			return nil, err
@@ -71,9 +71,9 @@ func (l *Ledger) List(ctx context.Context, query string, limit int) ([]Propositi
 	return out, nil
 }
 
-func isMissingView(err error) bool {
+func isCode(err error, code string) bool {
 	var we *warrant.Error
-	return errors.As(err, &we) && we.Code == warrant.CodeMissingView
+	return errors.As(err, &we) && we.Code == code
 }
 
 // matches checks a candidate against the folded query q.

@@ -27,6 +27,8 @@ type wtx struct {
 	remembered int
 	// foldedText: index assertion text folded (metaSearchText).
 	foldedText bool
+	// maxBody bounds stored forms (Options.MaxViewBytes).
+	maxBody int64
 }
 
 type stmts struct {
@@ -36,7 +38,7 @@ type stmts struct {
 var stmtSQL = map[string]string{
 	"known":  `SELECT EXISTS (SELECT 1 FROM snapshots WHERE proposition_id = ?)`,
 	"probe":  `SELECT body_sha256, seq FROM snapshots WHERE proposition_id = ? AND view_id = ?`,
-	"latest": `SELECT body FROM snapshots WHERE proposition_id = ? ORDER BY seq DESC LIMIT 1`,
+	"latest": latestBodySQL,
 	"lookup": `SELECT sum, view_id FROM records WHERE proposition_id = ? AND kind = ? AND record_id = ?`,
 }
 
@@ -51,7 +53,7 @@ func (l *Ledger) write(ctx context.Context, fn func(w *wtx) error) error {
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
 	w := &wtx{ctx: ctx, tx: tx, now: l.now().UTC().Format(time.RFC3339Nano),
-		props: map[string]*propState{}, bulk: map[string]*sql.Stmt{}, foldedText: l.foldedText}
+		props: map[string]*propState{}, bulk: map[string]*sql.Stmt{}, foldedText: l.foldedText, maxBody: l.maxBody}
 	defer w.close()
 	if err := w.init(); err != nil {
 		return ledgerErr("begin write", err)
