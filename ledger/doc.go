@@ -12,7 +12,14 @@
 // "latest" under the write lock. Readers see only committed snapshots.
 //
 // [Open] never creates a file (a missing path is "ledger not found");
-// Options.ReadOnly opens it with mode=ro and query_only. [Create] and
+// Options.ReadOnly opens it with mode=ro and query_only. On storage the
+// process cannot write (read-only mount, immutable file or directory, no
+// write permission on the directory) SQLite cannot create the -shm index
+// WAL readers need; when none exists either, no writer has the file open
+// and the ledger is opened immutable=1 (no locks, no WAL), which is what
+// lets an evaluate-only server and verify serve it. See readOnlyParams for
+// why that is safe on read-only storage and what a permission split must
+// not do; [Ledger.Immutable] reports it. [Create] and
 // [OpenOrCreate] are for writers. A file whose schema_version differs from
 // [SchemaVersion] is refused with a message saying so.
 //

@@ -48,7 +48,9 @@ type Ledger struct {
 	foldedText bool
 	// maxBody is the resolved Options.MaxViewBytes.
 	maxBody int64
-	now     func() time.Time
+	// immutable: opened with immutable=1 (read-only storage, no WAL).
+	immutable bool
+	now       func() time.Time
 	// w has a single connection whose transactions begin IMMEDIATE, so a
 	// writer takes the write lock before it reads "latest" and two
 	// appends can never both extend the same snapshot.
@@ -189,7 +191,12 @@ func (l *Ledger) connect(abs string, busy time.Duration) error {
 	base := "file:" + uriPath(abs) + fmt.Sprintf("?_pragma=busy_timeout(%d)", busy.Milliseconds())
 	var err error
 	if l.ro {
-		l.r, err = sql.Open("sqlite", base+"&mode=ro&_pragma=query_only(1)"+readerMmap)
+		params, err := readOnlyParams(abs)
+		if err != nil {
+			return err
+		}
+		l.immutable = strings.Contains(params, "immutable=1")
+		l.r, err = sql.Open("sqlite", base+params+"&_pragma=query_only(1)"+readerMmap)
 		capReaders(l.r)
 		return err
 	}
@@ -208,6 +215,43 @@ func (l *Ledger) connect(abs string, busy time.Duration) error {
 	capReaders(l.r)
 	return err
 }
+
+// readOnlyParams chooses how a read-only ledger is opened. A WAL database
+// is normally read through its -shm file (the shared index of the -wal),
+// which SQLite creates beside the ledger when it is missing: on storage
+// this process cannot write (a read-only mount, an immutable file or
+// directory, a directory without write permission) that fails, and the
+// ledger could not be served at all. So:
+//
+//   - When the -shm file exists (a writer has the ledger open, or had) or
+//     this process can create it, plain mode=ro: SQLite shares the WAL
+//     with writers and sees their commits.
+//   - Otherwise no writer has the ledger open (a WAL writer keeps the -shm
+//     file) and none can create one as this process: the file is opened
+//     with immutable=1, without locks or WAL. That is safe only while
+//     nothing writes the file, which read-only storage guarantees; where
+//     another account may write the directory (a permission split), it
+//     must not ingest while this reader runs, or the reader misses the
+//     new snapshots and may read pages mid-checkpoint: give the reader's
+//     account write access to the directory instead, and it shares the
+//     WAL like any reader. [Ledger.Immutable] tells a server which case
+//     it is in.
+//   - A non-empty -wal file then holds commits not yet in the main file,
+//     which immutable=1 would not see: refused, with what to do.
+func readOnlyParams(abs string) (string, error) {
+	if _, err := os.Stat(abs + "-shm"); err == nil || canCreateIn(filepath.Dir(abs)) {
+		return "&mode=ro", nil
+	}
+	if st, err := os.Stat(abs + "-wal"); err == nil && st.Size() > 0 {
+		return "", fmt.Errorf("open ledger %s read-only: its directory cannot be written, and %s-wal holds commits not yet checkpointed into the file, which a reader without the -shm index cannot see; open the ledger once where it can be written (e.g. `ewp-ingest verify --db` on a writable copy of the file and its -wal) and serve the result", abs, abs)
+	}
+	return "&mode=ro&immutable=1", nil
+}
+
+// Immutable reports whether the ledger was opened with SQLite's
+// immutable=1 (see readOnlyParams): on read-only storage, without WAL
+// sharing, so writes by another process are not seen.
+func (l *Ledger) Immutable() bool { return l.immutable }
 
 // readerMmap lets reader connections read the database file through a
 // memory map (up to SQLite's 2 GB cap) instead of a pread system call and a

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // SchemaVersion is the layout this build reads and writes. A ledger with
@@ -158,6 +159,9 @@ var ErrSchemaVersion = errors.New("ledger schema version mismatch")
 func checkSchema(ctx context.Context, db *sql.DB, path string) error {
 	var v string
 	err := db.QueryRowContext(ctx, `SELECT value FROM ledger_meta WHERE key = 'schema_version'`).Scan(&v)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) && !strings.Contains(err.Error(), "no such table") {
+		return fmt.Errorf("cannot read ledger %s: %w", path, err)
+	}
 	if err != nil {
 		return fmt.Errorf("%s is not an EWP ledger (no schema_version: %v); point --db at a ledger created by ewp-ingest", path, err)
 	}

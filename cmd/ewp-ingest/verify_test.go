@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,5 +86,21 @@ func TestIngestRefusesBrokenChain(t *testing.T) {
 	}
 	if after := headOf(t, db); after != before {
 		t.Fatalf("the broken chain was extended: %v -> %v", before, after)
+	}
+}
+
+// verify works on a ledger this process cannot write (immutable file and
+// directory: the -shm index cannot be created beside it).
+func TestVerifyReadOnlyStorage(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ewp.db")
+	runCLI(t, view("P-v", "v1", "extract"), "--db", db, "-")
+	if out, err := exec.Command("chattr", "+i", db, dir).CombinedOutput(); err != nil {
+		t.Skipf("SKIPPED LOUDLY: chattr +i failed (%v %s); needs root on a Linux file system — verify on read-only storage is untested here", err, out)
+	}
+	t.Cleanup(func() { exec.Command("chattr", "-i", dir, db).Run() })
+	code, out, errs := runCLI(t, "", "verify", "--db", db)
+	if code != ingest.ExitOK || !strings.Contains(out, "ok: checked 1 events") {
+		t.Fatalf("verify on read-only storage: exit %d %s %s", code, out, errs)
 	}
 }
