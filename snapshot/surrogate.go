@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/ewp-go/ewp/warrant"
@@ -18,37 +17,38 @@ import (
 // still fix the input.
 func CheckSurrogates(v *warrant.View) error {
 	c := &surrogates{}
-	c.str("proposition_id", v.PropositionID)
-	c.str("view_id", v.ViewID)
-	c.str("retrieval_scope", v.RetrievalScope)
-	c.list("subjects", v.Subjects)
-	c.list("omitted_sources", v.OmittedSources)
-	for i, a := range v.Assertions {
-		p := fmt.Sprintf("assertions[%d]", i)
-		c.strs(p, "assertion_id", a.AssertionID, "text", a.Text, "asserted_by", a.AssertedBy,
+	c.str(v.PropositionID, "proposition_id")
+	c.str(v.ViewID, "view_id")
+	c.str(v.RetrievalScope, "retrieval_scope")
+	c.list(v.Subjects, "subjects", -1, "")
+	c.list(v.OmittedSources, "omitted_sources", -1, "")
+	for i := range v.Assertions {
+		a := &v.Assertions[i]
+		c.rec("assertions", i, "assertion_id", a.AssertionID, "text", a.Text, "asserted_by", a.AssertedBy,
 			"asserted_at", a.AssertedAt, "proposition_id", a.PropositionID)
-		c.source(p+".source", a.Source)
+		c.source("assertions", i, &a.Source)
 	}
-	for i, e := range v.Evidence {
-		p := fmt.Sprintf("evidence[%d]", i)
-		c.strs(p, "evidence_id", e.EvidenceID, "polarity", e.Polarity, "content", e.Content,
+	for i := range v.Evidence {
+		e := &v.Evidence[i]
+		c.rec("evidence", i, "evidence_id", e.EvidenceID, "polarity", e.Polarity, "content", e.Content,
 			"observed_at", e.ObservedAt, "proposition_id", e.PropositionID)
-		c.source(p+".source", e.Source)
+		c.source("evidence", i, &e.Source)
 	}
-	for i, k := range v.Checks {
-		p := fmt.Sprintf("checks[%d]", i)
-		c.strs(p, "check_id", k.CheckID, "method", k.Method, "scope", k.Scope,
+	for i := range v.Checks {
+		k := &v.Checks[i]
+		c.rec("checks", i, "check_id", k.CheckID, "method", k.Method, "scope", k.Scope,
 			"observed_at", k.ObservedAt, "result", k.Result)
-		c.list(p+".subjects", k.Subjects)
-		c.source(p+".source", k.Source)
+		c.list(k.Subjects, "checks", i, "subjects")
+		c.source("checks", i, &k.Source)
 	}
-	for i, k := range v.Conflicts {
-		p := fmt.Sprintf("conflicts[%d]", i)
-		c.strs(p, "conflict_id", k.ConflictID, "status", k.Status, "note", k.Note)
-		c.list(p+".proposition_ids", k.PropositionIDs)
+	for i := range v.Conflicts {
+		k := &v.Conflicts[i]
+		c.rec("conflicts", i, "conflict_id", k.ConflictID, "status", k.Status, "note", k.Note)
+		c.list(k.PropositionIDs, "conflicts", i, "proposition_ids")
 	}
-	for i, e := range v.Lineage {
-		c.strs(fmt.Sprintf("lineage[%d]", i), "kind", e.Kind, "from_id", e.FromID, "to_id", e.ToID)
+	for i := range v.Lineage {
+		e := &v.Lineage[i]
+		c.rec("lineage", i, "kind", e.Kind, "from_id", e.FromID, "to_id", e.ToID)
 	}
 	if c.field == "" && loneEscape(v.AdapterMeta) {
 		c.field = "adapter_meta"
@@ -61,36 +61,58 @@ func CheckSurrogates(v *warrant.View) error {
 }
 
 // surrogates remembers the first field found holding a lone surrogate.
+// Field names are built only for that one: every view of a large load
+// passes through here, and naming every string would cost more than
+// scanning it.
 type surrogates struct{ field string }
 
-func (c *surrogates) str(field, s string) {
+func (c *surrogates) str(s, field string) {
 	if c.field == "" && hasLoneSurrogate(s) {
 		c.field = field
 	}
 }
 
-// strs checks name/value pairs under one record's path.
-func (c *surrogates) strs(prefix string, kv ...string) {
-	for i := 0; i+1 < len(kv); i += 2 {
-		c.str(prefix+"."+kv[i], kv[i+1])
+// rec checks name/value pairs of record i of a list (kind[i].name).
+func (c *surrogates) rec(kind string, i int, kv ...string) {
+	for j := 0; j+1 < len(kv) && c.field == ""; j += 2 {
+		if hasLoneSurrogate(kv[j+1]) {
+			c.field = kind + "[" + strconv.Itoa(i) + "]." + kv[j]
+		}
 	}
 }
 
-func (c *surrogates) list(field string, ss []string) {
-	for i, s := range ss {
-		c.str(field+"["+strconv.Itoa(i)+"]", s)
+// list checks a list of strings: the view's own (i < 0, named kind) or
+// one held by record i (kind[i].sub).
+func (c *surrogates) list(ss []string, kind string, i int, sub string) {
+	for j, s := range ss {
+		if c.field != "" || !hasLoneSurrogate(s) {
+			continue
+		}
+		c.field = kind
+		if i >= 0 {
+			c.field += "[" + strconv.Itoa(i) + "]." + sub
+		}
+		c.field += "[" + strconv.Itoa(j) + "]"
 	}
 }
 
-func (c *surrogates) source(p string, s warrant.SourceRef) {
-	c.strs(p, "source_id", s.SourceID, "lineage_id", s.LineageID, "origin_type", s.OriginType,
-		"origin_locator", s.OriginLocator, "snapshot_id", s.SnapshotID,
-		"content_hash", s.ContentHash, "observed_at", s.ObservedAt)
+func (c *surrogates) source(kind string, i int, s *warrant.SourceRef) {
+	var ext, parent string
 	if s.ExtractorID != nil {
-		c.str(p+".extractor_id", *s.ExtractorID)
+		ext = *s.ExtractorID
 	}
 	if s.ParentSourceID != nil {
-		c.str(p+".parent_source_id", *s.ParentSourceID)
+		parent = *s.ParentSourceID
+	}
+	before := c.field
+	c.rec(kind, i, "source_id", s.SourceID, "lineage_id", s.LineageID, "origin_type", s.OriginType,
+		"origin_locator", s.OriginLocator, "snapshot_id", s.SnapshotID,
+		"content_hash", s.ContentHash, "observed_at", s.ObservedAt,
+		"extractor_id", ext, "parent_source_id", parent)
+	if before == "" && c.field != "" {
+		// kind[i].name -> kind[i].source.name
+		at := len(kind) + len(strconv.Itoa(i)) + 3
+		c.field = c.field[:at] + "source." + c.field[at:]
 	}
 }
 
