@@ -77,15 +77,14 @@ func revisitedView(prop, viewID string) error {
 // transaction; nil when the proposition is unknown.
 func (w *wtx) latest(prop string) (*warrant.View, error) {
 	var body []byte
-	var n int64
-	err := w.st.latest.QueryRowContext(w.ctx, sql.Named("prop", prop), sql.Named("max", w.maxBody)).Scan(&n, &body)
+	err := w.st.latest.QueryRowContext(w.ctx, prop, w.maxBody).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, ledgerErr("read latest", err)
 	}
-	if body == nil {
+	if n, over := oversized(body); over {
 		return nil, bodyLimit(prop, "", n, w.maxBody)
 	}
 	return decodeStored(body)

@@ -46,8 +46,10 @@ type Ledger struct {
 	ro   bool
 	// foldedText: the search index holds folded text (metaSearchText).
 	foldedText bool
-	// maxBody is the resolved Options.MaxViewBytes.
+	// maxBody is the resolved Options.MaxViewBytes; maxAny the same as a
+	// query argument, boxed once rather than on every read.
 	maxBody int64
+	maxAny  any
 	// immutable: opened with immutable=1 (read-only storage, no WAL).
 	immutable bool
 	now       func() time.Time
@@ -107,6 +109,7 @@ func open(path string, opt Options, create bool) (*Ledger, error) {
 		return nil, err
 	}
 	l := &Ledger{path: path, ro: opt.ReadOnly, now: opt.Now, maxBody: maxBody(opt.MaxViewBytes)}
+	l.maxAny = l.maxBody
 	if l.now == nil {
 		l.now = time.Now
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -23,22 +24,35 @@ type Snapshot struct {
 func (s *Snapshot) View() (*warrant.View, error) { return decodeStored(s.Body) }
 
 // Bodies are read only within the ledger's limit (Options.MaxViewBytes):
-// bodyCols gives the body's length first and the body itself only when
-// it is within :max, so an oversized snapshot is refused without its bytes
-// entering memory (SQLite answers length() of a blob from the record
-// header). Parameters are named because :max comes before the WHERE.
+// the body column is `CASE WHEN length(body) <= max THEN body ELSE
+// length(body) END`, so an oversized snapshot comes back as its length and
+// its bytes never enter memory (SQLite answers length() of a blob from the
+// record header). A stored body is a JSON object, so a value not starting
+// with '{' is that length (see oversized). Parameters are numbered because
+// the limit comes before the WHERE: ?1 proposition, ?2 view, and the
+// limit last.
 const (
-	bodyCols  = `length(body), CASE WHEN length(body) <= :max THEN body END`
-	snapCols  = `seq, proposition_id, view_id, ` + bodyCols + `, created_at`
-	latestSQL = `SELECT ` + snapCols + latestWhere
-	getSQL    = `SELECT ` + snapCols + getWhere
+	latestBodyCol = `CASE WHEN length(body) <= ?2 THEN body ELSE length(body) END`
+	getBodyCol    = `CASE WHEN length(body) <= ?3 THEN body ELSE length(body) END`
+	latestSQL     = `SELECT seq, proposition_id, view_id, ` + latestBodyCol + `, created_at` + latestWhere
+	getSQL        = `SELECT seq, proposition_id, view_id, ` + getBodyCol + `, created_at` + getWhere
 	// Latest and Get need only the body: the other columns would cost a
 	// conversion and an allocation each on every MCP call.
-	latestBodySQL = `SELECT ` + bodyCols + latestWhere
-	getBodySQL    = `SELECT ` + bodyCols + getWhere
-	latestWhere   = ` FROM snapshots WHERE proposition_id = :prop ORDER BY seq DESC LIMIT 1`
-	getWhere      = ` FROM snapshots WHERE proposition_id = :prop AND view_id = :view`
+	latestBodySQL = `SELECT ` + latestBodyCol + latestWhere
+	getBodySQL    = `SELECT ` + getBodyCol + getWhere
+	latestWhere   = ` FROM snapshots WHERE proposition_id = ?1 ORDER BY seq DESC LIMIT 1`
+	getWhere      = ` FROM snapshots WHERE proposition_id = ?1 AND view_id = ?2`
 )
+
+// oversized reports a body column that holds the length of a body over
+// the limit rather than the body.
+func oversized(col []byte) (int64, bool) {
+	if len(col) == 0 || col[0] == '{' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(col), 10, 64)
+	return n, err == nil
+}
 
 // hotReads are the reads prepared once (see readStmt).
 var hotReads = []string{latestSQL, getSQL, latestBodySQL, getBodySQL}
@@ -82,7 +96,7 @@ func (l *Ledger) query(ctx context.Context, query string, args ...any) (*sql.Row
 // Latest returns the most recently stored snapshot of a proposition, or a
 // *warrant.Error with CodeMissingView.
 func (l *Ledger) Latest(ctx context.Context, propositionID string) (*warrant.View, error) {
-	v, err := l.readView(ctx, latestBodySQL, sql.Named("prop", propositionID), l.maxArg())
+	v, err := l.readView(ctx, latestBodySQL, propositionID, l.maxAny)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingProposition(propositionID)
 	}
@@ -91,7 +105,7 @@ func (l *Ledger) Latest(ctx context.Context, propositionID string) (*warrant.Vie
 
 // Get returns one stored snapshot by view id, or CodeMissingView.
 func (l *Ledger) Get(ctx context.Context, propositionID, viewID string) (*warrant.View, error) {
-	v, err := l.readView(ctx, getBodySQL, sql.Named("prop", propositionID), sql.Named("view", viewID), l.maxArg())
+	v, err := l.readView(ctx, getBodySQL, propositionID, viewID, l.maxAny)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingSnapshot(propositionID, viewID)
 	}
@@ -114,31 +128,19 @@ func (l *Ledger) readView(ctx context.Context, query string, args ...any) (*warr
 		}
 		return nil, sql.ErrNoRows
 	}
-	var n int64
 	var body sql.RawBytes
-	if err := rows.Scan(&n, &body); err != nil {
+	if err := rows.Scan(&body); err != nil {
 		return nil, ledgerErr("read snapshot", err)
 	}
-	if body == nil {
-		return nil, l.tooBig(args, n)
+	if n, over := oversized(body); over {
+		view := ""
+		if len(args) == 3 {
+			view, _ = args[1].(string)
+		}
+		prop, _ := args[0].(string)
+		return nil, bodyLimit(prop, view, n, l.maxBody)
 	}
 	return decodeStored(body)
-}
-
-// maxArg is the :max parameter of bodyCols.
-func (l *Ledger) maxArg() sql.NamedArg { return sql.Named("max", l.maxBody) }
-
-// tooBig refuses a stored snapshot over the limit; args are the read's.
-func (l *Ledger) tooBig(args []any, n int64) error {
-	var prop, view string
-	for _, a := range args {
-		if na, ok := a.(sql.NamedArg); ok && na.Name == "prop" {
-			prop, _ = na.Value.(string)
-		} else if ok && na.Name == "view" {
-			view, _ = na.Value.(string)
-		}
-	}
-	return bodyLimit(prop, view, n, l.maxBody)
 }
 
 // bodyLimit is the refusal of a stored form over max bytes.
@@ -153,7 +155,7 @@ func bodyLimit(prop, view string, n, max int64) error {
 
 // LatestSnapshot is Latest without decoding.
 func (l *Ledger) LatestSnapshot(ctx context.Context, propositionID string) (*Snapshot, error) {
-	row := l.queryRow(ctx, latestSQL, sql.Named("prop", propositionID), l.maxArg())
+	row := l.queryRow(ctx, latestSQL, propositionID, l.maxAny)
 	s, err := l.scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingProposition(propositionID)
@@ -163,7 +165,7 @@ func (l *Ledger) LatestSnapshot(ctx context.Context, propositionID string) (*Sna
 
 // GetSnapshot is Get without decoding.
 func (l *Ledger) GetSnapshot(ctx context.Context, propositionID, viewID string) (*Snapshot, error) {
-	row := l.queryRow(ctx, getSQL, sql.Named("prop", propositionID), sql.Named("view", viewID), l.maxArg())
+	row := l.queryRow(ctx, getSQL, propositionID, viewID, l.maxAny)
 	s, err := l.scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingSnapshot(propositionID, viewID)
@@ -211,15 +213,14 @@ func (l *Ledger) History(ctx context.Context, propositionID string) ([]Snapshot,
 
 func (l *Ledger) scanSnapshot(row *sql.Row) (*Snapshot, error) {
 	var s Snapshot
-	var n int64
-	err := row.Scan(&s.Seq, &s.PropositionID, &s.ViewID, &n, &s.Body, &s.CreatedAt)
+	err := row.Scan(&s.Seq, &s.PropositionID, &s.ViewID, &s.Body, &s.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}
 	if err != nil {
 		return nil, ledgerErr("read snapshot", err)
 	}
-	if s.Body == nil {
+	if n, over := oversized(s.Body); over {
 		return nil, bodyLimit(s.PropositionID, s.ViewID, n, l.maxBody)
 	}
 	return &s, nil
