@@ -73,8 +73,9 @@
 //
 // What no check inside the file can see is a chain cut off at its end
 // together with everything the cut events derived: the remaining file is
-// a valid, shorter ledger. [Head] (printed by ewp-ingest after each load
-// and by verify) names the last event; verify --head SEQ:HASH proves the
+// a valid, shorter ledger. [Head] names the last event as SEQ:HASH (verify
+// prints the one it verified; a pipeline keeps the one after each load),
+// and [Ledger.VerifyHead] (`ewp-ingest verify --head SEQ:HASH`) proves the
 // ledger still holds that event.
 //
 // # Refusals and failures
