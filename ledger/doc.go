@@ -63,7 +63,8 @@
 // appends one snapshot per call). Every write transaction checks, under
 // the write lock and in constant time, what extending the chain would
 // bury: the last event's hash recomputes from its prev_hash and payload,
-// its prev_hash is the previous event's hash, every append-only trigger is
+// its prev_hash is the previous event's hash, the row it records still
+// matches it (a snapshot's body by its sha256), every append-only trigger is
 // there as this build makes it and no other trigger is, and the newest
 // snapshot and graph revision are the ones the chain records. Otherwise
 // the write is refused with [ErrBrokenChain], telling the operator to run

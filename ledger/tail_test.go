@@ -22,6 +22,12 @@ func TestWriteRefusesBrokenTail(t *testing.T) {
 			`UPDATE events SET payload = replace(payload, '"file"', '"dir"') WHERE seq = 7`}},
 		{"previous event's hash edited", "prev_hash does not match the hash of event 6", true, []string{
 			`UPDATE events SET hash = zeroblob(32) WHERE seq = 6`}},
+		{"newest snapshot's body edited", "snapshot 6's body does not match", true, []string{
+			`UPDATE snapshots SET body = CAST(replace(CAST(body AS TEXT), 'log line', 'LOG LINE') AS BLOB) WHERE seq = 6`,
+			`DELETE FROM events WHERE seq = 7`, `DELETE FROM primitive_revisions`}},
+		{"newest snapshot's view id edited", "view_id", true, []string{
+			`UPDATE snapshots SET view_id = 'v-forged' WHERE seq = 6`,
+			`DELETE FROM events WHERE seq = 7`, `DELETE FROM primitive_revisions`}},
 		{"a trigger dropped", "trigger snapshots_no_DELETE is missing", false, []string{`DROP TRIGGER snapshots_no_DELETE`}},
 		{"a trigger added", "trigger extra is not part", false, []string{`CREATE TRIGGER extra AFTER INSERT ON snapshots BEGIN SELECT 1; END`}},
 		{"a snapshot smuggled behind the chain", "snapshot 99", false, []string{`INSERT INTO snapshots (seq, proposition_id, view_id, body, body_sha256, canonical_sha256, created_at)

@@ -118,14 +118,16 @@ type verifier struct {
 // walkSQL reads the chain with the rows it records. A snapshot's body is
 // not read here: its body_sha256 column stands for it, and the derived
 // pass hashes every body once and compares it with that column.
-const walkSQL = `
+const walkSQL = eventRowsSQL + ` ORDER BY e.seq`
+
+// eventRowsSQL reads events with the rows they record (see eventRow).
+const eventRowsSQL = `
 SELECT e.seq, e.tbl, e.row_seq, e.payload, e.prev_hash, e.hash,
        s.seq, s.proposition_id, s.view_id, s.body_sha256, s.canonical_sha256, s.created_at,
        p.seq, p.primitive_id, p.name_fold, p.body, p.created_at
 FROM events e
 LEFT JOIN snapshots s ON e.tbl = 'snapshots' AND s.seq = e.row_seq
-LEFT JOIN primitive_revisions p ON e.tbl = 'primitive_revisions' AND p.seq = e.row_seq
-ORDER BY e.seq`
+LEFT JOIN primitive_revisions p ON e.tbl = 'primitive_revisions' AND p.seq = e.row_seq`
 
 type eventRow struct {
 	seq, rowSeq            int64
@@ -139,6 +141,34 @@ type eventRow struct {
 	pBody                  []byte
 }
 
+func (e *eventRow) scan(rows *sql.Rows) error {
+	return rows.Scan(&e.seq, &e.tbl, &e.rowSeq, &e.payload, &e.prev, &e.hash,
+		&e.sSeq, &e.sProp, &e.sView, &e.sBodySum, &e.sCanon, &e.sCreated,
+		&e.pSeq, &e.pID, &e.pFold, &e.pBody, &e.pCreated)
+}
+
+// recordedRow checks the row event e records against its payload; for a
+// snapshot the body_sha256 column stands for the body. "" when it matches.
+func recordedRow(e *eventRow) string {
+	var b *Break
+	brk := func(format string, args ...any) *Break {
+		return &Break{What: fmt.Sprintf(format, args...)}
+	}
+	v := &verifier{rep: &VerifyReport{}}
+	switch e.tbl {
+	case tableSnapshots:
+		b = v.snapshotRow(e, brk)
+	case tablePrimitives:
+		b = v.primitiveRow(e, brk)
+	default:
+		b = brk("unknown table %q", e.tbl)
+	}
+	if b == nil {
+		return ""
+	}
+	return b.What
+}
+
 func (v *verifier) walk() (*Break, error) {
 	rows, err := v.tx.QueryContext(v.ctx, walkSQL)
 	if err != nil {
@@ -147,9 +177,7 @@ func (v *verifier) walk() (*Break, error) {
 	defer rows.Close()
 	for rows.Next() {
 		var e eventRow
-		if err := rows.Scan(&e.seq, &e.tbl, &e.rowSeq, &e.payload, &e.prev, &e.hash,
-			&e.sSeq, &e.sProp, &e.sView, &e.sBodySum, &e.sCanon, &e.sCreated,
-			&e.pSeq, &e.pID, &e.pFold, &e.pBody, &e.pCreated); err != nil {
+		if err := e.scan(rows); err != nil {
 			return nil, ledgerErr("verify", err)
 		}
 		if b := v.event(&e); b != nil {

@@ -1,7 +1,9 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -134,8 +136,43 @@ func (w *wtx) tail() error {
 			return brokenChain(fmt.Sprintf("last event %d: %s", last.seq, what))
 		}
 		w.evSeq, w.head = last.seq, last.hash
+		if err := w.tailRow(last.seq); err != nil {
+			return err
+		}
 	}
 	return w.triggers()
+}
+
+// tailRow checks that the row the last event records still matches it,
+// a snapshot's body included: the newest snapshot is the likeliest to be
+// edited, and one row costs a point read and one hash.
+func (w *wtx) tailRow(seq int64) error {
+	rows, err := w.tx.QueryContext(w.ctx, eventRowsSQL+` WHERE e.seq = ?`, seq)
+	if err != nil {
+		return err
+	}
+	var e eventRow
+	if rows.Next() {
+		err = e.scan(rows)
+	}
+	rows.Close()
+	if err != nil {
+		return err
+	}
+	if what := recordedRow(&e); what != "" {
+		return brokenChain(fmt.Sprintf("last event %d (%s row %d): %s", seq, e.tbl, e.rowSeq, what))
+	}
+	if e.tbl != tableSnapshots {
+		return nil
+	}
+	var body []byte
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT body FROM snapshots WHERE seq = ?`, e.rowSeq).Scan(&body); err != nil {
+		return err
+	}
+	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], e.sBodySum) {
+		return brokenChain(fmt.Sprintf("last event %d: snapshot %d's body does not match its body_sha256", seq, e.rowSeq))
+	}
+	return nil
 }
 
 // triggers checks that every append-only trigger is in place, unchanged.
