@@ -112,7 +112,7 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not found: the MCP endpoint is "+EndpointPath, http.StatusNotFound)
 		return
 	}
-	r = r.WithContext(withRole(r.Context(), f.role(r)))
+	r = r.WithContext(withRole(withTransport(r.Context(), transportHTTP, r.RemoteAddr), f.role(r)))
 	if r.Method != http.MethodPost {
 		f.inner.ServeHTTP(w, r)
 		return

@@ -28,6 +28,8 @@ type Server struct {
 	// tools are the registered tools by name, for the HTTP path that
 	// serves tools/call without mcp-go's dispatch (httpFront.direct).
 	tools map[string]*toolSpec
+	// decisions is the decision log; nil unless WithDecisionLog.
+	decisions *DecisionLog
 }
 
 // Option configures a Server.
@@ -98,6 +100,7 @@ func (s *Server) registerTools() {
 	if s.guard != nil {
 		tools = append(tools, s.checkGroundingTool(), s.gapTemplateTool(), s.learnGapTool())
 	}
+	tools = s.withDecisionTools(tools)
 	s.tools = make(map[string]*toolSpec, len(tools))
 	for i := range tools {
 		t := &tools[i]
@@ -174,9 +177,11 @@ func (s *Server) run(ctx context.Context, t *toolSpec, raw []byte, argErr error)
 		}
 	}
 	var out any
+	ctx, dr := s.beginRecord(ctx, t)
 	if err = argErr; err == nil {
 		out, err = t.call(ctx, raw)
 	}
+	out, err = s.finishRecord(ctx, dr, out, err)
 	if err != nil {
 		s.logRefusal(t.tool.Name, err)
 		return failure(err), nil

@@ -19,14 +19,14 @@ import (
 // MCP server, so a Server serves at most one stdio stream at a time.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, allowIngest bool) error {
 	r := role{ingest: allowIngest, why: whyStdioReadOnly}
-	ctx = withRole(ctx, r)
+	ctx = withRole(withTransport(ctx, transportStdio, ""), r)
 	w := &lineWriter{w: out}
 	pr, pw := io.Pipe()
 	go s.pumpStdio(ctx, in, pw, w)
 
 	ss := server.NewStdioServer(s.mcp)
 	ss.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
-	ss.SetContextFunc(func(c context.Context) context.Context { return withRole(c, r) })
+	ss.SetContextFunc(func(c context.Context) context.Context { return withRole(withTransport(c, transportStdio, ""), r) })
 	err := ss.Listen(ctx, pr, w)
 	_ = pr.Close() // unblocks the pump if Listen ended first
 	if errors.Is(err, context.Canceled) {
