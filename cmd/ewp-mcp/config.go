@@ -49,6 +49,11 @@ Flags:
   --ingest-token-file FILE  HTTP only: the ingest token, in a file readable by you alone.
                             Writers send "Authorization: Bearer <token>" or
                             "X-EWP-Ingest-Token: <token>"; other callers are evaluate-only.
+  --audit PATH|off          The decision log: every may_act and check_grounding call is
+                            recorded there before it is answered, and operator approvals
+                            (ewp-audit approve) are read from it. Default: beside the
+                            ledger (PATH.audit). "off" runs without one: nothing is
+                            recorded and may_act refuses approval_id.
   --help                    This text.
 
 Environment:
@@ -79,6 +84,7 @@ type config struct {
 	allowIngest bool
 	token       string // the HTTP ingest token, "" when none
 	policies    string // the operator's Cedar edge-policy file, "" when none
+	audit       string // --audit: the decision log's path, "off", or "" for the default
 	notes       []string
 }
 
@@ -109,6 +115,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.BoolVar(&c.allowIngest, "allow-ingest", false, "")
 	fs.StringVar(&tokenFile, "ingest-token-file", "", "")
 	fs.StringVar(&c.policies, "policies", "", "")
+	fs.StringVar(&c.audit, "audit", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, errHelp
