@@ -24,6 +24,12 @@ const (
 		"call is refused. Refused calls do not use up the key."
 )
 
+// confirmationNote tells the agent how a confirmation is answered when
+// decisions are on record.
+const confirmationNote = "Every decision is recorded; on REQUIRE_CONFIRMATION tell the user its decision_id: " +
+	"the operator approves or rejects it outside MCP (ewp-audit approve DECISION_ID), then call may_act again with " +
+	"the same arguments plus approval_id. Use idempotency_key to retry a call safely."
+
 // addDecisionArgs adds may_act's decision-log arguments. They exist with
 // or without the log, so an agent always learns them; without it they are
 // refused with a code that says so.
@@ -48,6 +54,7 @@ func (s *Server) withDecisionTools(tools []toolSpec) []toolSpec {
 		switch tools[i].tool.Name {
 		case audit.ToolMayAct:
 			tools[i].tool.RawOutputSchema = withOutputFields(tools[i].tool.RawOutputSchema, true)
+			tools[i].tool.Description += " " + confirmationNote
 		case audit.ToolCheckGrounding:
 			tools[i].tool.RawOutputSchema = withOutputFields(tools[i].tool.RawOutputSchema, false)
 		}
