@@ -77,6 +77,7 @@ func (s *Server) beginMayAct(ctx context.Context, a args, pid string, act warran
 		return nil, nil
 	}
 	dr.d.IdempotencyKey = key
+	dr.unlock = s.decisions.keys.lock(dr.d.Caller.Credential + "\x00" + key)
 	prev, err := s.decisions.Log.ByIdempotencyKey(ctx, dr.d.Caller.Credential, key)
 	if errors.Is(err, audit.ErrNotFound) {
 		return nil, nil

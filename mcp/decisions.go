@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,6 +24,8 @@ type DecisionLog struct {
 	// PolicySetHash is the sha256 (hex) of the edge-policy file the guard
 	// loaded, recorded with every decision; "" when none was loaded.
 	PolicySetHash string
+
+	keys *keyLocks
 }
 
 // WithDecisionLog records every may_act and check_grounding call in the
@@ -34,6 +37,7 @@ type DecisionLog struct {
 func WithDecisionLog(d DecisionLog) Option {
 	return func(s *Server) {
 		if d.Log != nil {
+			d.keys = &keyLocks{}
 			s.decisions = &d
 		}
 	}
@@ -52,6 +56,57 @@ type draft struct {
 	// replay is set when the call answered an earlier decision under its
 	// idempotency key: nothing new is recorded.
 	replay bool
+	// unlock releases the call's idempotency key (see keyLocks); nil when
+	// it holds none.
+	unlock func()
+}
+
+// release ends the call's hold on its idempotency key, if any. run defers
+// it, so a key is released even when the tool panics.
+func (dr *draft) release() {
+	if dr != nil && dr.unlock != nil {
+		dr.unlock()
+		dr.unlock = nil
+	}
+}
+
+// keyLocks serialises the calls of one idempotency key within the server,
+// from the look-up until the decision is recorded. Without it two
+// concurrent retries could both decide; the log's unique key makes one of
+// them answer the other's decision, but a single-use approval the loser
+// consumed would be spent on a decision nobody received.
+type keyLocks struct {
+	mu   sync.Mutex
+	held map[string]*keyLock
+}
+
+type keyLock struct {
+	mu      sync.Mutex
+	waiters int
+}
+
+// lock takes key's lock and returns its release.
+func (k *keyLocks) lock(key string) func() {
+	k.mu.Lock()
+	if k.held == nil {
+		k.held = map[string]*keyLock{}
+	}
+	l := k.held[key]
+	if l == nil {
+		l = &keyLock{}
+		k.held[key] = l
+	}
+	l.waiters++
+	k.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		k.mu.Lock()
+		if l.waiters--; l.waiters == 0 {
+			delete(k.held, key)
+		}
+		k.mu.Unlock()
+	}
 }
 
 type draftKey struct{}

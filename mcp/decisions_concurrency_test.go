@@ -8,8 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/memlog"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -111,4 +113,44 @@ func TestIdempotencyKeyUnderConcurrency(t *testing.T) {
 	if all, _ := ml.List(context.Background(), audit.Filter{}); len(all) != 1 {
 		t.Errorf("%d decisions on record for one key", len(all))
 	}
+}
+
+// Concurrent retries with one idempotency key presenting one single-use
+// approval: the approval is spent once, on the decision every caller
+// receives.
+func TestIdempotentApprovalUnderConcurrency(t *testing.T) {
+	ml := memlog.New(nil)
+	// A store slow to commit what an approval lifted: the retries that
+	// found the approval used must not bind the key first.
+	srv, _ := newTestServer(t, WithDecisionLog(DecisionLog{Log: slowLifts{ml}}))
+	ts := httpTestServer(t, srv)
+	asked := decisionID(t, postTool(t, ts.URL, "may_act", confirmArgs()))
+	ap := approve(t, ml, audit.Approval{DecisionID: asked, Once: true})
+	const n = 16
+	outs := make([]obj, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = postTool(t, ts.URL, "may_act", mergeObj(confirmArgs(), obj{"approval_id": ap, "idempotency_key": "deploy-7"}))
+		}()
+	}
+	wg.Wait()
+	by, used := ml.UsedBy(ap)
+	for _, out := range outs {
+		if out == nil || out["decision"] != warrant.MayActDecision || out["decision_id"] != by || !used {
+			t.Fatalf("answer %v; approval used by %q", out, by)
+		}
+	}
+}
+
+// slowLifts is a log that takes its time recording MAY_ACT decisions.
+type slowLifts struct{ *memlog.Log }
+
+func (l slowLifts) Record(ctx context.Context, d *audit.Decision) error {
+	if d.Outcome == warrant.MayActDecision {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return l.Log.Record(ctx, d)
 }

@@ -178,6 +178,7 @@ func (s *Server) run(ctx context.Context, t *toolSpec, raw []byte, argErr error)
 	}
 	var out any
 	ctx, dr := s.beginRecord(ctx, t)
+	defer dr.release()
 	if err = argErr; err == nil {
 		out, err = t.call(ctx, raw)
 	}
