@@ -495,3 +495,18 @@ func TestGroundingRecorded(t *testing.T) {
 		t.Errorf("check_grounding refusal on record: %+v", refused)
 	}
 }
+
+// Idempotency keys are scoped by the caller's credential: the same key
+// from a caller with the ingest token and one without names two calls.
+func TestIdempotencyKeyPerCredential(t *testing.T) {
+	srv, ml, _ := loggedServer(t)
+	args := mergeObj(confirmArgs(), obj{"idempotency_key": "k"})
+	anon := mustOK(t, call(t, dialHTTP(t, srv, false), "may_act", args))
+	token := mustOK(t, call(t, dialHTTP(t, srv, true), "may_act", args))
+	if anon["decision_id"] == token["decision_id"] || token["replayed"] != nil {
+		t.Fatalf("one key across credentials: %v / %v", anon["decision_id"], token["decision_id"])
+	}
+	if all, _ := ml.List(context.Background(), audit.Filter{}); len(all) != 2 {
+		t.Errorf("%d decisions, want 2", len(all))
+	}
+}

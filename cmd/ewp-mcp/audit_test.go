@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -333,5 +334,21 @@ func TestApprovalLoopAcrossProcesses(t *testing.T) {
 	}
 	if err := exec.Command(bin, "verify", "--db", db).Run(); err != nil {
 		t.Errorf("ewp-audit verify: %v", err)
+	}
+}
+
+// A decision log that cannot be opened stops the server, saying how to run
+// without one.
+func TestDecisionLogMustOpen(t *testing.T) {
+	prev := openDecisionLog
+	openDecisionLog = func(string, *slog.Logger) (audit.Log, error) { return nil, errors.New("permission denied") }
+	t.Cleanup(func() { openDecisionLog = prev })
+	r := runWith(t, []string{"--db", ledgerFile(t)}, env(), "")
+	if r.code != 1 || !strings.Contains(r.stderr, "permission denied") || !strings.Contains(r.stderr, "--audit off") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	r = runWith(t, []string{"--db", ledgerFile(t), "--audit", "off"}, env(), "")
+	if r.code != 0 || !strings.Contains(r.stderr, "without a decision log") {
+		t.Fatalf("--audit off: exit %d: %s", r.code, r.stderr)
 	}
 }
