@@ -187,7 +187,8 @@ func (dr *draft) fill(out any) {
 			}
 		}
 	case groundingOutput:
-		dr.d.Outcome, dr.d.GraphVersion = audit.OutcomeAnswered, o.GraphVersion
+		// The concepts as the graph names them (as sent when unknown).
+		dr.d.Outcome, dr.d.GraphVersion, dr.d.Concepts = audit.OutcomeAnswered, o.GraphVersion, o.Resolved
 		l := audit.Layer{Layer: groundingLayerName, Decision: "GROUNDED", Reasons: []string{},
 			Detail: groundingDetail{Grounded: o.Grounded, Resolved: o.Resolved, Gaps: o.Gaps, GraphVersion: o.GraphVersion}}
 		if !o.Grounded {

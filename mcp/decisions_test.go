@@ -468,6 +468,7 @@ func TestGroundingRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.Tool != audit.ToolCheckGrounding || d.Outcome != audit.OutcomeAnswered || d.GraphVersion == 0 ||
+		strings.Join(d.Concepts, ",") != "delete,file" ||
 		len(d.Layers) != 1 || d.Layers[0].Decision != "GROUNDED" {
 		t.Errorf("check_grounding record: %+v", d)
 	}
