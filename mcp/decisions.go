@@ -25,7 +25,8 @@ type DecisionLog struct {
 	// loaded, recorded with every decision; "" when none was loaded.
 	PolicySetHash string
 
-	keys *keyLocks
+	keys   *keyLocks
+	hashes *viewHashes
 }
 
 // WithDecisionLog records every may_act and check_grounding call in the
@@ -37,7 +38,7 @@ type DecisionLog struct {
 func WithDecisionLog(d DecisionLog) Option {
 	return func(s *Server) {
 		if d.Log != nil {
-			d.keys = &keyLocks{}
+			d.keys, d.hashes = &keyLocks{}, &viewHashes{}
 			s.decisions = &d
 		}
 	}
@@ -233,11 +234,41 @@ func noteAction(ctx context.Context, pid string, act warrant.Action, gc *guardCa
 
 // noteView records the snapshot the warrant layer judged, with the hash of
 // its canonical form (EWP §8), and the warrant it gave.
-func noteView(ctx context.Context, v *warrant.View, axes any) {
+func (s *Server) noteView(ctx context.Context, pid string, v *warrant.View, axes any) {
 	if dr := draftFrom(ctx); dr != nil {
-		sum := sha256.Sum256(warrant.Canonical(v))
-		dr.d.ViewID, dr.d.ViewHash, dr.axes = v.ViewID, hex.EncodeToString(sum[:]), axes
+		dr.d.ViewID, dr.d.ViewHash, dr.axes = v.ViewID, s.decisions.hashes.viewHash(pid, v), axes
 	}
+}
+
+// viewHashes caches the canonical hash of the snapshots judged. A Store
+// keeps a snapshot immutable under its (proposition_id, view_id) (see
+// Store), so the hash of one is computed once instead of re-serialising
+// the view on every call — a tenth of may_act's work otherwise. The cache
+// is bounded: when full it starts over.
+type viewHashes struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+const viewHashesMax = 4096
+
+func (c *viewHashes) viewHash(pid string, v *warrant.View) string {
+	key := pid + "\x00" + v.ViewID
+	c.mu.Lock()
+	h, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return h
+	}
+	sum := sha256.Sum256(warrant.Canonical(v))
+	h = hex.EncodeToString(sum[:])
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= viewHashesMax {
+		c.m = make(map[string]string)
+	}
+	c.m[key] = h
+	c.mu.Unlock()
+	return h
 }
 
 // noteGraph records the concept-graph version a call was judged on.

@@ -284,6 +284,19 @@ func TestDecisionRecordContents(t *testing.T) {
 	case d.Layers[0].Detail.(map[string]any)["acceptance"] == nil:
 		t.Errorf("the warrant layer's detail should be the warrant judged: %v", d.Layers[0].Detail)
 	}
+	// A new snapshot gets its own hash (the server caches hashes per view).
+	next, err := warrant.DecodeView(mustJSONText(t, view("P-tentative", "v-tentative-2", obj{"degraded": true})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Put(context.Background(), next); err != nil {
+		t.Fatal(err)
+	}
+	d2, err := ml.Decision(context.Background(), decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs()))))
+	sum2 := sha256.Sum256(warrant.Canonical(next))
+	if err != nil || d2.ViewID != "v-tentative-2" || d2.ViewHash != hex.EncodeToString(sum2[:]) || d2.ViewHash == d.ViewHash {
+		t.Errorf("after the view moved on: %s %s (%v)", d2.ViewID, d2.ViewHash, err)
+	}
 }
 
 // The HTTP caller: transport, peer and the credential that gave the role.

@@ -171,7 +171,7 @@ func (s *Server) warrantLayer(ctx context.Context, a args, in *GateInput, p warr
 		return LayerDecision{}, err
 	}
 	in.Warrant = *filled(w)
-	noteView(ctx, latest, in.Warrant.Warrant)
+	s.noteView(ctx, in.PropositionID, latest, in.Warrant.Warrant)
 	out["proposition_id"], out["view_id"], out["warrant"] = in.PropositionID, latest.ViewID, in.Warrant.Warrant
 	return warrantDecision(w.Warrant, in.Action, p)
 }
