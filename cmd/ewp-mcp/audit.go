@@ -1,0 +1,97 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/memlog"
+	"github.com/ewp-go/ewp/fixtures"
+	"github.com/ewp-go/ewp/mcp"
+)
+
+// auditOff is the --audit value that runs without a decision log.
+const auditOff = "off"
+
+// defaultAuditPath is where the decision log lives when --audit is not
+// given: beside the ledger, so ewp-audit --db finds the same one.
+//
+// merge: use the store's exported DefaultPath(ledgerPath) (branch audit),
+// which is this same rule.
+func defaultAuditPath(ledgerPath string) string { return ledgerPath + ".audit" }
+
+// auditPath is the decision log cfg asks for; "" when it is off.
+func auditPath(cfg config) string {
+	switch cfg.audit {
+	case auditOff:
+		return ""
+	case "":
+		return defaultAuditPath(cfg.db)
+	}
+	return cfg.audit
+}
+
+// openDecisionLog opens the decision log at path. It is a variable only so
+// the tests can share one log between the server and the operator's side
+// of the loop within one process.
+var openDecisionLog = openAuditStore
+
+// openAuditStore opens the durable decision log at path.
+//
+// merge: open the SQLite store from branch audit here (creating it beside
+// the ledger when missing), e.g. `return auditstore.Open(path)`, and drop
+// the in-memory stand-in and its warning. Until then the log lives in
+// memory: every call is still recorded before it is answered, but the
+// record ends with the process and ewp-audit cannot see it.
+func openAuditStore(path string, log *slog.Logger) (audit.Log, error) {
+	log.Warn("the decision log store is not built in yet: decisions are kept in memory and lost on exit", "audit", path)
+	return memlog.New(nil), nil
+}
+
+// decisionLogOption opens the decision log cfg asks for and returns the
+// server option and a close; nil option when --audit off. --demo keeps its
+// log in memory like its ledger: nothing of a demo outlives it.
+func decisionLogOption(cfg config, log *slog.Logger) (mcp.Option, func(), error) {
+	path := auditPath(cfg)
+	if path == "" {
+		log.Warn("running without a decision log (--audit off): decisions are not recorded and approvals are disabled")
+		return nil, func() {}, nil
+	}
+	var l audit.Log
+	var err error
+	if cfg.demo && cfg.audit == "" {
+		l = memlog.New(nil)
+	} else if l, err = openDecisionLog(path, log); err != nil {
+		return nil, nil, fmt.Errorf("open decision log %s (or run with --audit off): %w", path, err)
+	}
+	hash, err := policySetHash(cfg)
+	if err != nil {
+		_ = l.Close()
+		return nil, nil, err
+	}
+	log.Info("decision log ready", "audit", path)
+	return mcp.WithDecisionLog(mcp.DecisionLog{Log: l, PolicySetHash: hash}), func() { _ = l.Close() }, nil
+}
+
+// policySetHash is the sha256 of the edge-policy file the guard loads (see
+// loadPolicies), recorded with every decision; "" without policies.
+func policySetHash(cfg config) (string, error) {
+	var src []byte
+	switch {
+	case cfg.policies != "":
+		b, err := os.ReadFile(cfg.policies)
+		if err != nil {
+			return "", fmt.Errorf("--policies: %w", err)
+		}
+		src = b
+	case cfg.demo:
+		src = fixtures.DemoPolicies
+	default:
+		return "", nil
+	}
+	sum := sha256.Sum256(src)
+	return hex.EncodeToString(sum[:]), nil
+}
