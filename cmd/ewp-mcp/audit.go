@@ -9,6 +9,7 @@ import (
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/memlog"
+	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/mcp"
 )
@@ -18,10 +19,7 @@ const auditOff = "off"
 
 // defaultAuditPath is where the decision log lives when --audit is not
 // given: beside the ledger, so ewp-audit --db finds the same one.
-//
-// merge: use the store's exported DefaultPath(ledgerPath) (branch audit),
-// which is this same rule.
-func defaultAuditPath(ledgerPath string) string { return ledgerPath + ".audit" }
+func defaultAuditPath(ledgerPath string) string { return auditsqlite.DefaultPath(ledgerPath) }
 
 // auditPath is the decision log cfg asks for; "" when it is off.
 func auditPath(cfg config) string {
@@ -39,16 +37,11 @@ func auditPath(cfg config) string {
 // of the loop within one process.
 var openDecisionLog = openAuditStore
 
-// openAuditStore opens the durable decision log at path.
-//
-// merge: open the SQLite store from branch audit here (creating it beside
-// the ledger when missing), e.g. `return auditstore.Open(path)`, and drop
-// the in-memory stand-in and its warning. Until then the log lives in
-// memory: every call is still recorded before it is answered, but the
-// record ends with the process and ewp-audit cannot see it.
-func openAuditStore(path string, log *slog.Logger) (audit.Log, error) {
-	log.Warn("the decision log store is not built in yet: decisions are kept in memory and lost on exit", "audit", path)
-	return memlog.New(nil), nil
+// openAuditStore opens the durable decision log at path, creating it on
+// first use: the server is the log's only writer of decisions, so unlike
+// the read-only ledger it must be able to start one.
+func openAuditStore(path string, _ *slog.Logger) (audit.Log, error) {
+	return auditsqlite.OpenOrCreate(path, auditsqlite.Options{})
 }
 
 // decisionLogOption opens the decision log cfg asks for and returns the
@@ -65,7 +58,7 @@ func decisionLogOption(cfg config, log *slog.Logger) (mcp.Option, func(), error)
 	if cfg.demo && cfg.audit == "" {
 		l = memlog.New(nil)
 	} else if l, err = openDecisionLog(path, log); err != nil {
-		return nil, nil, fmt.Errorf("open decision log %s (or run with --audit off): %w", path, err)
+		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", path, err)
 	}
 	hash, err := policySetHash(cfg)
 	if err != nil {
