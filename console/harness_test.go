@@ -71,7 +71,7 @@ func newEnv(t testing.TB, opts ...envOpt) *env {
 	t.Cleanup(func() { src.Close() })
 	e := &env{t: t, l: l, log: newMemLog()}
 	e.seedDecisions()
-	e.srv = httptest.NewUnstartedServer(nil)
+	e.srv = newUnstarted()
 	cfg := console.Config{
 		Evidence: src, Log: e.log, LogVerify: func(context.Context) (string, error) { return "chain intact (test log)", nil },
 		Graph: graphstore.New(l, nil).Graph, Policies: pol,
@@ -218,3 +218,5 @@ func (c *client) mustSignIn() string {
 	}
 	return csrfOf(c.t, page)
 }
+
+func newUnstarted() *httptest.Server { return httptest.NewUnstartedServer(nil) }
