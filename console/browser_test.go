@@ -121,9 +121,9 @@ func TestBrowser(t *testing.T) {
 	// A form stripped of its CSRF token is refused (the browser submits
 	// exactly what a forged form without the token would).
 	run("strip the CSRF token", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			_, err := chromedp.Evaluate[any](`document.querySelectorAll('form[action="/console/approve"] input[name=csrf]').forEach(e => e.remove())`)(ctx, tg)
-			return err
-		}),
+		_, err := chromedp.Evaluate[any](`document.querySelectorAll('form[action="/console/approve"] input[name=csrf]').forEach(e => e.remove())`)(ctx, tg)
+		return err
+	}),
 		chromedp.Click(chromedp.CSS("#approve-once-"+e.pending.ID)), chromedp.WaitVisible(chromedp.CSS(".message")))
 	if s := text(); !strings.Contains(s, "CSRF token is missing") {
 		t.Fatalf("form without CSRF: page says %q", s)

@@ -85,7 +85,7 @@ func placements(set *edgepolicy.Set) []edgepolicy.Orphan {
 
 type noEdges struct{}
 
-func (noEdges) HasPrimitive(string) bool                { return true }
+func (noEdges) HasPrimitive(string) bool              { return true }
 func (noEdges) HasAppliesTo(string, string, int) bool { return false }
 
 // policiesOn returns the ids of the policies placed on an APPLIES_TO edge.
