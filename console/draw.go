@@ -36,7 +36,7 @@ func drawGraph(nodes []drawNode, edges []drawEdge, title, desc string) string {
 	h := 2*margin + 20 + maxRows*(nodeH+rowGap)
 	var b strings.Builder
 	id := strings.ToLower(strings.ReplaceAll(title, " ", "-"))
-	fmt.Fprintf(&b, `<svg class="graph" viewBox="0 0 %d %d" width="%d" role="img" aria-labelledby="%s-t %s-d" xmlns="http://www.w3.org/2000/svg">`, w, h, w, id, id)
+	fmt.Fprintf(&b, `<svg class="graph" viewBox="0 0 %d %d" width="100%%" role="img" aria-labelledby="%s-t %s-d" xmlns="http://www.w3.org/2000/svg">`, w, h, id, id)
 	fmt.Fprintf(&b, `<title id="%s-t">%s</title><desc id="%s-d">%s</desc>`, id, esc(title), id, esc(desc))
 	b.WriteString(`<defs><marker id="` + id + `-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" class="arrow"/></marker></defs>`)
 	for _, e := range edges {
