@@ -105,7 +105,7 @@ func TestBrowser(t *testing.T) {
 
 	for _, p := range []struct{ name, path, want string }{
 		{"propositions", "propositions", "P-api-cert-valid"},
-		{"proposition", "proposition?id=P-backup-restores", "Warrant over time"},
+		{"proposition", "proposition?id=P-restic-snapshots", "STALE after"},
 		{"decisions", "decisions", "REQUIRE_CONFIRMATION"},
 		{"decision", "decision?id=" + e.pending.ID, "Approval trail"},
 		{"graph", "graph?q=delete,file#trace-h", "Grounding trace"},

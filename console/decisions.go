@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/edgepolicy"
 )
 
 var outcomes = []string{audit.OutcomeMayAct, audit.OutcomeRequireConfirmation, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered}
@@ -79,6 +81,8 @@ type decisionData struct {
 	RiskJSON  string
 	Done      string
 	Tomorrow  time.Time
+	// Placements are where the decision's policies sit in the graph.
+	Placements []edgepolicy.Orphan
 }
 
 type layerRow struct {
@@ -114,6 +118,11 @@ func (c *Console) loadDecision(r *http.Request, id string) (*decisionData, int, 
 	}
 	d := &decisionData{D: dec, Approvals: aps, JSON: pretty(dec), RiskJSON: pretty(dec.RiskPolicy), Tomorrow: c.cfg.Now().Add(24 * time.Hour)}
 	d.Pending = dec.Outcome == audit.OutcomeRequireConfirmation && len(aps) == 0
+	for _, p := range placements(c.cfg.Policies) {
+		if slices.Contains(dec.PolicyIDs, p.PolicyID) {
+			d.Placements = append(d.Placements, p)
+		}
+	}
 	for _, l := range dec.Layers {
 		row := layerRow{Layer: l}
 		if l.Detail != nil {

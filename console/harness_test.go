@@ -54,7 +54,11 @@ func newEnv(t testing.TB, opts ...envOpt) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	if _, err := l.Put(ctx, quickstartViews(t)); err != nil {
+	if _, err := l.Put(ctx, append(quickstartViews(t), decode(t, backupV1))); err != nil {
+		t.Fatal(err)
+	}
+	created = time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	if _, err := l.Put(ctx, []*warrant.View{decode(t, backupV2)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := graphstore.LoadDocument(ctx, l, fixtures.DemoGraph); err != nil {
@@ -220,3 +224,31 @@ func (c *client) mustSignIn() string {
 }
 
 func newUnstarted() *httptest.Server { return httptest.NewUnstartedServer(nil) }
+
+func decode(t testing.TB, s string) *warrant.View {
+	t.Helper()
+	v, err := warrant.DecodeView([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// P-restic-snapshots has two snapshots: the first (stored 21 November)
+// rests on a check of 21 November 08:00 with a five-day freshness policy,
+// so it turns STALE after 26 November 08:00; the second (stored 28
+// November) adds a fresh check.
+const backupSrc = `{"source_id": "restic-%s", "lineage_id": "L-restic", "origin_type": "tool", "origin_locator": "restic check", "snapshot_id": "restic@%s", "content_hash": "sha256:%s", "observed_at": "%s"}`
+
+var (
+	backupAssert = `{"assertion_id": "a-restic", "text": "The restic repository holds last night's snapshots.", "asserted_by": "ops", "assertion_confidence": 0.9,
+	  "asserted_at": "2026-11-21T07:00:00Z", "source": ` + fmt.Sprintf(backupSrc, "a", "a", "a", "2026-11-21T07:00:00Z") + `}`
+	backupCheck1 = `{"check_id": "k-restic-1", "method": "tool_observation", "scope": "restic check", "subjects": ["restic"], "result": "supports",
+	  "observed_at": "2026-11-21T08:00:00Z", "source": ` + fmt.Sprintf(backupSrc, "1", "1", "1", "2026-11-21T08:00:00Z") + `}`
+	backupCheck2 = `{"check_id": "k-restic-2", "method": "tool_observation", "scope": "restic check", "subjects": ["restic"], "result": "supports",
+	  "observed_at": "2026-11-28T08:30:00Z", "source": ` + fmt.Sprintf(backupSrc, "2", "2", "2", "2026-11-28T08:30:00Z") + `}`
+	backupV1 = `{"proposition_id": "P-restic-snapshots", "view_id": "restic-1", "subjects": ["restic"], "freshness_policy_seconds": 432000,
+	  "assertions": [` + backupAssert + `], "checks": [` + backupCheck1 + `]}`
+	backupV2 = `{"proposition_id": "P-restic-snapshots", "view_id": "restic-2", "subjects": ["restic"], "freshness_policy_seconds": 432000,
+	  "assertions": [` + backupAssert + `], "checks": [` + backupCheck1 + `, ` + backupCheck2 + `]}`
+)

@@ -25,7 +25,7 @@ func TestPagesRender(t *testing.T) {
 		{"/console/proposition?id=P-api-cert-valid", []string{"Warrant over time", "<svg", "openssl-2026-11-20", "Snapshot history", "L-openssl"}},
 		{"/console/decisions", []string{"MAY_ACT", "DENY", "REQUIRE_CONFIRMATION"}},
 		{"/console/decisions?outcome=DENY", []string{"DENY"}},
-		{"/console/decision?id=" + e.pending.ID, []string{"Layers", "protected_file", "Approve once", "Approval trail"}},
+		{"/console/decision?id=" + e.pending.ID, []string{"Layers", "protected_file", "delete APPLIES_TO file at D3 (filesystem-demo.cedar:11:1)", "Approve once", "Approval trail"}},
 		{"/console/inbox", []string{"Approve once", "Approve within scope", "Reject", "Ada Operator"}},
 		{"/console/graph", []string{"<svg", "delete", "file", "protected_file", "bulk_delete"}},
 		{"/console/graph?q=delete,file", []string{"GROUNDED", "Grounding trace"}},
@@ -154,5 +154,32 @@ func TestVerifyOnDemandRemembered(t *testing.T) {
 			t.Fatalf("verify results never shown:\n%s", page)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A proposition with two snapshots: the chart marks the exact instant the
+// first turned STALE (its check + five days), and the default comparison
+// shows the check the second added.
+func TestPropositionChartAndDiff(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	c.mustSignIn()
+	code, page := c.get("/console/proposition?id=P-restic-snapshots")
+	if code != http.StatusOK {
+		t.Fatalf("%d", code)
+	}
+	for _, want := range []string{
+		"STALE after 2026-11-26 08:00:00Z", // the red rule's label, in the SVG
+		`<tr class="diff-added"><td>added</td><td>check</td><td><code>k-restic-2</code>`,
+		"Difference from <code>restic-1</code> to <code>restic-2</code>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("proposition page lacks %q", want)
+		}
+	}
+	// Comparing a snapshot with itself shows no difference.
+	_, page = c.get("/console/proposition?id=P-restic-snapshots&a=restic-1&b=restic-1")
+	if !strings.Contains(page, "No difference.") {
+		t.Errorf("a snapshot compared with itself shows differences")
 	}
 }
