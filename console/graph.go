@@ -20,6 +20,7 @@ type graphData struct {
 	Drawing    string
 	Truncated  bool
 	Placements []edgepolicy.Orphan // every policy's placement (see placements)
+	Relations  []string            // every relation, as text
 	Query      string
 	MinDepth   string
 	Result     *grounding.Result
@@ -39,7 +40,7 @@ func (c *Console) graph(w http.ResponseWriter, r *http.Request, s *session) {
 	}
 	d := graphData{Version: version, Concepts: g.Len(), Placements: placements(c.cfg.Policies),
 		Query: strings.TrimSpace(r.URL.Query().Get("q")), MinDepth: r.URL.Query().Get("min_depth")}
-	d.Drawing, d.Truncated = drawConceptGraph(g, d.Placements)
+	d.Drawing, d.Truncated, d.Relations = drawConceptGraph(g, d.Placements)
 	if d.Query != "" {
 		c.groundQuery(g, &d)
 	}
@@ -115,7 +116,7 @@ type drawEdge struct {
 	Title    string
 }
 
-func drawConceptGraph(g *grounding.Graph, ps []edgepolicy.Orphan) (string, bool) {
+func drawConceptGraph(g *grounding.Graph, ps []edgepolicy.Orphan) (string, bool, []string) {
 	prims := g.Primitives()
 	slices.SortFunc(prims, func(a, b grounding.Primitive) int { return strings.Compare(a.Name, b.Name) })
 	truncated := len(prims) > maxDrawn
@@ -153,7 +154,11 @@ func drawConceptGraph(g *grounding.Graph, ps []edgepolicy.Orphan) (string, bool)
 		}
 		nodes = append(nodes, n)
 	}
-	return drawGraph(nodes, edges, "Concept graph", "Concepts as boxes (the squares are depths D0 to D4, filled where known), relations as arrows; APPLIES_TO edges that carry edge policies are drawn thick and name them."), truncated
+	var rels []string
+	for _, e := range edges {
+		rels = append(rels, e.Title)
+	}
+	return drawGraph(nodes, edges, "Concept graph", "Concepts as boxes (the squares are depths D0 to D4, filled where known), relations as arrows; APPLIES_TO edges that carry edge policies are drawn thick and name them."), truncated, rels
 }
 
 // drawTrace draws a grounding result: the query's concepts, the frontier

@@ -43,7 +43,7 @@ func warrantChart(segs []segment, hist []SnapshotInfo, now warrant.Instant) stri
 	x := func(t warrant.Instant) float64 {
 		return chartLeft + plotW*float64(t-t0)/float64(t1-t0)
 	}
-	h := chartTop + len(axisNames)*(bandH+bandGap) + 30
+	h := chartTop + len(axisNames)*(bandH+bandGap) + 44
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" width="100%%" role="img" aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">`, chartW, h)
 	fmt.Fprintf(&b, `<title id="chart-title">Warrant over time</title><desc id="chart-desc">Each axis as a band from %s to now (%s); the table below lists the same stretches.</desc>`,
