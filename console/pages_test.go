@@ -1,7 +1,10 @@
 package console_test
 
 import (
+	"html"
 	"net/http"
+	"regexp"
+	"strconv"
 	"net/url"
 	"strings"
 	"testing"
@@ -181,5 +184,32 @@ func TestPropositionChartAndDiff(t *testing.T) {
 	_, page = c.get("/console/proposition?id=P-restic-snapshots&a=restic-1&b=restic-1")
 	if !strings.Contains(page, "No difference.") {
 		t.Errorf("a snapshot compared with itself shows differences")
+	}
+}
+
+// Links carry ids with URL-special characters intact (html/template
+// escapes query values itself; escaping them first would double-escape).
+func TestLinksKeepSpecialIDs(t *testing.T) {
+	e := newEnv(t)
+	d := *e.pending
+	d.ID, d.PropositionID = "0192f000-0000-7000-8000-000000000077", "P a/b+c&d%"
+	d.Outcome = audit.OutcomeDeny
+	e.log.Record(t.Context(), &d)
+	c := e.client()
+	c.mustSignIn()
+	_, feed := c.get("/console/decisions?outcome=DENY")
+	m := regexp.MustCompile(`href="(/console/proposition\?id=[^"]*)"`).FindAllStringSubmatch(feed, -1)
+	var link string
+	for _, x := range m {
+		if strings.Contains(x[1], "P%20a") {
+			link = html.UnescapeString(x[1])
+		}
+	}
+	if link == "" {
+		t.Fatalf("no link to the proposition in the feed:\n%s", feed)
+	}
+	_, page := c.get(link)
+	if !strings.Contains(html.UnescapeString(page), strconv.Quote("P a/b+c&d%")) {
+		t.Fatalf("following %s did not ask for proposition %q:\n%s", link, "P a/b+c&d%", page)
 	}
 }

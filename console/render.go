@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -77,7 +76,6 @@ var funcs = template.FuncMap{
 	"when":     when,
 	"short":    short,
 	"badge":    badge,
-	"q":        url.QueryEscape,
 	"join":     strings.Join,
 	"add":      func(a, b int) int { return a + b },
 	"deref":    func(b *bool) string { return map[bool]string{true: "yes", false: "no"}[b != nil && *b] },

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -95,15 +96,47 @@ func (s *summary) refresh(ctx context.Context) error {
 		}
 	}
 	s.mu.RUnlock()
-	fresh := make(map[string]*propState, len(changed))
-	for id := range changed {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		fresh[id] = s.evaluate(ctx, id, now)
+	fresh, err := s.evaluateAll(ctx, changed, now)
+	if err != nil {
+		return err
 	}
 	s.apply(fresh, seq, head, timeOf(now))
 	return nil
+}
+
+// evaluateAll evaluates the propositions on every core: the first summary
+// of a large ledger reads and evaluates every latest snapshot.
+func (s *summary) evaluateAll(ctx context.Context, ids map[string]bool, now warrant.Instant) (map[string]*propState, error) {
+	work := make(chan string)
+	type result struct {
+		id string
+		st *propState
+	}
+	results := make(chan result)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for id := range work {
+				results <- result{id, s.evaluate(ctx, id, now)}
+			}
+		})
+	}
+	go func() {
+		defer close(work)
+		for id := range ids {
+			select {
+			case work <- id:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	fresh := make(map[string]*propState, len(ids))
+	for r := range results {
+		fresh[r.id] = r.st
+	}
+	return fresh, ctx.Err()
 }
 
 // evaluate computes one proposition's state from its latest snapshot.
