@@ -3,9 +3,9 @@ package console_test
 import (
 	"html"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
-	"net/url"
 	"strings"
 	"testing"
 	"time"

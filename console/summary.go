@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -251,4 +252,22 @@ func (s *summary) state(id string) (propState, bool) {
 		return propState{}, false
 	}
 	return *st, true
+}
+
+// matchIDs returns up to limit proposition ids containing q, ignoring
+// case, in id order.
+func (s *summary) matchIDs(q string, limit int) []string {
+	fold := strings.ToLower(q)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
+	for _, id := range s.ids {
+		if strings.Contains(strings.ToLower(id), fold) {
+			out = append(out, id)
+			if len(out) == limit {
+				break
+			}
+		}
+	}
+	return out
 }

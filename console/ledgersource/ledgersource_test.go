@@ -59,3 +59,42 @@ func TestSinceFollowsStorageOrder(t *testing.T) {
 		t.Fatalf("head %+v", head)
 	}
 }
+
+// SearchText finds propositions by assertion text through the trigram
+// index, in id order and up to the limit; a query too short for the index
+// goes through the ledger's List.
+func TestSearchText(t *testing.T) {
+	ctx := context.Background()
+	l, err := ledger.Create(filepath.Join(t.TempDir(), "l.db"), ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var views []*warrant.View
+	for i := range 12 {
+		v, err := warrant.DecodeView(snapshottest.SyntheticView(i, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		views = append(views, v)
+	}
+	if _, err := l.Put(ctx, views); err != nil {
+		t.Fatal(err)
+	}
+	src, err := ledgersource.New(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	got, err := src.SearchText(ctx, "HOST 11 runs", 10)
+	if err != nil || len(got) != 1 || got[0] != "P-0000011" {
+		t.Fatalf("SearchText(HOST 11 runs): %v %v", got, err)
+	}
+	got, _ = src.SearchText(ctx, "load balancer", 5)
+	if len(got) != 5 || got[0] != "P-0000000" || got[4] != "P-0000004" {
+		t.Fatalf("SearchText(load balancer, 5): %v", got)
+	}
+	if got, err := src.SearchText(ctx, "qz", 5); err != nil || len(got) != 0 {
+		t.Fatalf("short query: %v %v", got, err)
+	}
+}
