@@ -48,6 +48,7 @@ type summary struct {
 	mu     sync.RWMutex
 	props  map[string]*propState
 	ids    []string            // every proposition, sorted
+	lower  []string            // ids[i] in lower case, for search
 	byKey  map[string][]string // state key → sorted ids in that state
 	asOf   time.Time
 	seq    int64 // last snapshot sequence followed
@@ -175,6 +176,10 @@ func (s *summary) apply(fresh map[string]*propState, seq int64, head ChainHead, 
 			s.ids = append(s.ids, id)
 		}
 		slices.Sort(s.ids)
+		s.lower = s.lower[:0]
+		for _, id := range s.ids {
+			s.lower = append(s.lower, strings.ToLower(id))
+		}
 	}
 	if len(fresh) > 0 || s.asOf.IsZero() {
 		s.reindex()
@@ -261,9 +266,9 @@ func (s *summary) matchIDs(q string, limit int) []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var out []string
-	for _, id := range s.ids {
-		if strings.Contains(strings.ToLower(id), fold) {
-			out = append(out, id)
+	for i, id := range s.lower {
+		if strings.Contains(id, fold) {
+			out = append(out, s.ids[i])
 			if len(out) == limit {
 				break
 			}
