@@ -3,7 +3,6 @@ package console
 import (
 	"context"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -127,12 +126,8 @@ func (c *Console) propositions(w http.ResponseWriter, r *http.Request, s *sessio
 	if q == "" {
 		ids, d.Total = c.summary.page(d.State, off, pageSize)
 	} else {
-		found, err := c.search(r, q)
-		if err != nil {
-			d.Err = err.Error()
-		}
-		d.Capped = len(found) >= maxSearch
-		found = found[:min(len(found), maxSearch)]
+		found := c.summary.search(q, maxSearch)
+		d.Capped = len(found) == maxSearch
 		found = c.keepState(found, d.State)
 		d.Total = len(found)
 		if off < len(found) {
@@ -146,16 +141,6 @@ func (c *Console) propositions(w http.ResponseWriter, r *http.Request, s *sessio
 	d.Pages = max(1, (d.Total+pageSize-1)/pageSize)
 	d.AsOf = c.summary.view().AsOf
 	c.render(w, r, http.StatusOK, "propositions", signedIn(s, "propositions", "Propositions", d))
-}
-
-// search finds propositions by id in the summary's index (in memory: a
-// store's id scan of 100,000 rows took 50–250 ms) and by assertion text in
-// the store's text index, merged in id order.
-func (c *Console) search(r *http.Request, q string) ([]string, error) {
-	byText, err := c.cfg.Evidence.SearchText(r.Context(), q, maxSearch)
-	all := append(c.summary.matchIDs(q, maxSearch), byText...)
-	slices.Sort(all)
-	return slices.Compact(all), err
 }
 
 func validState(k string) bool {

@@ -129,7 +129,8 @@ func TestPageTimings(t *testing.T) {
 	mid := fmt.Sprintf("P-%07d", n/2)
 	pages := []string{
 		"/console/", "/console/propositions", fmt.Sprintf("/console/propositions?page=%d", n/pageSizeForTest/2),
-		"/console/propositions?state=open", "/console/propositions?q=" + mid, "/console/proposition?id=" + mid,
+		"/console/propositions?state=open", "/console/propositions?q=" + mid, "/console/propositions?q=service+build+42+", "/console/propositions?q=load+balancer",
+		"/console/proposition?id=" + mid,
 		"/console/decisions", "/console/decisions?outcome=DENY&after=0192f000-0000-7000-8000-000000000500",
 		"/console/decision?id=" + pendingID, "/console/inbox", "/console/graph", "/console/graph?q=delete,file",
 	}

@@ -18,11 +18,6 @@ type EvidenceSource interface {
 	Get(ctx context.Context, propositionID, viewID string) (*warrant.View, error)
 	// History lists a proposition's snapshots, oldest first.
 	History(ctx context.Context, propositionID string) ([]SnapshotInfo, error)
-	// SearchText returns the ids of propositions whose latest snapshot
-	// has an assertion text containing query, case-insensitively, ordered
-	// by id, at most limit. (The console matches ids itself, from its
-	// index; a store may return id matches too.)
-	SearchText(ctx context.Context, query string, limit int) ([]string, error)
 	// Since lists snapshots stored after sequence number afterSeq, in
 	// storage order, at most limit: the background state summary follows
 	// the store with it instead of re-reading every proposition.

@@ -34,6 +34,9 @@ type propState struct {
 	Axes   warrant.Axes
 	Next   warrant.Instant
 	Err    string // the latest snapshot could not be read or evaluated
+	// text is the latest snapshot's assertion texts in lower case, for
+	// search.
+	text string
 }
 
 // summary is the background index behind the overview's counts and the
@@ -49,6 +52,7 @@ type summary struct {
 	props  map[string]*propState
 	ids    []string            // every proposition, sorted
 	lower  []string            // ids[i] in lower case, for search
+	texts  []string            // ids[i]'s latest assertion texts, lower case
 	byKey  map[string][]string // state key → sorted ids in that state
 	asOf   time.Time
 	seq    int64 // last snapshot sequence followed
@@ -151,7 +155,11 @@ func (s *summary) evaluate(ctx context.Context, id string, now warrant.Instant) 
 	if err != nil {
 		return &propState{ViewID: v.ViewID, Err: err.Error()}
 	}
-	st := &propState{ViewID: v.ViewID, Axes: w.Warrant}
+	texts := make([]string, len(v.Assertions))
+	for i, a := range v.Assertions {
+		texts[i] = strings.ToLower(a.Text)
+	}
+	st := &propState{ViewID: v.ViewID, Axes: w.Warrant, text: strings.Join(texts, "\n")}
 	st.Axes.RationaleCodes = nil // not shown in lists; keeps 100k entries small
 	if next, ok := nextChange(v, w, now); ok {
 		st.Next = next
@@ -179,6 +187,12 @@ func (s *summary) apply(fresh map[string]*propState, seq int64, head ChainHead, 
 		s.lower = s.lower[:0]
 		for _, id := range s.ids {
 			s.lower = append(s.lower, strings.ToLower(id))
+		}
+	}
+	if len(fresh) > 0 {
+		s.texts = s.texts[:0]
+		for _, id := range s.ids {
+			s.texts = append(s.texts, s.props[id].text)
 		}
 	}
 	if len(fresh) > 0 || s.asOf.IsZero() {
@@ -259,15 +273,17 @@ func (s *summary) state(id string) (propState, bool) {
 	return *st, true
 }
 
-// matchIDs returns up to limit proposition ids containing q, ignoring
-// case, in id order.
-func (s *summary) matchIDs(q string, limit int) []string {
+// search returns up to limit propositions whose id or latest assertion
+// text contains q, ignoring case, in id order. It scans memory: the
+// ledger's trigram index answered a query common to 100,000 texts in
+// 1.5 s, this in milliseconds.
+func (s *summary) search(q string, limit int) []string {
 	fold := strings.ToLower(q)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var out []string
 	for i, id := range s.lower {
-		if strings.Contains(id, fold) {
+		if strings.Contains(id, fold) || strings.Contains(s.texts[i], fold) {
 			out = append(out, s.ids[i])
 			if len(out) == limit {
 				break

@@ -16,9 +16,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // the same pure-Go driver the ledger uses
@@ -77,68 +75,6 @@ func (s *Source) History(ctx context.Context, id string) ([]console.SnapshotInfo
 		out[i] = console.SnapshotInfo{Seq: x.Seq, PropositionID: x.PropositionID, ViewID: x.ViewID, CreatedAt: parseTime(x.CreatedAt)}
 	}
 	return out, nil
-}
-
-// SearchText serves a query of three or more ASCII characters from the
-// ledger's trigram index of assertion text directly (the ledger's List
-// also scans every proposition id, which the console matches itself), and
-// keeps the propositions whose latest snapshot still has such a text.
-// Shorter or non-ASCII queries, which the trigram index cannot serve, go
-// through List.
-func (s *Source) SearchText(ctx context.Context, query string, limit int) ([]string, error) {
-	if !trigramable(query) {
-		hits, err := s.l.List(ctx, query, limit)
-		out := make([]string, len(hits))
-		for i, h := range hits {
-			out[i] = h.PropositionID
-		}
-		return out, err
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT proposition_id FROM assertion_fts WHERE assertion_fts MATCH ? ORDER BY proposition_id`,
-		`"`+strings.ReplaceAll(query, `"`, `""`)+`"`)
-	if err != nil {
-		return nil, fmt.Errorf("ledgersource: search assertion text: %w", err)
-	}
-	var cands []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		cands = append(cands, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	fold := strings.ToLower(query)
-	var out []string
-	for _, id := range cands {
-		v, err := s.l.Latest(ctx, id)
-		if err != nil {
-			return out, err
-		}
-		if slices.ContainsFunc(v.Assertions, func(a warrant.Assertion) bool { return strings.Contains(strings.ToLower(a.Text), fold) }) {
-			out = append(out, id)
-			if len(out) == limit {
-				break
-			}
-		}
-	}
-	return out, nil
-}
-
-func trigramable(q string) bool {
-	if len(q) < 3 {
-		return false
-	}
-	for i := 0; i < len(q); i++ {
-		if q[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 // Since reads the snapshots table by its primary key (seq), without bodies.
