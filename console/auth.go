@@ -126,9 +126,20 @@ func (t *throttle) blocked(addr string) bool {
 	return f.n >= maxFailures
 }
 
+// maxTracked bounds the addresses the throttle remembers; past it, the
+// expired entries are swept.
+const maxTracked = 10_000
+
 func (t *throttle) fail(addr string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if len(t.m) >= maxTracked {
+		for a, f := range t.m {
+			if t.now().Sub(f.since) > failureWindow {
+				delete(t.m, a)
+			}
+		}
+	}
 	f := t.m[addr]
 	if f == nil || t.now().Sub(f.since) > failureWindow {
 		f = &failures{since: t.now()}

@@ -4,7 +4,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ewp-go/ewp/console"
 )
@@ -137,5 +139,33 @@ func TestSignOutEndsSession(t *testing.T) {
 	}
 	if code, _ := c.get("/console/"); code != http.StatusSeeOther {
 		t.Fatalf("after sign out: %d, want redirect to sign in", code)
+	}
+}
+
+// A session ends on the server when its time is up, whatever the cookie
+// says; the throttle forgets an address after its window.
+func TestSessionExpiresAndThrottleWindowEnds(t *testing.T) {
+	var now atomic.Int64
+	now.Store(clockAt.UnixNano())
+	e := newEnv(t, func(c *console.Config) {
+		c.Now = func() time.Time { return time.Unix(0, now.Load()).UTC() }
+		c.SessionTTL = time.Hour
+	})
+	c := e.client()
+	c.mustSignIn()
+	now.Add(int64(61 * time.Minute))
+	if code, _ := c.get("/console/"); code != http.StatusSeeOther {
+		t.Fatalf("an expired session still opened the overview (%d)", code)
+	}
+	m := e.client()
+	for range 5 {
+		m.signIn("Mallory", "guess")
+	}
+	if code, _ := m.signIn("Ada", testToken); code != http.StatusTooManyRequests {
+		t.Fatalf("throttled: %d, want 429", code)
+	}
+	now.Add(int64(61 * time.Second))
+	if code, _ := m.signIn("Ada", testToken); code != http.StatusSeeOther {
+		t.Fatalf("after the window: %d, want a sign-in", code)
 	}
 }
