@@ -73,12 +73,17 @@ func signedIn(s *session, nav, title string, data any) *page {
 }
 
 var funcs = template.FuncMap{
-	"when":     when,
-	"short":    short,
-	"badge":    badge,
-	"join":     strings.Join,
-	"add":      func(a, b int) int { return a + b },
-	"deref":    func(b *bool) string { return map[bool]string{true: "yes", false: "no"}[b != nil && *b] },
+	"when":  when,
+	"short": short,
+	"badge": badge,
+	"join":  strings.Join,
+	"add":   func(a, b int) int { return a + b },
+	"deref": func(b *bool) string {
+		if b == nil {
+			return "not said"
+		}
+		return map[bool]string{true: "yes", false: "no"}[*b]
+	},
 	"safeSVG":  func(s string) template.HTML { return template.HTML(s) }, //nolint:gosec // built by svg.go, every text escaped
 	"isoLocal": func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04") },
 	"dict": func(d any, p *page, tomorrow time.Time) answerCtx {
