@@ -7,6 +7,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/ewp-go/ewp/internal/sharedtest"
+	"github.com/ewp-go/ewp/warrant"
 )
 
 const sharedPack = "../../shared/ewp-pack"
@@ -25,8 +28,8 @@ func TestOwnPackConformant(t *testing.T) {
 	}
 	var out bytes.Buffer
 	_ = rep.WriteText(&out)
-	if !rep.Conformant {
-		t.Fatalf("project pack is NONCONFORMANT:\n%s", out.String())
+	if !rep.Conformant || len(rep.Notes) > 0 {
+		t.Fatalf("project pack is NONCONFORMANT or differs from its goldens' diagnostics:\n%s", out.String())
 	}
 }
 
@@ -42,16 +45,18 @@ func TestReferencePackConformant(t *testing.T) {
 			t.Errorf("%s: %d/%d, want %d/%d", c.Section, c.Passed, c.Total, w[0], w[1])
 		}
 	}
-	if !rep.Conformant || len(rep.Counts) != len(want) {
+	if !rep.Conformant || len(rep.Counts) != len(want) || len(rep.Notes) > 0 {
 		var out bytes.Buffer
 		_ = rep.WriteText(&out)
 		t.Fatalf("reference pack:\n%s", out.String())
 	}
 }
 
+// TestCorpusParity runs the public differential corpus and demands the
+// reference's answer on every case: the verdict, the axes, and every
+// field of every WarrantView (diagnostics included).
 func TestCorpusParity(t *testing.T) {
-	needShared(t, sharedCorpus)
-	cases, err := LoadCorpus(sharedCorpus)
+	cases, err := LoadCorpus(sharedtest.Path(t, "ewp-differential", "public.jsonl.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,9 +66,66 @@ func TestCorpusParity(t *testing.T) {
 	}
 	var out bytes.Buffer
 	p.WriteText(&out)
-	t.Log(strings.SplitN(out.String(), "\n", 4)[:3])
+	t.Log(strings.SplitN(out.String(), "\n", 5)[:4])
+	evaluated := 0
+	for _, c := range cases {
+		if !c.Expect.Refused {
+			evaluated++
+		}
+	}
+	if p.ViewTotal != evaluated {
+		t.Errorf("%d of %d evaluated cases carry the reference's warrant_view; the comparison would skip the rest", p.ViewTotal, evaluated)
+	}
 	if !p.Agrees() {
 		t.Fatalf("differential corpus disagrees:\n%s", out.String())
+	}
+}
+
+// The corpus comparer must see a difference in any field, a diagnostic as
+// much as an axis, and name its path.
+func TestCorpusComparerSeesEveryField(t *testing.T) {
+	doc := `{"proposition_id":"P","view_id":"v","evaluated_at":"2026-01-01T00:00:00Z",` +
+		`"lineage":[{"kind":"superseded_by","from_id":"Q","to_id":"R"}]}`
+	w, ref := EvalDocument([]byte(doc))
+	if ref != nil {
+		t.Fatal(ref.Error)
+	}
+	right, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edits := map[string]func(m map[string]any){
+		"":                         func(map[string]any) {},
+		"warrant.strength":         func(m map[string]any) { m["warrant"].(map[string]any)["strength"] = 0.5 },
+		"warrant.rationale_codes":  func(m map[string]any) { m["warrant"].(map[string]any)["rationale_codes"] = []string{} },
+		"superseded_by":            func(m map[string]any) { m["superseded_by"] = []string{"R"} },
+		"freshest_check":           func(m map[string]any) { m["freshest_check"] = "k1" },
+		"falsification_conditions": func(m map[string]any) { delete(m, "falsification_conditions") },
+	}
+	for path, edit := range edits {
+		var m map[string]any
+		_ = json.Unmarshal(right, &m)
+		edit(m)
+		var c CorpusCase
+		c.ID, c.Doc = "case", json.RawMessage(doc)
+		c.Expect.Axes = map[string]string{}
+		for _, k := range axisFields {
+			c.Expect.Axes[k] = m["warrant"].(map[string]any)[k].(string)
+		}
+		c.Expect.WarrantView, _ = json.Marshal(m)
+		p, err := CheckCorpus([]CorpusCase{c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if path == "" {
+			if !p.Agrees() || p.View != 1 {
+				t.Errorf("an unchanged view differs: %+v", p.Diffs)
+			}
+			continue
+		}
+		if p.Agrees() || p.View != 0 || p.FieldDiffs[path] != 1 || len(p.Diffs) != 1 {
+			t.Errorf("%s changed: agrees=%v, diffs %+v", path, p.Agrees(), p.Diffs)
+		}
 	}
 }
 
@@ -123,4 +185,36 @@ func BenchmarkEvalCorpus(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cases)), "ns/doc")
+}
+
+// eval refuses a document whose evaluated_at is not a string (even one
+// whose str() would parse, like 20260901) as an invalid view, and one
+// without an instant as EWP_MISSING_EVALUATED_AT.
+func TestEvalEvaluatedAtTypes(t *testing.T) {
+	cases := []struct{ raw, code string }{
+		{`20260901`, warrant.CodeInvalidView},
+		{`1.5`, warrant.CodeInvalidView},
+		{`true`, warrant.CodeInvalidView},
+		{`["2026-09-01"]`, warrant.CodeInvalidView},
+		{`{}`, warrant.CodeInvalidView},
+		{`null`, warrant.CodeMissingEvaluatedAt},
+		{`""`, warrant.CodeMissingEvaluatedAt},
+	}
+	for _, c := range cases {
+		wv, ref := EvalDocument([]byte(`{"proposition_id":"P","evaluated_at":` + c.raw + `}`))
+		if ref == nil {
+			t.Errorf("evaluated_at %s: evaluated at %q, want refusal %s", c.raw, wv.EvaluatedAt, c.code)
+			continue
+		}
+		rule := "is required"
+		if c.code == warrant.CodeInvalidView {
+			rule = "must be a string"
+		}
+		if ref.Code != c.code || !strings.HasPrefix(ref.Error, "evaluated_at: "+rule) {
+			t.Errorf("evaluated_at %s: got %s %q, want %s naming evaluated_at", c.raw, ref.Code, ref.Error, c.code)
+		}
+	}
+	if _, ref := EvalDocument([]byte(`{"proposition_id":"P"}`)); ref == nil || ref.Code != warrant.CodeMissingEvaluatedAt {
+		t.Errorf("absent evaluated_at: got %+v, want %s", ref, warrant.CodeMissingEvaluatedAt)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/ewp-go/ewp/conformance/corpus"
 )
@@ -22,7 +23,25 @@ type Parity struct {
 	// ViewID and Lineage count agreement on evaluated cases that carry them.
 	ViewID, ViewIDTotal   int
 	Lineage, LineageTotal int
-	Mismatches            []string `json:"mismatches"`
+	// View counts evaluated cases whose whole WarrantView (axes,
+	// diagnostics, every field) equals the reference's, over the ViewTotal
+	// cases that carry one.
+	View, ViewTotal int
+	// FieldDiffs counts, per field path ("warrant.strength",
+	// "superseded_by"), the cases in which that field differs.
+	FieldDiffs map[string]int `json:"field_diffs"`
+	// Diffs are the differing fields, in corpus order.
+	Diffs      []FieldDiff `json:"diffs"`
+	Mismatches []string    `json:"mismatches"`
+}
+
+// FieldDiff is one field of one case's WarrantView that differs from the
+// reference's.
+type FieldDiff struct {
+	Case      string `json:"case"`
+	Path      string `json:"path"`
+	Reference string `json:"reference"`
+	Ours      string `json:"ours"`
 }
 
 // LoadCorpus reads a corpus file, gzip-compressed when it ends in .gz.
@@ -51,7 +70,7 @@ func CheckCorpus(cases []CorpusCase) (*Parity, error) {
 	if len(lines) != len(cases) {
 		return nil, fmt.Errorf("eval wrote %d lines for %d documents", len(lines), len(cases))
 	}
-	p := &Parity{Total: len(cases)}
+	p := &Parity{Total: len(cases), FieldDiffs: map[string]int{}}
 	for i, c := range cases {
 		p.compare(c, lines[i])
 	}
@@ -83,6 +102,7 @@ func (p *Parity) compare(c CorpusCase, line []byte) {
 		p.miss(c, "reference evaluates; we refused: "+a.Code+": "+a.Error)
 	default:
 		p.compareAxes(c, a)
+		p.compareView(c, line)
 	}
 }
 
@@ -119,16 +139,107 @@ func (p *Parity) miss(c CorpusCase, why string) {
 	p.Mismatches = append(p.Mismatches, c.ID+" ("+c.Note+"): "+why)
 }
 
-// Agrees reports full agreement on verdicts, view ids and lineage counts.
-func (p *Parity) Agrees() bool {
-	return p.Verdict == p.Total && p.ViewID == p.ViewIDTotal && p.Lineage == p.LineageTotal
+// compareView compares the whole WarrantView, field by field, when the
+// case carries the reference's.
+func (p *Parity) compareView(c CorpusCase, line []byte) {
+	if len(c.Expect.WarrantView) == 0 || string(c.Expect.WarrantView) == "null" {
+		return
+	}
+	p.ViewTotal++
+	var want, got any
+	if err := json.Unmarshal(c.Expect.WarrantView, &want); err != nil {
+		p.miss(c, "unreadable reference warrant_view: "+err.Error())
+		return
+	}
+	if err := json.Unmarshal(line, &got); err != nil {
+		return // already reported by compare
+	}
+	before := len(p.Diffs)
+	p.diffValue(c.ID, "", want, got)
+	if len(p.Diffs) == before {
+		p.View++
+	}
 }
 
-// WriteText prints the parity lines and every mismatch.
+// diffValue records every field under path where want and got differ:
+// objects field by field, anything else (numbers, strings, lists) whole,
+// so a list that differs is one difference at its own path.
+func (p *Parity) diffValue(id, path string, want, got any) {
+	wm, wok := want.(map[string]any)
+	gm, gok := got.(map[string]any)
+	if wok && gok {
+		keys := make([]string, 0, len(wm)+len(gm))
+		for k := range wm {
+			keys = append(keys, k)
+		}
+		for k := range gm {
+			if _, ok := wm[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			p.diffValue(id, joinPath(path, k), field(wm, k), field(gm, k))
+		}
+		return
+	}
+	if w, g := show(want), show(got); w != g {
+		p.FieldDiffs[path]++
+		p.Diffs = append(p.Diffs, FieldDiff{Case: id, Path: path, Reference: w, Ours: g})
+	}
+}
+
+// absent marks a field one side lacks, so that it differs from null.
+type absent struct{}
+
+func (absent) MarshalJSON() ([]byte, error) { return []byte(`"<absent>"`), nil }
+
+func field(m map[string]any, k string) any {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	return absent{}
+}
+
+func joinPath(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+// Agrees reports full agreement on verdicts, view ids, lineage counts and
+// every field of every WarrantView.
+func (p *Parity) Agrees() bool {
+	return p.Verdict == p.Total && p.ViewID == p.ViewIDTotal && p.Lineage == p.LineageTotal &&
+		p.View == p.ViewTotal && len(p.Mismatches) == 0
+}
+
+// examplesPerField is how many differing cases WriteText shows per field.
+const examplesPerField = 3
+
+// WriteText prints the parity lines, the count of differing cases per
+// field with the first few of each, and every other mismatch.
 func (p *Parity) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "parity %d/%d (refusal-vs-evaluation and all five axes)\n", p.Verdict, p.Total)
 	fmt.Fprintf(w, "view_id %d/%d\n", p.ViewID, p.ViewIDTotal)
 	fmt.Fprintf(w, "lineage count %d/%d\n", p.Lineage, p.LineageTotal)
+	fmt.Fprintf(w, "whole WarrantView %d/%d (every field)\n", p.View, p.ViewTotal)
+	paths := make([]string, 0, len(p.FieldDiffs))
+	for k := range p.FieldDiffs {
+		paths = append(paths, k)
+	}
+	slices.Sort(paths)
+	for _, path := range paths {
+		fmt.Fprintf(w, "  field %s differs in %d cases\n", path, p.FieldDiffs[path])
+		shown := 0
+		for _, d := range p.Diffs {
+			if d.Path == path && shown < examplesPerField {
+				fmt.Fprintf(w, "    %s: reference %s, ours %s\n", d.Case, d.Reference, d.Ours)
+				shown++
+			}
+		}
+	}
 	for _, m := range p.Mismatches {
 		fmt.Fprintln(w, "  MISMATCH", m)
 	}

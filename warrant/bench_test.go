@@ -110,3 +110,22 @@ func BenchmarkDecodeViewOneShot(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLargeSubjects evaluates a view of 10,000 subjects with one
+// trusted check of 10,000 other subjects: subject matching at scale.
+func BenchmarkLargeSubjects(b *testing.B) {
+	v := &warrant.View{PropositionID: "P", RetrievalScope: warrant.DefaultRetrievalScope, Freshness: 2592000}
+	c := warrant.Check{CheckID: "k", Method: "tool_observation", Result: warrant.Supports,
+		ObservedAt: "2026-09-01T00:00:00Z", Source: warrant.SourceRef{OriginType: "tool", LineageID: "L"}}
+	for i := range 10000 {
+		v.Subjects = append(v.Subjects, fmt.Sprintf("Host-%d", i))
+		c.Subjects = append(c.Subjects, fmt.Sprintf("Other-%d", i))
+	}
+	v.Checks = []warrant.Check{c}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := warrant.Evaluate(v, "2026-09-21T00:00:00Z"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -22,6 +22,9 @@ var (
 	externalMethods = set(policy.Methods.External)
 	indirectMethods = set(policy.Methods.Indirect)
 	trustedOrigins  = set(policy.Origins.Trusted)
+	// endogenousOrigins are the agent's own output; an external method
+	// over one is reported as laundered (verification.laundered_endogenous).
+	endogenousOrigins = set(policy.Origins.Endogenous)
 )
 
 func set(items []string) map[string]bool {
@@ -37,7 +40,8 @@ func set(items []string) map[string]bool {
 func TrustedOrigin(origin string) bool { return trustedOrigins[origin] }
 
 // classify returns the class one available check confers (§4 steps 2–4).
-func classify(c *Check, viewSubjects []string) class {
+// view holds the view's subjects, folded on first use.
+func classify(c *Check, view *subjectSet) class {
 	trusted := trustedOrigins[c.Source.OriginType]
 	var k class
 	switch {
@@ -50,7 +54,7 @@ func classify(c *Check, viewSubjects []string) class {
 	default:
 		return classNone
 	}
-	if k >= classExternal && (!binds(c.Subjects, viewSubjects) || c.Result == Inconclusive) {
+	if k >= classExternal && (c.Result == Inconclusive || !view.binds(c.Subjects)) {
 		k = classIndirect
 	}
 	return k
@@ -63,21 +67,55 @@ func pick(trusted bool, k class) class {
 	return classIndirect
 }
 
-// binds is subject binding: neither side declares subjects, or both do
-// and they share an id after Python's str.lower().
-func binds(check, view []string) bool {
-	if len(check) == 0 && len(view) == 0 {
-		return true
-	}
-	if len(check) == 0 || len(view) == 0 {
-		return false
-	}
-	for _, a := range check {
-		la := pyLower(a)
-		for _, b := range view {
-			if la == pyLower(b) {
+// smallSubjects is the most view subjects binding scans directly; a
+// larger view's subjects are folded once into a map.
+const smallSubjects = 16
+
+// subjectSet is the view's subjects for subject binding, compared after
+// Python's str.lower(). Each check subject is folded once; a small view's
+// subjects are scanned and folded as they are compared (folding an id that
+// is already lower-case ASCII allocates nothing), a large view's are folded
+// once, on the first check that needs binding, into a map. Binding so
+// costs time linear in the subjects, not their product (a view of 10,000
+// subjects and a check of 10,000 took seconds pairwise).
+type subjectSet struct {
+	raw  []string
+	many map[string]struct{} // folded subjects of a large view, once built
+}
+
+// reset makes s the set of view's subjects.
+func (s *subjectSet) reset(view []string) {
+	s.raw, s.many = view, nil
+}
+
+func (s *subjectSet) has(folded string) bool {
+	if len(s.raw) <= smallSubjects {
+		for _, v := range s.raw {
+			if pyLower(v) == folded {
 				return true
 			}
+		}
+		return false
+	}
+	if s.many == nil {
+		s.many = make(map[string]struct{}, len(s.raw))
+		for _, v := range s.raw {
+			s.many[pyLower(v)] = struct{}{}
+		}
+	}
+	_, ok := s.many[folded]
+	return ok
+}
+
+// binds is subject binding: neither the check nor the view declares
+// subjects, or both do and they share one after Python's str.lower().
+func (s *subjectSet) binds(check []string) bool {
+	if len(check) == 0 || len(s.raw) == 0 {
+		return len(check) == 0 && len(s.raw) == 0
+	}
+	for _, c := range check {
+		if s.has(pyLower(c)) {
+			return true
 		}
 	}
 	return false

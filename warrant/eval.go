@@ -33,6 +33,8 @@ type evaluation struct {
 	freshest     int // index into avC of the newest class-conferring check, -1 if none
 	stale        bool
 	lineages     int
+	notes        notes      // what the rationale codes report beyond the axes
+	subjects     subjectSet // the view's subjects, for subject binding
 
 	bufA [smallView]*Assertion
 	bufS [smallView]*Evidence
@@ -54,14 +56,18 @@ type availableCheck struct {
 func (e *evaluation) init(v *View, t Instant) {
 	e.v, e.t, e.freshest = v, t, -1
 	e.avA, e.avS, e.avO, e.avC = e.bufA[:0], e.bufS[:0], e.bufO[:0], e.bufC[:0]
+	e.subjects.reset(v.Subjects)
 	for i := range v.Assertions {
 		if available(v.Assertions[i].AssertedAt, t) {
 			e.avA = append(e.avA, &v.Assertions[i])
+		} else {
+			e.notes |= futureAssertion
 		}
 	}
 	for i := range v.Evidence {
 		ev := &v.Evidence[i]
 		if !available(ev.ObservedAt, t) {
+			e.notes |= futureEvidence
 			continue
 		}
 		if ev.Polarity == Supports {
@@ -72,10 +78,13 @@ func (e *evaluation) init(v *View, t Instant) {
 	}
 	for i := range v.Checks {
 		c := &v.Checks[i]
+		e.notes |= checkNotes(c)
 		if ct, ok := ParseInstant(c.ObservedAt); ok && ct <= t {
-			k := classify(c, v.Subjects)
+			k := classify(c, &e.subjects)
 			e.avC = append(e.avC, availableCheck{c, k, ct})
 			e.verification = max(e.verification, k)
+		} else {
+			e.notes |= futureCheck
 		}
 	}
 	e.findFreshest()
@@ -87,18 +96,19 @@ func available(ts string, t Instant) bool {
 	return ok && at <= t
 }
 
-// findFreshest picks the newest check conferring the view's class and
-// decides staleness from its age.
+// findFreshest picks the newest available check conferring the view's
+// class (the first of equals) and decides staleness from its age. With
+// verification NONE every available check confers NONE, so the reference
+// still names the newest one, but nothing is stale (§5 currency).
 func (e *evaluation) findFreshest() {
-	if e.verification == classNone {
-		return
-	}
 	for i, c := range e.avC {
 		if c.class == e.verification && (e.freshest < 0 || c.at > e.avC[e.freshest].at) {
 			e.freshest = i
 		}
 	}
-	e.stale = olderThan(e.t-e.avC[e.freshest].at, e.v.Freshness)
+	if e.verification != classNone {
+		e.stale = olderThan(e.t-e.avC[e.freshest].at, e.v.Freshness)
+	}
 }
 
 // olderThan reports age > limit seconds, comparing as the reference does:
@@ -113,10 +123,14 @@ func olderThan(ageMicros Instant, limit int64) bool {
 	return age > float64(limit) && !math.IsNaN(age)
 }
 
+// conflict is the conflict axis. An OPEN conflict that no open row
+// declares, implied by opposite polarities alone, is noted for the
+// rationale codes.
 func (e *evaluation) conflict() string {
 	resolved := false
 	for _, c := range e.v.Conflicts {
 		if c.Status == StatusOpen {
+			e.notes |= openRow
 			return ConflictOpen
 		}
 		resolved = true
@@ -128,6 +142,7 @@ func (e *evaluation) conflict() string {
 	}
 	switch {
 	case pro && con:
+		e.notes |= impliedConflict
 		return ConflictOpen
 	case resolved:
 		return ConflictResolved
@@ -136,13 +151,19 @@ func (e *evaluation) conflict() string {
 }
 
 func (e *evaluation) superseded() bool {
-	d := decoder{prop: e.v.PropositionID}
 	for _, l := range e.v.Lineage {
-		if l.Kind == KindSupersededBy && d.bounded(l.FromID) {
+		if e.supersedesP(l) {
 			return true
 		}
 	}
 	return false
+}
+
+// supersedesP: a superseded_by edge from P or a variant P:<suffix>, the
+// only edges that make the proposition SUPERSEDED.
+func (e *evaluation) supersedesP(l LineageEdge) bool {
+	d := decoder{prop: e.v.PropositionID}
+	return l.Kind == KindSupersededBy && d.bounded(l.FromID)
 }
 
 func (e *evaluation) currency() string {

@@ -1,6 +1,9 @@
 package warrant
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 func (e *evaluation) warrantView(evaluatedAt string) *WarrantView {
 	v := e.v
@@ -13,7 +16,11 @@ func (e *evaluation) warrantView(evaluatedAt string) *WarrantView {
 		Sufficiency:  sufficiency,
 	}
 	ax.Strength = e.strength(ax)
-	ax.RationaleCodes = rationale(ax)
+	n := e.notes
+	if e.stale {
+		n |= staleCheck
+	}
+	ax.RationaleCodes = rationale(ax, n)
 	w := &WarrantView{
 		ProtocolVersion:         ProtocolVersion,
 		PropositionID:           v.PropositionID,
@@ -24,19 +31,25 @@ func (e *evaluation) warrantView(evaluatedAt string) *WarrantView {
 		Warrant:                 ax,
 		IndependentLineageCount: e.lineages,
 		Stale:                   e.stale,
-		OmittedSources:          nonNil(v.OmittedSources),
+		OmittedSources:          sortedCopy(v.OmittedSources),
 		FalsificationConditions: []string{},
 	}
 	e.idLists(w)
-	w.DerivedFrom, w.Supersedes, w.SupersededBy = lineageIDs(v)
+	w.DerivedFrom, w.Supersedes, w.SupersededBy = e.lineageIDs()
 	return w
 }
 
-// idLists fills the id arrays of w, all carved from one allocation.
+// idLists fills the id arrays of w, all carved from one allocation. The
+// reference lists every one in sorted order (code point order, which is
+// byte order of UTF-8 and of the WTF-8 the kernel keeps lone surrogates in).
 func (e *evaluation) idLists(w *WarrantView) {
 	v := e.v
 	ids := make([]string, 0, len(e.avS)+len(e.avO)+len(v.Checks)+len(v.Conflicts)+1)
-	take := func(from int) []string { return ids[from:len(ids):len(ids)] }
+	take := func(from int) []string {
+		s := ids[from:len(ids):len(ids)]
+		slices.Sort(s)
+		return s
+	}
 	for _, ev := range e.avS {
 		ids = append(ids, ev.EvidenceID)
 	}
@@ -71,89 +84,171 @@ func (e *evaluation) idLists(w *WarrantView) {
 	}
 }
 
-func lineageIDs(v *View) (derived, supersedes, supersededBy []string) {
+// lineageIDs lists the targets of the lineage edges, sorted, duplicates
+// kept: derived_from and supersedes over every edge of their kind, and
+// superseded_by only over the edges that supersede P itself (from P or a
+// variant), the same edges that make currency SUPERSEDED. An edge between
+// two other propositions says nothing about what replaced this one.
+func (e *evaluation) lineageIDs() (derived, supersedes, supersededBy []string) {
 	derived, supersedes, supersededBy = []string{}, []string{}, []string{}
-	for _, l := range v.Lineage {
-		switch l.Kind {
-		case KindDerivedFrom:
+	for _, l := range e.v.Lineage {
+		switch {
+		case l.Kind == KindDerivedFrom:
 			derived = append(derived, l.ToID)
-		case KindSupersedes:
+		case l.Kind == KindSupersedes:
 			supersedes = append(supersedes, l.ToID)
-		case KindSupersededBy:
+		case e.supersedesP(l):
 			supersededBy = append(supersededBy, l.ToID)
 		}
 	}
+	slices.Sort(derived)
+	slices.Sort(supersedes)
+	slices.Sort(supersededBy)
 	return derived, supersedes, supersededBy
 }
 
-func nonNil(s []string) []string {
+// sortedCopy returns s sorted, never nil, copying only when s is out of
+// order so that the view's own list is never reordered.
+func sortedCopy(s []string) []string {
 	if s == nil {
 		return []string{}
 	}
-	return s
+	if slices.IsSorted(s) {
+		return s
+	}
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
 }
 
-// rationale lists one code per notable axis value, sorted, as the
-// reference's goldens show. The axes' names sort acceptance, conflict,
-// currency, sufficiency, verification, so appending in that order sorts.
-func rationale(ax Axes) []string {
-	codes := make([]string, 1, 5)
+// notes are the facts of a view that the rationale codes report beyond
+// the five axes, gathered while the records are first walked.
+type notes uint16
+
+const (
+	futureAssertion   notes = 1 << iota // an assertion not available at T
+	futureEvidence                      // an evidence item not available at T
+	futureCheck                         // a check not available at T
+	inconclusiveCheck                   // a check (available or not) with result inconclusive
+	opposingCheck                       // a check (available or not) with result opposes
+	launderedCheck                      // an external method over an endogenous origin
+	openRow                             // a conflict row with status open
+	impliedConflict                     // OPEN from opposite polarities, no open row
+	staleCheck                          // the class-conferring check is stale, even when SUPERSEDED outranks STALE
+)
+
+// checkNotes are the notes one check raises whatever its time: the
+// reference reports an opposing or inconclusive result, and an external
+// method whose source is the agent's own output (endogenous), even for a
+// check not yet available at T.
+func checkNotes(c *Check) notes {
+	var n notes
+	switch c.Result {
+	case Inconclusive:
+		n |= inconclusiveCheck
+	case Opposes:
+		n |= opposingCheck
+	}
+	if externalMethods[c.Method] && endogenousOrigins[c.Source.OriginType] {
+		n |= launderedCheck
+	}
+	return n
+}
+
+// noteCodes maps each note to its rationale code.
+var noteCodes = [...]struct {
+	note notes
+	code string
+}{
+	{futureAssertion, "availability.future_assertion"},
+	{futureEvidence, "availability.future_evidence"},
+	{impliedConflict, "conflict.implied_polarity"},
+	{openRow, "conflict.open"},
+	{inconclusiveCheck, "verification.inconclusive_present"},
+	{launderedCheck, "verification.laundered_endogenous"},
+	{futureCheck, "verification.not_available_at_t"},
+	{opposingCheck, "verification.opposing_check"},
+}
+
+// rationale lists the reference's codes, sorted: one per axis value worth
+// naming (acceptance and verification always; a RESOLVED conflict, a
+// SUPERSEDED currency, a degraded or insufficient view), plus one per
+// note. A stale class-conferring check is named even when SUPERSEDED
+// outranks STALE on the currency axis. An OPEN conflict is named by its cause: conflict.open for an open
+// row, conflict.implied_polarity for opposite polarities alone.
+func rationale(ax Axes, n notes) []string {
+	codes := make([]string, 0, 12)
 	switch ax.Acceptance {
 	case Accepted:
-		codes[0] = "acceptance.accepted"
+		codes = append(codes, "acceptance.accepted")
 	case Tentative:
-		codes[0] = "acceptance.tentative"
+		codes = append(codes, "acceptance.tentative")
 	default:
-		codes[0] = "acceptance.unaccepted"
+		codes = append(codes, "acceptance.none")
 	}
-	switch ax.Conflict {
-	case ConflictOpen:
-		codes = append(codes, "conflict.open")
-	case ConflictResolved:
+	if ax.Conflict == ConflictResolved {
 		codes = append(codes, "conflict.resolved")
 	}
-	switch ax.Currency {
-	case Superseded:
+	if ax.Currency == Superseded {
 		codes = append(codes, "currency.superseded")
-	case Stale:
+	}
+	if n&staleCheck != 0 {
 		codes = append(codes, "currency.stale_check")
 	}
 	switch ax.Sufficiency {
 	case Degraded:
 		codes = append(codes, "sufficiency.degraded")
 	case Insufficient:
-		codes = append(codes, "sufficiency.insufficient")
+		codes = append(codes, "sufficiency.none")
 	}
-	switch ax.Verification {
+	codes = append(codes, verificationCode(ax.Verification))
+	for _, c := range noteCodes {
+		if n&c.note != 0 {
+			codes = append(codes, c.code)
+		}
+	}
+	slices.Sort(codes)
+	return codes
+}
+
+func verificationCode(v string) string {
+	switch v {
 	case VerHuman:
-		return append(codes, "verification.human")
+		return "verification.human"
 	case VerExternal:
-		return append(codes, "verification.external")
+		return "verification.external"
 	case VerIndirect:
-		return append(codes, "verification.indirect")
+		return "verification.indirect"
 	}
-	return append(codes, "verification.none")
+	return "verification.none"
 }
 
 // strength is the reference's non-normative score; nothing branches on
-// it. The reference does not publish the formula. The weights below fit
-// every golden of its pack exactly; those marked "unobserved" never occur
-// in a golden and are our own choice.
+// it. The reference does not publish the formula; this one was fitted to
+// the reference's whole WarrantViews (its 26 goldens and the 3,924
+// evaluated cases of the public differential corpus, where it reproduces
+// every strength). The score is a function of the five axes and the
+// independent lineage count alone.
 func (e *evaluation) strength(ax Axes) float64 {
 	return hundredths(rawStrength(ax, e.lineages))
 }
 
-// rawStrength is the score before rounding.
+// rawStrength is the score before rounding: a base per acceptance, a bonus
+// per verification class, a step for lineage (none, one, two or more),
+// penalties for an open conflict, a stale or superseded currency and a
+// degraded or insufficient view, clamped to [0, 1].
 func rawStrength(ax Axes, lineages int) float64 {
-	// UNACCEPTED (weight 0), HUMAN and INDIRECT are unobserved in the goldens.
-	s := weight(ax.Acceptance, w{Accepted, 0.65}, w{Tentative, 0.35})
-	s += weight(ax.Verification, w{VerExternal, 0.2}, w{VerHuman, 0.25}, w{VerIndirect, 0.05})
-	if lineages >= 2 {
+	s := weight(ax.Acceptance, w{Accepted, 0.65}, w{Tentative, 0.35}, w{Unaccepted, 0.2})
+	s += weight(ax.Verification, w{VerHuman, 0.25}, w{VerExternal, 0.2}, w{VerIndirect, 0.05})
+	switch {
+	case lineages == 0:
+		s -= 0.05
+	case lineages >= 2:
 		s += 0.05
 	}
 	s -= weight(ax.Conflict, w{ConflictOpen, 0.2})
 	s -= weight(ax.Currency, w{Superseded, 0.35}, w{Stale, 0.15})
-	s -= weight(ax.Sufficiency, w{Degraded, 0.15}, w{Insufficient, 0.15}) // INSUFFICIENT unobserved
+	s -= weight(ax.Sufficiency, w{Degraded, 0.15}, w{Insufficient, 0.05})
 	return min(1, max(0, s))
 }
 

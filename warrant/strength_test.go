@@ -14,7 +14,7 @@ func TestStrengthRounding(t *testing.T) {
 			for _, con := range []string{ConflictOpen, ConflictResolved, ConflictNone} {
 				for _, cur := range []string{Current, Stale, Superseded} {
 					for _, suf := range []string{Sufficient, Insufficient, Degraded} {
-						for _, lineages := range []int{1, 2} {
+						for _, lineages := range []int{0, 1, 2} {
 							ax := Axes{Acceptance: acc, Verification: ver, Conflict: con, Currency: cur, Sufficiency: suf}
 							raw := rawStrength(ax, lineages)
 							got := hundredths(raw)
@@ -29,7 +29,7 @@ func TestStrengthRounding(t *testing.T) {
 			}
 		}
 	}
-	if n != 648 {
+	if n != 972 {
 		t.Fatalf("checked %d combinations", n)
 	}
 }

@@ -30,8 +30,10 @@ Usage:
   ewp-conformance corpus FILE.jsonl[.gz]
       Run a differential corpus (lines of {"id","note","doc","expect"}, as in
       ../shared/ewp-differential/public.jsonl.gz) through eval and print
-      "parity N/M" plus view_id and lineage-count agreement. Exit 1 on any
-      disagreement.
+      "parity N/M", view_id and lineage-count agreement, and how many whole
+      WarrantViews equal the reference's expect.warrant_view in every field,
+      with a count per differing field and its first cases. Exit 1 on any
+      difference.
 
 Examples:
   ewp-conformance --pack ../shared/ewp-pack

@@ -26,6 +26,9 @@ type Case struct {
 		Axes         map[string]string `json:"axes"`
 		ViewID       *string           `json:"view_id"`
 		LineageCount *int              `json:"lineage_count"`
+		// WarrantView is the reference's whole answer (EWP §6), kept as
+		// its JSON text; absent from corpora that carry only the axes.
+		WarrantView json.RawMessage `json:"warrant_view"`
 	} `json:"expect"`
 }
 
