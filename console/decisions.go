@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/edgepolicy"
 )
@@ -192,20 +190,29 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	if err := c.cfg.Log.Approve(r.Context(), a); err != nil {
-		c.errorPage(w, r, http.StatusConflict, "Approval not recorded", err.Error())
+		c.errorPage(w, r, approveStatus(err), "Approval not recorded", err.Error())
 		return
 	}
 	http.Redirect(w, r, BasePath+"decision?id="+urlQuery(d.D.ID)+"&done="+urlQuery(a.ID), http.StatusSeeOther)
 }
 
+// approveStatus is the HTTP status of a store's refusal of an approval.
+func approveStatus(err error) int {
+	switch {
+	case errors.Is(err, audit.ErrInvalidApproval):
+		return http.StatusBadRequest
+	case errors.Is(err, audit.ErrAnswered), errors.Is(err, audit.ErrNotPending):
+		return http.StatusConflict
+	case errors.Is(err, audit.ErrNotFound):
+		return http.StatusNotFound
+	}
+	return http.StatusInternalServerError
+}
+
 // approvalFromForm builds the approval, or says what the form lacks.
 func (c *Console) approvalFromForm(r *http.Request, d *audit.Decision, operator string) (*audit.Approval, string) {
-	id, err := uuid.NewV7()
-	if err != nil {
-		return nil, "could not make an approval id: " + err.Error()
-	}
 	now := c.cfg.Now().UTC()
-	a := &audit.Approval{ID: id.String(), DecisionID: d.ID, Approver: operator, CreatedAt: now,
+	a := &audit.Approval{ID: audit.NewID(), DecisionID: d.ID, Approver: operator, CreatedAt: now,
 		Note: strings.TrimSpace(r.PostFormValue("note"))}
 	switch r.PostFormValue("verdict") {
 	case "reject":

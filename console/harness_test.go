@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/console"
+	"github.com/ewp-go/ewp/console/auditsource"
 	"github.com/ewp-go/ewp/console/ledgersource"
 	"github.com/ewp-go/ewp/edgepolicy"
 	"github.com/ewp-go/ewp/fixtures"
@@ -39,7 +41,7 @@ type env struct {
 	srv     *httptest.Server
 	con     *console.Console
 	l       *ledger.Ledger
-	log     *memLog
+	log     *sqlite.Log
 	pending *audit.Decision
 }
 
@@ -73,11 +75,16 @@ func newEnv(t testing.TB, opts ...envOpt) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { src.Close() })
-	e := &env{t: t, l: l, log: newMemLog()}
+	alog, err := sqlite.Create(filepath.Join(t.TempDir(), "ledger.db.audit"), sqlite.Options{Now: func() time.Time { return clockAt }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { alog.Close() })
+	e := &env{t: t, l: l, log: alog}
 	e.seedDecisions()
 	e.srv = newUnstarted()
 	cfg := console.Config{
-		Evidence: src, Log: e.log, LogVerify: func(context.Context) (string, error) { return "chain intact (test log)", nil },
+		Evidence: src, Log: e.log, LogVerify: auditsource.Verify(alog),
 		Graph: graphstore.New(l, nil).Graph, Policies: pol,
 		OperatorToken: testToken, Addr: e.srv.Listener.Addr().String(),
 		Now: func() time.Time { return clockAt }, HeadPoll: 50 * time.Millisecond,

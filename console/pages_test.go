@@ -78,7 +78,7 @@ func TestInboxApproveOnce(t *testing.T) {
 		t.Fatalf("%d approvals recorded, want 1", len(aps))
 	}
 	a := aps[0]
-	if a.Approver != "Ada Operator" || !a.Once || a.Verdict != audit.Approved || !a.CreatedAt.Equal(clockAt) || !covers(&a, e.pending) {
+	if a.Approver != "Ada Operator" || !a.Once || a.Verdict != audit.Approved || !a.CreatedAt.Equal(clockAt) || a.Covers(e.pending, clockAt) != nil {
 		t.Fatalf("approval %+v: want approved once by Ada Operator at the server clock, covering the decision", a)
 	}
 	if !strings.Contains(hdr.Get("Location"), a.ID) {
@@ -118,7 +118,7 @@ func TestInboxApproveScopeAndReject(t *testing.T) {
 	}
 	a := aps[0]
 	if a.Once || a.Scope == nil || a.Scope.PropositionID != "P-api-cert-valid" || a.Scope.ActionKind != "delete" || a.Scope.ToolName != "fs_delete" ||
-		len(a.Scope.Concepts) != 0 || !a.Until.Equal(clockAt.Add(2*time.Hour)) || a.Note != "for the migration" || !covers(&a, e.pending) {
+		len(a.Scope.Concepts) != 0 || !a.Until.Equal(clockAt.Add(2*time.Hour)) || a.Note != "for the migration" || a.Covers(e.pending, clockAt) != nil {
 		t.Fatalf("scoped approval %+v (scope %+v)", a, a.Scope)
 	}
 
@@ -133,7 +133,7 @@ func TestInboxApproveScopeAndReject(t *testing.T) {
 		t.Fatalf("reject: %d", code)
 	}
 	aps, _ = e.log.ApprovalsFor(t.Context(), d.ID)
-	if len(aps) != 1 || aps[0].Verdict != audit.Rejected || aps[0].Note != "use the trash instead" || aps[0].Approver != "Ada Operator" || covers(&aps[0], &d) {
+	if len(aps) != 1 || aps[0].Verdict != audit.Rejected || aps[0].Note != "use the trash instead" || aps[0].Approver != "Ada Operator" || aps[0].Covers(&d, clockAt) == nil {
 		t.Fatalf("rejection %+v", aps)
 	}
 }
@@ -150,7 +150,7 @@ func TestVerifyOnDemandRemembered(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		_, page := c.get("/console/")
-		if strings.Count(page, "intact") >= 2 && strings.Contains(page, "snapshots") && strings.Contains(page, "chain intact (test log)") {
+		if strings.Count(page, "intact") >= 2 && strings.Contains(page, "snapshots") && strings.Contains(page, "3 decisions, 0 approvals") {
 			return
 		}
 		if time.Now().After(deadline) {

@@ -9,11 +9,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/console"
+	"github.com/ewp-go/ewp/console/auditsource"
 	"github.com/ewp-go/ewp/console/ledgersource"
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
@@ -87,24 +91,13 @@ func TestPageTimings(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	log := newMemLog()
-	var pendingID string
-	for i := range n {
-		outcome := []string{audit.OutcomeMayAct, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered}[i%4]
-		if i%1000 == 999 {
-			outcome = audit.OutcomeRequireConfirmation
-		}
-		d := &audit.Decision{ID: fmt.Sprintf("0192f000-0000-7000-8000-%012d", i), Time: clockAt.Add(time.Duration(i-n) * time.Second),
-			Tool: audit.ToolMayAct, PropositionID: fmt.Sprintf("P-%07d", i%n), Outcome: outcome, ActionKind: "delete",
-			Layers: []audit.Layer{{Layer: "warrant", Decision: outcome, Reasons: []string{"r"}}}}
-		log.Record(context.Background(), d)
-		if outcome == audit.OutcomeRequireConfirmation {
-			pendingID = d.ID
-		}
-	}
+	start = time.Now()
+	log, pendingID := perfLog(t, n)
+	defer log.Close()
+	t.Logf("decision log of %d decisions ready in %v", n, time.Since(start).Round(time.Millisecond))
 	e := &env{t: t, l: l, log: log}
 	e.srv = newUnstarted()
-	e.con, err = console.New(console.Config{Evidence: src, Log: log, Graph: graphstore.New(l, nil).Graph,
+	e.con, err = console.New(console.Config{Evidence: src, Log: log, LogVerify: auditsource.Verify(log), Graph: graphstore.New(l, nil).Graph,
 		OperatorToken: testToken, Addr: e.srv.Listener.Addr().String(), Now: func() time.Time { return clockAt }})
 	if err != nil {
 		t.Fatal(err)
@@ -154,5 +147,62 @@ func TestPageTimings(t *testing.T) {
 }
 
 const pageSizeForTest = 50
+
+// perfDecision is decision i of the timing test's log: one in a thousand
+// waits for confirmation.
+func perfDecision(i, n int) *audit.Decision {
+	outcome := []string{audit.OutcomeMayAct, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered}[i%4]
+	if i%1000 == 999 {
+		outcome = audit.OutcomeRequireConfirmation
+	}
+	return &audit.Decision{ID: fmt.Sprintf("0192f000-0000-7000-8000-%012d", i), Time: clockAt.Add(time.Duration(i-n) * time.Second),
+		Tool: audit.ToolMayAct, Caller: audit.Caller{Transport: "http", Role: "evaluate"}, PropositionID: fmt.Sprintf("P-%07d", i%n),
+		Outcome: outcome, ActionKind: "delete", Layers: []audit.Layer{{Layer: "warrant", Decision: outcome, Reasons: []string{"r"}}}}
+}
+
+// perfLog builds (or reopens) the SQLite decision log of n decisions,
+// recording them from many goroutines so the store's group commits batch
+// them, and returns it with the id of its last pending decision.
+func perfLog(t *testing.T, n int) (*sqlite.Log, string) {
+	pending := ""
+	for i := range n {
+		if i%1000 == 999 {
+			pending = perfDecision(i, n).ID
+		}
+	}
+	if pending == "" {
+		t.Fatal("the timing test needs at least 1,000 decisions")
+	}
+	dir := os.Getenv("EWP_CONSOLE_PERF_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	path := filepath.Join(dir, fmt.Sprintf("console-perf-%d.db.audit", n))
+	opt := sqlite.Options{Now: func() time.Time { return clockAt }}
+	if l, err := sqlite.Open(path, opt); err == nil {
+		return l, pending
+	}
+	l, err := sqlite.Create(path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for w := range 64 {
+		wg.Go(func() {
+			for i := w; i < n; i += 64 {
+				if err := l.Record(context.Background(), perfDecision(i, n)); err != nil {
+					failed.Store(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		t.Fatal(err)
+	}
+	return l, pending
+}
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
