@@ -125,6 +125,8 @@ func TestPageTimings(t *testing.T) {
 		"/console/propositions?state=open", "/console/propositions?q=" + mid, "/console/propositions?q=service+build+42+", "/console/propositions?q=load+balancer",
 		"/console/proposition?id=" + mid,
 		"/console/decisions", "/console/decisions?outcome=DENY&after=0192f000-0000-7000-8000-000000000500",
+		"/console/decisions?outcome=REQUIRE_CONFIRMATION", "/console/decisions?pending=on", "/console/decisions?prop=" + mid,
+		"/console/decisions?since=2026-12-01T10:00&until=2026-12-01T11:00",
 		"/console/decision?id=" + pendingID, "/console/inbox", "/console/graph", "/console/graph?q=delete,file",
 	}
 	for _, p := range pages {
