@@ -36,6 +36,13 @@ type Config struct {
 	// disables the inbox. LogVerify, when set, walks its chain on demand.
 	Log       audit.Log
 	LogVerify LogVerifyFunc
+	// ListNewest, when set, lists decisions newest first (After then
+	// means "older than"), so the feed opens on the latest and pages back;
+	// Presented lists the decisions that presented an approval, for the
+	// approval trail. Both are optional (console/auditsource has them for
+	// the SQLite log); audit.Log alone pages forward only.
+	ListNewest func(ctx context.Context, f audit.Filter) ([]audit.Decision, error)
+	Presented  func(ctx context.Context, approvalID string, limit int) ([]audit.Decision, error)
 	// Graph is the concept graph (nil: no graph page); Policies are the
 	// operator's edge policies, marked on the graph's APPLIES_TO edges.
 	Graph    GraphFunc

@@ -21,6 +21,7 @@ type decisionsData struct {
 	Rows                               []audit.Decision
 	Next                               string // the cursor of the next page, "" at the end
 	Newest                             bool   // the page shown is the newest one
+	NewestFirst                        bool   // rows run newest first; Next pages back
 	Err                                string
 }
 
@@ -43,11 +44,15 @@ func (c *Console) decisions(w http.ResponseWriter, r *http.Request, s *session) 
 	if f.Until, err = parseFormTime(d.Until); err != nil {
 		d.Err = "until: " + err.Error()
 	}
-	if d.After == "" && f == (audit.Filter{Limit: pageSize}) && q.Get("from") != "start" {
+	list := c.cfg.Log.List
+	switch {
+	case c.cfg.ListNewest != nil && q.Get("from") != "start":
+		list, d.NewestFirst, d.Newest = c.cfg.ListNewest, true, d.After == ""
+	case d.After == "" && f == (audit.Filter{Limit: pageSize}) && q.Get("from") != "start":
 		f.After, d.Newest = c.tail.newestCursor(pageSize), true
 	}
 	if d.Err == "" {
-		if d.Rows, err = c.cfg.Log.List(r.Context(), f); err != nil {
+		if d.Rows, err = list(r.Context(), f); err != nil {
 			d.Err = err.Error()
 		}
 	}
@@ -72,7 +77,7 @@ func parseFormTime(s string) (time.Time, error) {
 
 type decisionData struct {
 	D         *audit.Decision
-	Approvals []audit.Approval
+	Approvals []approvalRow
 	Pending   bool
 	JSON      string
 	Layers    []layerRow
@@ -114,7 +119,11 @@ func (c *Console) loadDecision(r *http.Request, id string) (*decisionData, int, 
 	if err != nil {
 		return nil, http.StatusInternalServerError, err
 	}
-	d := &decisionData{D: dec, Approvals: aps, JSON: pretty(dec), RiskJSON: pretty(dec.RiskPolicy), Tomorrow: c.cfg.Now().Add(24 * time.Hour)}
+	rows, err := c.trail(r, aps)
+	if err != nil {
+		return nil, http.StatusInternalServerError, err
+	}
+	d := &decisionData{D: dec, Approvals: rows, JSON: pretty(dec), RiskJSON: pretty(dec.RiskPolicy), Tomorrow: c.cfg.Now().Add(24 * time.Hour)}
 	d.Pending = dec.Outcome == audit.OutcomeRequireConfirmation && len(aps) == 0
 	for _, p := range placements(c.cfg.Policies) {
 		if slices.Contains(dec.PolicyIDs, p.PolicyID) {
@@ -194,6 +203,31 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	http.Redirect(w, r, BasePath+"decision?id="+urlQuery(d.D.ID)+"&done="+urlQuery(a.ID), http.StatusSeeOther)
+}
+
+// approvalRow is an approval with the calls that presented it.
+type approvalRow struct {
+	audit.Approval
+	Presented []audit.Decision
+}
+
+// maxPresented bounds the calls listed under one approval.
+const maxPresented = 20
+
+func (c *Console) trail(r *http.Request, aps []audit.Approval) ([]approvalRow, error) {
+	out := make([]approvalRow, len(aps))
+	for i, a := range aps {
+		out[i].Approval = a
+		if c.cfg.Presented == nil {
+			continue
+		}
+		ds, err := c.cfg.Presented(r.Context(), a.ID, maxPresented)
+		if err != nil {
+			return nil, err
+		}
+		out[i].Presented = ds
+	}
+	return out, nil
 }
 
 // approveStatus is the HTTP status of a store's refusal of an approval.

@@ -85,6 +85,7 @@ func newEnv(t testing.TB, opts ...envOpt) *env {
 	e.srv = newUnstarted()
 	cfg := console.Config{
 		Evidence: src, Log: e.log, LogVerify: auditsource.Verify(alog),
+		ListNewest: auditsource.ListNewest(alog), Presented: auditsource.Presented(alog),
 		Graph: graphstore.New(l, nil).Graph, Policies: pol,
 		OperatorToken: testToken, Addr: e.srv.Listener.Addr().String(),
 		Now: func() time.Time { return clockAt }, HeadPoll: 50 * time.Millisecond,

@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"fmt"
 	"html"
 	"net/http"
 	"net/url"
@@ -211,5 +212,64 @@ func TestLinksKeepSpecialIDs(t *testing.T) {
 	_, page := c.get(link)
 	if !strings.Contains(html.UnescapeString(page), strconv.Quote("P a/b+c&d%")) {
 		t.Fatalf("following %s did not ask for proposition %q:\n%s", link, "P a/b+c&d%", page)
+	}
+}
+
+// With a newest-first lister the feed opens on the latest decision and
+// pages back to the first.
+func TestDecisionsFeedNewestFirst(t *testing.T) {
+	e := newEnv(t)
+	for i := 10; i < 70; i++ {
+		d := *e.pending
+		d.ID = fmt.Sprintf("0192f000-0000-7000-8000-%012d", i)
+		d.Time = clockAt.Add(time.Duration(i) * time.Second)
+		d.Outcome = audit.OutcomeMayAct
+		if err := e.log.Record(t.Context(), &d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := e.client()
+	c.mustSignIn()
+	idRE := regexp.MustCompile(`decision\?id=(0192f000-0000-7000-8000-0000000000\d\d)`)
+	ids := func(page string) []string {
+		var out []string
+		for _, m := range idRE.FindAllStringSubmatch(page, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	_, first := c.get("/console/decisions")
+	got := ids(first)
+	if len(got) != 50 || !strings.HasSuffix(got[0], "69") || !strings.HasSuffix(got[49], "20") {
+		t.Fatalf("first page: %d rows from %v to %v, want 50 from …69 down to …20", len(got), got[0], got[len(got)-1])
+	}
+	older := regexp.MustCompile(`href="([^"]*)">Older</a>`).FindStringSubmatch(first)
+	if older == nil {
+		t.Fatal("no link to older decisions")
+	}
+	_, second := c.get(html.UnescapeString(older[1]))
+	got = ids(second)
+	if len(got) != 13 || !strings.HasSuffix(got[0], "19") || !strings.HasSuffix(got[12], "01") {
+		t.Fatalf("older page: %v, want …19 to …10 then the three seeded", got)
+	}
+}
+
+// The approval trail lists the calls that presented the approval.
+func TestApprovalTrailShowsPresentedCalls(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	csrf := c.mustSignIn()
+	if code, _, _ := c.do("POST", "/console/approve", url.Values{"csrf": {csrf}, "decision_id": {e.pending.ID}, "verdict": {"once"}}, nil); code != http.StatusSeeOther {
+		t.Fatalf("approve: %d", code)
+	}
+	aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID)
+	use := *e.pending
+	use.ID, use.Time, use.Outcome, use.ApprovalID = "0192f000-0000-7000-8000-000000000555", clockAt, audit.OutcomeMayAct, aps[0].ID
+	if err := e.log.Record(t.Context(), &use); err != nil {
+		t.Fatal(err)
+	}
+	_, page := c.get("/console/decision?id=" + e.pending.ID)
+	if !strings.Contains(page, "Presented by:") || !strings.Contains(page, "decision?id="+use.ID) {
+		t.Fatalf("the approval trail does not list the call that presented the approval")
 	}
 }

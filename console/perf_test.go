@@ -97,7 +97,8 @@ func TestPageTimings(t *testing.T) {
 	t.Logf("decision log of %d decisions ready in %v", n, time.Since(start).Round(time.Millisecond))
 	e := &env{t: t, l: l, log: log}
 	e.srv = newUnstarted()
-	e.con, err = console.New(console.Config{Evidence: src, Log: log, LogVerify: auditsource.Verify(log), Graph: graphstore.New(l, nil).Graph,
+	e.con, err = console.New(console.Config{Evidence: src, Log: log, LogVerify: auditsource.Verify(log),
+		ListNewest: auditsource.ListNewest(log), Presented: auditsource.Presented(log), Graph: graphstore.New(l, nil).Graph,
 		OperatorToken: testToken, Addr: e.srv.Listener.Addr().String(), Now: func() time.Time { return clockAt }})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,8 @@ func TestPageTimings(t *testing.T) {
 		"/console/", "/console/propositions", fmt.Sprintf("/console/propositions?page=%d", n/pageSizeForTest/2),
 		"/console/propositions?state=open", "/console/propositions?q=" + mid, "/console/propositions?q=service+build+42+", "/console/propositions?q=load+balancer",
 		"/console/proposition?id=" + mid,
-		"/console/decisions", "/console/decisions?outcome=DENY&after=0192f000-0000-7000-8000-000000000500",
+		"/console/decisions", "/console/decisions?after=0192f000-0000-7000-8000-000000050000", "/console/decisions?from=start",
+		"/console/decisions?outcome=DENY&after=0192f000-0000-7000-8000-000000000500",
 		"/console/decisions?outcome=REQUIRE_CONFIRMATION", "/console/decisions?pending=on", "/console/decisions?prop=" + mid,
 		"/console/decisions?since=2026-12-01T10:00&until=2026-12-01T11:00",
 		"/console/decision?id=" + pendingID, "/console/inbox", "/console/graph", "/console/graph?q=delete,file",
