@@ -1,0 +1,238 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/ewp-go/ewp/warrant"
+)
+
+// StreamItem is one view of a PutStream. View produces it (decoding,
+// typically) and runs on a worker, ahead of the writer; Size is its text's
+// length in bytes, which bounds the memory prepared ahead.
+type StreamItem interface {
+	View() (*warrant.View, error)
+	Size() int
+}
+
+// Stream is a source of views whose number is not known up front.
+type Stream struct {
+	// Next returns the next item, and io.EOF after the last; any other
+	// error aborts the batch and is returned as is. It is called from one
+	// goroutine, in order, ahead of the writer; PutStream returns only
+	// after its last call to Next has returned.
+	Next func() (StreamItem, error)
+	// Refused, when set, is called in order for each refused view: its
+	// View returned an error, or the §9 rules refuse it against what is
+	// stored. Returning nil leaves the view out and goes on, io.EOF ends
+	// the batch there (the views before it are written), any other error
+	// aborts the batch. Without Refused a refusal aborts the batch with a
+	// *BatchError, as in PutEach.
+	Refused func(it StreamItem, err error) error
+	// Stored, when set, is called in order with the outcome of each
+	// stored or unchanged view.
+	Stored func(it StreamItem, o Outcome)
+}
+
+// PutStream is PutEach for a source of unknown length, in bounded memory:
+// views are produced and prepared on every core at most streamAhead views
+// and streamAheadBytes of text ahead of the writer, and outcomes are
+// passed to Stream.Stored instead of being collected (PutResult.Views
+// stays nil). The batch is one transaction, all or nothing, like Put's.
+// View returning (nil, nil) skips the item.
+//
+// A refusal by the §9 rules is found before anything of the view is
+// written, so Stream.Refused can let the batch go on without it.
+func (l *Ledger) PutStream(ctx context.Context, s Stream) (PutResult, error) {
+	var res PutResult
+	f := startFeed(s.Next)
+	defer f.stop()
+	err := l.write(ctx, func(w *wtx) error {
+		for i := 0; ; i++ {
+			j := f.get()
+			if errors.Is(j.err, io.EOF) && j.it == nil {
+				return nil
+			}
+			if j.it == nil {
+				return j.err
+			}
+			f.release(j)
+			end, err := l.putJob(w, s, i, j, &res)
+			if err != nil || end {
+				return err
+			}
+		}
+	})
+	if err != nil {
+		return PutResult{}, err
+	}
+	return res, nil
+}
+
+// putJob stores one prepared item; end is set when the batch ends there.
+func (l *Ledger) putJob(w *wtx, s Stream, i int, j *streamJob, res *PutResult) (end bool, err error) {
+	refusal := j.err
+	if refusal == nil && j.p != nil {
+		out, err := w.store(j.p)
+		var we *warrant.Error
+		switch {
+		case err == nil:
+			out.Index = i
+			res.Stored, res.Unchanged = res.Stored+b2i(out.Stored), res.Unchanged+b2i(!out.Stored)
+			if s.Stored != nil {
+				s.Stored(j.it, out)
+			}
+			return false, nil
+		case errors.As(err, &we):
+			refusal = err
+		default:
+			return true, &BatchError{Index: i, Err: err}
+		}
+	}
+	if refusal == nil {
+		return false, nil // skipped by its producer
+	}
+	if s.Refused == nil {
+		return true, &BatchError{Index: i, Err: refusal}
+	}
+	switch r := s.Refused(j.it, refusal); {
+	case r == nil:
+		return false, nil
+	case errors.Is(r, io.EOF):
+		return true, nil
+	default:
+		return true, r
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// How far producing may run ahead of the writer: enough to keep every
+// core busy, bounded in views and in bytes of text so that a stream of
+// large views cannot fill memory while the writer is busy.
+const (
+	streamAhead      = 512
+	streamAheadBytes = 32 << 20
+)
+
+type streamJob struct {
+	it   StreamItem
+	size int
+	p    *prepared
+	err  error
+	done chan struct{}
+}
+
+// feed calls Next on its own goroutine and prepares items on every core,
+// handing them to the writer in order.
+type feed struct {
+	next  func() (StreamItem, error)
+	order chan *streamJob // in input order, for the writer
+	work  chan *streamJob // for the workers
+	quit  chan struct{}
+	mu    sync.Mutex
+	cond  *sync.Cond
+	bytes int // text of the items handed out and not yet written
+	wg    sync.WaitGroup
+}
+
+func startFeed(next func() (StreamItem, error)) *feed {
+	f := &feed{next: next, order: make(chan *streamJob, streamAhead), work: make(chan *streamJob, streamAhead),
+		quit: make(chan struct{})}
+	f.cond = sync.NewCond(&f.mu)
+	f.wg.Add(1)
+	go f.produce()
+	for range runtime.GOMAXPROCS(0) {
+		f.wg.Add(1)
+		go f.prepare()
+	}
+	return f
+}
+
+func (f *feed) produce() {
+	defer f.wg.Done()
+	defer close(f.work)
+	for {
+		it, err := f.next()
+		j := &streamJob{it: it, err: err, done: make(chan struct{})}
+		if err != nil {
+			j.it = nil
+			close(j.done)
+			f.send(f.order, j)
+			return
+		}
+		j.size = it.Size()
+		if !f.reserve(j.size) || !f.send(f.order, j) || !f.send(f.work, j) {
+			return
+		}
+	}
+}
+
+func (f *feed) send(ch chan *streamJob, j *streamJob) bool {
+	select {
+	case ch <- j:
+		return true
+	case <-f.quit:
+		return false
+	}
+}
+
+// reserve waits until n more bytes may be prepared ahead (always when
+// nothing is); false when the feed is stopping.
+func (f *feed) reserve(n int) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for f.bytes > 0 && f.bytes+n > streamAheadBytes {
+		select {
+		case <-f.quit:
+			return false
+		default:
+		}
+		f.cond.Wait()
+	}
+	f.bytes += n
+	return true
+}
+
+func (f *feed) release(j *streamJob) {
+	f.mu.Lock()
+	f.bytes -= j.size
+	f.mu.Unlock()
+	f.cond.Broadcast()
+}
+
+func (f *feed) prepare() {
+	defer f.wg.Done()
+	for j := range f.work {
+		v, err := j.it.View()
+		if err == nil && v != nil {
+			j.p = prepare(v)
+		}
+		j.err = err
+		close(j.done)
+	}
+}
+
+// get returns the next item in order once it is prepared.
+func (f *feed) get() *streamJob {
+	j := <-f.order
+	<-j.done
+	return j
+}
+
+// stop ends the producer and the workers and waits for them.
+func (f *feed) stop() {
+	close(f.quit)
+	f.mu.Lock()
+	f.cond.Broadcast()
+	f.mu.Unlock()
+	f.wg.Wait()
+}
