@@ -3,8 +3,10 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSplit(t *testing.T) {
@@ -99,4 +101,65 @@ func FuzzSplit(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Each form of input is read element by element: a view is emitted as
+// soon as its text is complete, while the rest of the input has not been
+// written yet.
+func TestSplitReaderEmitsBeforeTheEnd(t *testing.T) {
+	cases := map[string][2]string{
+		"list":     {`[{"a": 1},`, ` {"b": 2}]`},
+		"envelope": {`{"note": "x", "views": [{"a": 1},`, ` {"b": 2}], "more": true}`},
+		"jsonl":    {"{\"a\": 1}\n{\"a\": 2}\n", "{\"b\": 2}\n"},
+	}
+	for name, parts := range cases {
+		t.Run(name, func(t *testing.T) {
+			pr, pw := io.Pipe()
+			got := make(chan Item, 10)
+			done := make(chan error, 1)
+			go func() {
+				_, err := SplitReader(pr, SplitOptions{}, func(it Item) error { got <- it; return nil })
+				done <- err
+			}()
+			go io.WriteString(pw, parts[0]) //nolint:errcheck // checked by what arrives
+			select {
+			case it := <-got:
+				if string(it.Raw) != `{"a": 1}` {
+					t.Fatalf("first item %q", it.Raw)
+				}
+			case <-time.After(2 * time.Second):
+				t.Fatal("the first view was not emitted before the input ended")
+			}
+			go func() { io.WriteString(pw, parts[1]); pw.Close() }() //nolint:errcheck // as above
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// A view over the byte bound is read through, not kept, and splitting
+// goes on after it.
+func TestSplitReaderTooLarge(t *testing.T) {
+	big := `{"p": "` + strings.Repeat("x", 5000) + `"}`
+	var items []Item
+	f, err := SplitReader(strings.NewReader("[{\"a\": 1}, "+big+", {\"b\": 2}]"), SplitOptions{MaxViewBytes: 1000}, func(it Item) error {
+		items = append(items, it)
+		return nil
+	})
+	if err != nil || f != FormatList || len(items) != 3 {
+		t.Fatalf("%s, %d items, %v", f, len(items), err)
+	}
+	if !items[1].TooLarge || items[1].Raw != nil || items[1].Size != int64(len(big)) || items[2].TooLarge || string(items[2].Raw) != `{"b": 2}` {
+		t.Fatalf("items %+v", items[1:])
+	}
+}
+
+// Nesting is bounded, so a stream of '[' cannot grow the splitter's stack
+// without end.
+func TestSplitReaderNestingBound(t *testing.T) {
+	_, _, err := Split([]byte(strings.Repeat("[", 5000)))
+	if err == nil || !strings.Contains(err.Error(), "nested deeper than 1000") {
+		t.Fatalf("%v", err)
+	}
 }

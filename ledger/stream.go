@@ -35,6 +35,11 @@ type Stream struct {
 	// Stored, when set, is called in order with the outcome of each
 	// stored or unchanged view.
 	Stored func(it StreamItem, o Outcome)
+	// Commit, when set, is called after the batch's last view, before the
+	// transaction commits; an error aborts the batch and is returned (a
+	// loader that validated every view can still decide on all or
+	// nothing).
+	Commit func() error
 }
 
 // PutStream is PutEach for a source of unknown length, in bounded memory:
@@ -53,18 +58,25 @@ func (l *Ledger) PutStream(ctx context.Context, s Stream) (PutResult, error) {
 	err := l.write(ctx, func(w *wtx) error {
 		for i := 0; ; i++ {
 			j := f.get()
-			if errors.Is(j.err, io.EOF) && j.it == nil {
-				return nil
-			}
-			if j.it == nil {
-				return j.err
+			if j.it == nil { // Next's error: io.EOF ends the batch
+				if !errors.Is(j.err, io.EOF) {
+					return j.err
+				}
+				break
 			}
 			f.release(j)
 			end, err := l.putJob(w, s, i, j, &res)
-			if err != nil || end {
+			if err != nil {
 				return err
 			}
+			if end {
+				break
+			}
 		}
+		if s.Commit != nil {
+			return s.Commit()
+		}
+		return nil
 	})
 	if err != nil {
 		return PutResult{}, err
@@ -120,7 +132,7 @@ func b2i(b bool) int {
 // large views cannot fill memory while the writer is busy.
 const (
 	streamAhead      = 512
-	streamAheadBytes = 32 << 20
+	streamAheadBytes = 16 << 20
 )
 
 type streamJob struct {

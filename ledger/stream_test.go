@@ -136,3 +136,21 @@ func TestPutStreamNextError(t *testing.T) {
 }
 
 func snapshottestView(i int) []byte { return snapshottest.SyntheticView(i, 0) }
+
+// Commit decides at the end: its error aborts the whole batch.
+func TestPutStreamCommitHook(t *testing.T) {
+	for _, abort := range []bool{false, true} {
+		l := newLedger(t)
+		veto := errors.New("veto")
+		_, err := l.PutStream(context.Background(), ledger.Stream{Next: source(syntheticRaws(700)...), Commit: func() error {
+			if abort {
+				return veto
+			}
+			return nil
+		}})
+		want := map[bool]int64{false: 700, true: 0}[abort]
+		if n := countSnapshots(t, l); n != want || (abort != errors.Is(err, veto)) {
+			t.Errorf("abort=%v: %d stored, err %v", abort, n, err)
+		}
+	}
+}
