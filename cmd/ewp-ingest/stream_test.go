@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ewp-go/ewp/ingest"
 	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/warrant"
 )
 
 // waitVisible polls the ledger, as a reader would, until the proposition
@@ -176,5 +178,17 @@ func TestMaxViewBytesFlag(t *testing.T) {
 	code, _, stderr = runCLI(t, "", "--db", filepath.Join(dir, "ewp.db"), "--max-records", "0", p)
 	if code != ingest.ExitUsage || !strings.Contains(stderr, "must be positive") {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+// The defaults --help states are the kernel's.
+func TestHelpStatesTheDefaultLimits(t *testing.T) {
+	d := warrant.DefaultLimits
+	for flag, n := range map[string]int{"--max-view-bytes N": d.MaxViewBytes, "--max-records N": d.MaxRecords,
+		"--max-subjects N": d.MaxSubjects, "--max-string-bytes N": d.MaxStringBytes} {
+		i := strings.Index(usage, flag)
+		if i < 0 || !strings.Contains(usage[i:i+200], fmt.Sprintf("default %d)", n)) {
+			t.Errorf("--help does not state %s's default %d", flag, n)
+		}
 	}
 }
