@@ -164,40 +164,65 @@ type load struct {
 	ld     *Loader
 	in     Input
 	rep    FileReport
-	items  chan Item
+	items  chan []Item
 	end    chan splitEnd
 	quit   chan struct{}
+	buf    []Item       // items received and not yet taken
+	views  int          // items taken
+	split  splitEnd     // set when ended
 	read   atomic.Int64 // bytes read, for progress
 	format Format
 	// failed is set at a file's first refusal without Partial: the rest is
 	// validated, so every refusal is reported, and nothing is stored.
-	failed    atomic.Bool
+	failed atomic.Bool
+	// stopped is set when a stream stops at a refused view.
+	stopped   atomic.Bool
 	ended     bool // the splitter has finished
 	explained int
 }
 
+// splitEnd is how the splitter ended: the input's format and its error.
 type splitEnd struct {
 	format Format
 	err    error
 }
 
+// itemBatch is how many items the splitter hands over at once; it hands
+// over fewer whenever it is about to wait for input, so a stream's views
+// are not held back.
+const itemBatch = 64
+
 // start runs the splitter on its own goroutine, feeding l.items.
 func (l *load) start() {
-	l.items, l.end, l.quit = make(chan Item, 64), make(chan splitEnd, 1), make(chan struct{})
+	l.items, l.end, l.quit = make(chan []Item, 4), make(chan splitEnd, 1), make(chan struct{})
 	opt := SplitOptions{MaxViewBytes: l.ld.Opt.Limits.MaxViewBytes}
 	if opt.MaxViewBytes < 0 {
 		opt.MaxViewBytes = math.MaxInt
 	}
-	r := &countingReader{r: l.in.R, n: &l.read}
+	var batch []Item
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		select {
+		case l.items <- batch:
+			batch = nil
+			return nil
+		case <-l.quit:
+			return errStopped
+		}
+	}
+	r := &countingReader{r: l.in.R, n: &l.read, before: func() { flush() }} //nolint:errcheck // a stop shows at the next emit
 	go func() {
 		f, err := SplitReader(r, opt, func(it Item) error {
-			select {
-			case l.items <- it:
+			if batch = append(batch, it); len(batch) < itemBatch {
 				return nil
-			case <-l.quit:
-				return errStopped
 			}
+			return flush()
 		})
+		if err == nil {
+			err = flush()
+		}
 		l.end <- splitEnd{f, err}
 		close(l.items)
 	}()
@@ -206,38 +231,43 @@ func (l *load) start() {
 var errStopped = errors.New("stopped")
 
 // take returns the next item, waiting for it (until timeout fires, when
-// set); ok is false at the end of the input or on timeout.
+// set); ok is false at the end of the input or on timeout. It runs on
+// PutStream's producer goroutine, or on Load's between batches, never on
+// both at once.
 func (l *load) take(timeout <-chan time.Time) (it Item, ok bool) {
-	if l.ended {
-		return Item{}, false
+	if len(l.buf) == 0 {
+		if l.ended {
+			return Item{}, false
+		}
+		select {
+		case l.buf, ok = <-l.items:
+		case <-timeout:
+			return Item{}, false
+		}
+		if !ok {
+			l.ended, l.split = true, <-l.end
+			return Item{}, false
+		}
 	}
-	select {
-	case it, ok = <-l.items:
-	case <-timeout:
-		return Item{}, false
-	}
-	if !ok {
-		l.ended = true
-		l.splitDone(<-l.end)
-		return Item{}, false
-	}
-	l.rep.Views++
+	it, l.buf = l.buf[0], l.buf[1:]
+	l.views++
 	return it, true
 }
 
-// splitDone records how splitting ended: an input that could not be read
-// to its end is a refusal of the rest of it.
-func (l *load) splitDone(e splitEnd) {
-	l.format = e.format
-	if e.err == nil || errors.Is(e.err, errStopped) {
+// splitRefusal reports how splitting ended: an input that could not be
+// read to its end is a refusal of the rest of it.
+func (l *load) splitRefusal() {
+	l.format = l.split.format
+	e := l.split.err
+	if e == nil || errors.Is(e, errStopped) {
 		return
 	}
-	r := Refusal{File: l.in.Name, Code: warrant.CodeInvalidView, Rule: "cannot split the input into views: " + e.err.Error()}
-	if l.rep.Views > 0 {
-		r.Rule += fmt.Sprintf(" (the input cannot be read past this point; %d views came before it)", l.rep.Views)
+	r := Refusal{File: l.in.Name, Code: warrant.CodeInvalidView, Rule: "cannot split the input into views: " + e.Error()}
+	if l.views > 0 {
+		r.Rule += fmt.Sprintf(" (the input cannot be read past this point; %d views came before it)", l.views)
 	}
 	var se *SyntaxError
-	if errors.As(e.err, &se) {
+	if errors.As(e, &se) {
 		r.Line = se.Line
 	}
 	l.refuse(r)
@@ -270,7 +300,8 @@ func (l *load) file(ctx context.Context, first Item) error {
 		Refused: l.refused,
 		Stored:  l.stored,
 		Commit: func() error {
-			if l.failed.Load() || (len(l.rep.Refused) > 0 && !l.ld.Opt.Partial) {
+			unsplit := l.split.err != nil && !errors.Is(l.split.err, errStopped)
+			if l.failed.Load() || ((unsplit || len(l.rep.Refused) > 0) && !l.ld.Opt.Partial) {
 				return errRefusedFile // every view validated, every refusal reported
 			}
 			return nil
@@ -307,12 +338,12 @@ func (l *load) stream(ctx context.Context, first Item) error {
 		most = DefaultBatchViews
 	}
 	pending := &first
-	for pending != nil && !l.rep.Stopped {
+	for pending != nil && !l.stopped.Load() {
 		timer := time.NewTimer(every)
 		n := 0
 		res, err := l.ld.L.PutStream(ctx, ledger.Stream{
 			Next: func() (ledger.StreamItem, error) {
-				if n == most || l.rep.Stopped {
+				if n == most || l.stopped.Load() {
 					return nil, io.EOF
 				}
 				it, ok := l.next(&pending, timer.C)
@@ -330,7 +361,7 @@ func (l *load) stream(ctx context.Context, first Item) error {
 			return err
 		}
 		l.committed(res)
-		if l.rep.Stopped || l.ended {
+		if l.stopped.Load() || l.ended {
 			return nil
 		}
 		if it, ok := l.take(nil); ok {
@@ -371,7 +402,7 @@ func (l *load) refused(si ledger.StreamItem, err error) error {
 	case l.ld.Opt.Partial:
 		return nil
 	case l.in.Stream:
-		l.rep.Stopped = true
+		l.stopped.Store(true)
 		return io.EOF
 	}
 	l.failed.Store(true)
@@ -393,10 +424,12 @@ func (l *load) refuse(r Refusal) {
 // finish locates the refusals the way the input's format numbers items,
 // now that the format is known, and drops a failed file's counts.
 func (l *load) finish() {
+	l.splitRefusal()
+	l.rep.Views, l.rep.Stopped = l.views, l.stopped.Load()
 	if l.rep.Format == "" {
 		l.rep.Format = l.format
 	}
-	if l.rep.Format == "" && l.rep.Views > 0 {
+	if l.rep.Format == "" && l.views > 0 {
 		l.rep.Format = FormatLines
 	}
 	for i := range l.rep.Refused {
@@ -465,13 +498,16 @@ func asWarrantError(err error) *warrant.Error {
 	return &warrant.Error{Code: warrant.CodeInvalidView, Rule: err.Error()}
 }
 
-// countingReader counts the bytes read, for progress.
+// countingReader counts the bytes read, for progress, and calls before
+// ahead of each read, which may wait for input.
 type countingReader struct {
-	r io.Reader
-	n *atomic.Int64
+	r      io.Reader
+	n      *atomic.Int64
+	before func()
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
+	c.before()
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
 	return n, err

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -56,22 +57,9 @@ func (l *Ledger) PutStream(ctx context.Context, s Stream) (PutResult, error) {
 	f := startFeed(s.Next)
 	defer f.stop()
 	err := l.write(ctx, func(w *wtx) error {
-		for i := 0; ; i++ {
-			j := f.get()
-			if j.it == nil { // Next's error: io.EOF ends the batch
-				if !errors.Is(j.err, io.EOF) {
-					return j.err
-				}
-				break
-			}
-			f.release(j)
-			end, err := l.putJob(w, s, i, j, &res)
-			if err != nil {
-				return err
-			}
-			if end {
-				break
-			}
+		end, err := f.each(func(i int, j *streamJob) (bool, error) { return l.putJob(w, s, i, j, &res) })
+		if err != nil || (end != nil && !errors.Is(end, io.EOF)) {
+			return cmp.Or(err, end)
 		}
 		if s.Commit != nil {
 			return s.Commit()
@@ -129,10 +117,12 @@ func b2i(b bool) int {
 
 // How far producing may run ahead of the writer: enough to keep every
 // core busy, bounded in views and in bytes of text so that a stream of
-// large views cannot fill memory while the writer is busy.
+// large views cannot fill memory while the writer is busy. Items travel
+// in chunks, so goroutines hand over work once per chunk, not per view.
 const (
 	streamAhead      = 512
 	streamAheadBytes = 16 << 20
+	streamChunk      = 64
 )
 
 type streamJob struct {
@@ -140,6 +130,13 @@ type streamJob struct {
 	size int
 	p    *prepared
 	err  error
+}
+
+// chunk is consecutive items, prepared by one worker; end, when set, is
+// Next's error after them (io.EOF at the end of the source).
+type chunk struct {
+	jobs []streamJob
+	end  error
 	done chan struct{}
 }
 
@@ -147,8 +144,8 @@ type streamJob struct {
 // handing them to the writer in order.
 type feed struct {
 	next  func() (StreamItem, error)
-	order chan *streamJob // in input order, for the writer
-	work  chan *streamJob // for the workers
+	order chan *chunk // in input order, for the writer
+	work  chan *chunk // for the workers
 	quit  chan struct{}
 	mu    sync.Mutex
 	cond  *sync.Cond
@@ -157,8 +154,8 @@ type feed struct {
 }
 
 func startFeed(next func() (StreamItem, error)) *feed {
-	f := &feed{next: next, order: make(chan *streamJob, streamAhead), work: make(chan *streamJob, streamAhead),
-		quit: make(chan struct{})}
+	n := streamAhead / streamChunk
+	f := &feed{next: next, order: make(chan *chunk, n), work: make(chan *chunk, n), quit: make(chan struct{})}
 	f.cond = sync.NewCond(&f.mu)
 	f.wg.Add(1)
 	go f.produce()
@@ -172,37 +169,53 @@ func startFeed(next func() (StreamItem, error)) *feed {
 func (f *feed) produce() {
 	defer f.wg.Done()
 	defer close(f.work)
+	c := &chunk{done: make(chan struct{})}
 	for {
 		it, err := f.next()
-		j := &streamJob{it: it, err: err, done: make(chan struct{})}
 		if err != nil {
-			j.it = nil
-			close(j.done)
-			f.send(f.order, j)
+			c.end = err
+			f.send(c)
 			return
 		}
-		j.size = it.Size()
-		if !f.reserve(j.size) || !f.send(f.order, j) || !f.send(f.work, j) {
-			return
+		n := it.Size()
+		if !f.reserve(n, false) { // the writer frees room only for chunks it has
+			if !f.send(c) || !f.reserve(n, true) {
+				return
+			}
+			c = &chunk{done: make(chan struct{})}
+		}
+		c.jobs = append(c.jobs, streamJob{it: it, size: n})
+		if len(c.jobs) == streamChunk {
+			if !f.send(c) {
+				return
+			}
+			c = &chunk{done: make(chan struct{})}
 		}
 	}
 }
 
-func (f *feed) send(ch chan *streamJob, j *streamJob) bool {
-	select {
-	case ch <- j:
-		return true
-	case <-f.quit:
-		return false
+// send hands a chunk to the writer and a worker; false when stopping.
+func (f *feed) send(c *chunk) bool {
+	for _, ch := range []chan *chunk{f.order, f.work} {
+		select {
+		case ch <- c:
+		case <-f.quit:
+			return false
+		}
 	}
+	return true
 }
 
-// reserve waits until n more bytes may be prepared ahead (always when
-// nothing is); false when the feed is stopping.
-func (f *feed) reserve(n int) bool {
+// reserve counts n more bytes as prepared ahead, waiting (when wait is
+// set) until there is room, which there always is when nothing is ahead;
+// false when there is none, or the feed is stopping.
+func (f *feed) reserve(n int, wait bool) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for f.bytes > 0 && f.bytes+n > streamAheadBytes {
+		if !wait {
+			return false
+		}
 		select {
 		case <-f.quit:
 			return false
@@ -214,30 +227,51 @@ func (f *feed) reserve(n int) bool {
 	return true
 }
 
-func (f *feed) release(j *streamJob) {
+func (f *feed) release(n int) {
 	f.mu.Lock()
-	f.bytes -= j.size
+	f.bytes -= n
 	f.mu.Unlock()
 	f.cond.Broadcast()
 }
 
 func (f *feed) prepare() {
 	defer f.wg.Done()
-	for j := range f.work {
-		v, err := j.it.View()
-		if err == nil && v != nil {
-			j.p = prepare(v)
+	for c := range f.work {
+		for k := range c.jobs {
+			j := &c.jobs[k]
+			v, err := j.it.View()
+			if err == nil && v != nil {
+				j.p = prepare(v)
+			}
+			j.err = err
 		}
-		j.err = err
-		close(j.done)
+		close(c.done)
 	}
 }
 
-// get returns the next item in order once it is prepared.
-func (f *feed) get() *streamJob {
-	j := <-f.order
-	<-j.done
-	return j
+// each calls fn with every item in order once it is prepared, until fn
+// ends the batch or returns an error; end is Next's error that ended the
+// source, if it came to that.
+func (f *feed) each(fn func(i int, j *streamJob) (bool, error)) (end error, err error) {
+	for i := 0; ; {
+		c := <-f.order
+		<-c.done
+		size := 0
+		for k := range c.jobs {
+			j := &c.jobs[k]
+			size += j.size
+			stop, err := fn(i, j)
+			i++
+			c.jobs[k] = streamJob{} // written: garbage for the collector, not live heap
+			if err != nil || stop {
+				return nil, err
+			}
+		}
+		f.release(size)
+		if c.end != nil {
+			return c.end, nil
+		}
+	}
 }
 
 // stop ends the producer and the workers and waits for them.
