@@ -121,3 +121,17 @@ func renameProps(doc []byte, suffix string) []byte {
 		doc = doc[i+1+j:]
 	}
 }
+
+// BenchmarkSplitReader is the splitter alone over 20,000 synthetic views:
+// its grammar check is the part of a load the old in-memory splitter did
+// not do.
+func BenchmarkSplitReader(b *testing.B) {
+	data := snapshottest.SyntheticLines(20_000, 4)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		n := 0
+		if _, err := SplitReader(bytes.NewReader(data), SplitOptions{}, func(Item) error { n++; return nil }); err != nil || n != 20_000 {
+			b.Fatal(n, err)
+		}
+	}
+}
