@@ -220,8 +220,8 @@ func (l *load) start() {
 			}
 			return flush()
 		})
-		if err == nil {
-			err = flush()
+		if ferr := flush(); err == nil { // the items before an error count too
+			err = ferr
 		}
 		l.end <- splitEnd{f, err}
 		close(l.items)
@@ -425,6 +425,10 @@ func (l *load) refuse(r Refusal) {
 // now that the format is known, and drops a failed file's counts.
 func (l *load) finish() {
 	l.splitRefusal()
+	unsplit := l.split.err != nil && !errors.Is(l.split.err, errStopped)
+	if unsplit && l.in.Stream && !l.ld.Opt.Partial && l.rep.Written {
+		l.stopped.Store(true) // a stream that cannot be read on stops like one with a refused view
+	}
 	l.rep.Views, l.rep.Stopped = l.views, l.stopped.Load()
 	if l.rep.Format == "" {
 		l.rep.Format = l.format

@@ -168,7 +168,9 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "summary: %d stored, %d unchanged, %d refused; %s%d propositions touched\n",
 		r.Stored, r.Unchanged, r.Refused, over, r.Propositions)
-	if r.Head != nil {
+	if r.Head != nil && r.Head.Seq == 0 {
+		fmt.Fprintln(w, "chain head 0: the ledger is empty")
+	} else if r.Head != nil {
 		fmt.Fprintf(w, "chain head %s\n  keep it to prove later that nothing was removed: ewp-ingest verify --db %s --head %s\n",
 			r.Head, shellQuote(r.DB), r.Head)
 	}

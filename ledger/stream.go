@@ -44,7 +44,7 @@ type Stream struct {
 }
 
 // PutStream is PutEach for a source of unknown length, in bounded memory:
-// views are produced and prepared on every core at most streamAhead views
+// views are produced and prepared on every core at most streamAhead chunks
 // and streamAheadBytes of text ahead of the writer, and outcomes are
 // passed to Stream.Stored instead of being collected (PutResult.Views
 // stays nil). The batch is one transaction, all or nothing, like Put's.
@@ -119,10 +119,13 @@ func b2i(b bool) int {
 // core busy, bounded in views and in bytes of text so that a stream of
 // large views cannot fill memory while the writer is busy. Items travel
 // in chunks, so goroutines hand over work once per chunk, not per view.
+// A chunk closes at streamChunk views or streamChunkBytes of text, so
+// that large views still spread over the workers in small pieces.
 const (
-	streamAhead      = 512
+	streamAhead      = 32 // chunks
 	streamAheadBytes = 16 << 20
 	streamChunk      = 64
+	streamChunkBytes = 512 << 10
 )
 
 type streamJob struct {
@@ -135,9 +138,10 @@ type streamJob struct {
 // chunk is consecutive items, prepared by one worker; end, when set, is
 // Next's error after them (io.EOF at the end of the source).
 type chunk struct {
-	jobs []streamJob
-	end  error
-	done chan struct{}
+	jobs  []streamJob
+	bytes int
+	end   error
+	done  chan struct{}
 }
 
 // feed calls Next on its own goroutine and prepares items on every core,
@@ -154,8 +158,7 @@ type feed struct {
 }
 
 func startFeed(next func() (StreamItem, error)) *feed {
-	n := streamAhead / streamChunk
-	f := &feed{next: next, order: make(chan *chunk, n), work: make(chan *chunk, n), quit: make(chan struct{})}
+	f := &feed{next: next, order: make(chan *chunk, streamAhead), work: make(chan *chunk, streamAhead), quit: make(chan struct{})}
 	f.cond = sync.NewCond(&f.mu)
 	f.wg.Add(1)
 	go f.produce()
@@ -185,7 +188,7 @@ func (f *feed) produce() {
 			c = &chunk{done: make(chan struct{})}
 		}
 		c.jobs = append(c.jobs, streamJob{it: it, size: n})
-		if len(c.jobs) == streamChunk {
+		if c.bytes += n; len(c.jobs) == streamChunk || c.bytes >= streamChunkBytes {
 			if !f.send(c) {
 				return
 			}

@@ -192,3 +192,17 @@ func TestHelpStatesTheDefaultLimits(t *testing.T) {
 		}
 	}
 }
+
+// A stream whose rest cannot be read (a list broken off) stops there:
+// the views before it stay stored, and the exit code says it stopped.
+func TestStreamStopsAtUnreadableRest(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ewp.db")
+	in := "[" + view("P-1", "v1", "extract") + ", " + view("P-2", "v1", "extract") + ", oops"
+	code, stdout, stderr := runCLI(t, in, "--db", db, "-")
+	if code != ingest.ExitRefused || !strings.Contains(stdout, "stopped") || !strings.Contains(stderr, "[2]: line 5, column 110 (byte offset 687): unexpected 'o'") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "2 stored") {
+		t.Errorf("the two views before the break are not stored:\n%s", stdout)
+	}
+}
