@@ -235,6 +235,11 @@ var errStopped = errors.New("stopped")
 // PutStream's producer goroutine, or on Load's between batches, never on
 // both at once.
 func (l *load) take(timeout <-chan time.Time) (it Item, ok bool) {
+	select {
+	case <-timeout: // a batch that is due ends, even with items waiting
+		return Item{}, false
+	default:
+	}
 	if len(l.buf) == 0 {
 		if l.ended {
 			return Item{}, false
