@@ -196,6 +196,8 @@ func (s *splitter) unexpected(want string) error {
 		return s.errorf("NUL byte: not JSON text (binary data, or a device such as /dev/zero?)")
 	case c == 0xEF && s.bomAhead():
 		return s.errorf("a UTF-8 byte-order mark (EF BB BF); JSON text must not carry one: remove it")
+	case (c == 0xFF || c == 0xFE) && s.pos+1 < s.end && s.buf[s.pos+1] == 0xFF^0xFE^c:
+		return s.errorf("a UTF-16 byte-order mark (%02X %02X): the text is UTF-16; convert it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)", c, s.buf[s.pos+1])
 	case c >= 0x20 && c < 0x7f:
 		return s.errorf("unexpected %q; expected %s", c, want)
 	}

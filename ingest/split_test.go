@@ -62,6 +62,10 @@ func TestSplitErrors(t *testing.T) {
 		"{\"views\": 3}":          `"views" must be a list`,
 		"{\"a\": 1}\n]":           "unexpected ']'",
 		"{\"a\": 1}\n{\"b\": 1":   "line 2",
+		"\xff\xfe{\x00":           "UTF-16 byte-order mark (FF FE)",
+		"\xef\xbb\xbf{}":          "UTF-8 byte-order mark",
+		"\x00\x00":                "line 1, column 1 (byte offset 0): NUL byte",
+		"{\"a\": 1}\n{\"b\" 1}\n": "line 2, column 6 (byte offset 14): unexpected '1'; expected ':'",
 	}
 	for in, want := range cases {
 		_, _, err := Split([]byte(in))
