@@ -41,6 +41,10 @@ type Options struct {
 	BatchEvery time.Duration
 	// Graph routes graph documents; nil refuses them with a clear message.
 	Graph GraphLoader
+	// OnRefusal, when set, is told each refusal of a stream as it is
+	// found (the report lists them too, at the end), so whoever runs a
+	// long-lived pipeline sees them at once.
+	OnRefusal func(Refusal)
 	// Progress, when set, is told how many bytes of an input have been
 	// read (done) of its size (total; 0 when unknown) while it loads.
 	Progress func(file, phase string, done, total int64)
@@ -74,6 +78,9 @@ type FileReport struct {
 	Refused   []Refusal `json:"refused"`
 	// RefusedOmitted counts refusals beyond the maxKeptRefusals listed.
 	RefusedOmitted int `json:"refused_omitted,omitempty"`
+	// Stream says the input was loaded as a stream, committed in batches
+	// (standard input, a pipe), not as one transaction.
+	Stream bool `json:"stream"`
 	// Stopped is set when a stream without --partial stopped at a refused
 	// view: the views before it are stored, nothing after it was read.
 	Stopped bool   `json:"stopped,omitempty"`
@@ -147,7 +154,7 @@ func (ld *Loader) Load(ctx context.Context, in Input) (FileReport, error) {
 	if ld.touched == nil {
 		ld.touched = newPropSet()
 	}
-	l := &load{ld: ld, in: in, rep: FileReport{Name: in.Name, Refused: []Refusal{}, touched: ld.touched}}
+	l := &load{ld: ld, in: in, rep: FileReport{Name: in.Name, Stream: in.Stream, Refused: []Refusal{}, touched: ld.touched}}
 	l.start()
 	defer close(l.quit)
 	err := l.run(ctx)
@@ -275,7 +282,7 @@ func (l *load) splitRefusal() {
 	if errors.As(e, &se) {
 		r.Line = se.Line
 	}
-	l.refuse(r)
+	l.refuse(r, l.format)
 }
 
 func (l *load) run(ctx context.Context) error {
@@ -402,7 +409,7 @@ func (l *load) refused(si ledger.StreamItem, err error) error {
 		explain(&r, j.it.Raw)
 		l.explained++
 	}
-	l.refuse(r)
+	l.refuse(r, j.it.format)
 	switch {
 	case l.ld.Opt.Partial:
 		return nil
@@ -418,7 +425,14 @@ func (l *load) refused(si ledger.StreamItem, err error) error {
 // of bad lines must not fill memory); the rest are counted.
 const maxKeptRefusals = 10_000
 
-func (l *load) refuse(r Refusal) {
+// refuse records a refusal; format is the input's as known so far, for
+// telling a stream's refusal at once.
+func (l *load) refuse(r Refusal, format Format) {
+	if l.in.Stream && l.ld.Opt.OnRefusal != nil {
+		now := r
+		now.Where = where(format, r)
+		l.ld.Opt.OnRefusal(now)
+	}
 	if len(l.rep.Refused) == maxKeptRefusals {
 		l.rep.RefusedOmitted++
 		return
@@ -526,7 +540,7 @@ func (l *load) loadGraph(ctx context.Context, it Item) error {
 	l.rep.Format = FormatGraph
 	if l.ld.Opt.Graph == nil {
 		l.refuse(Refusal{File: l.in.Name, Line: it.Line, Code: warrant.CodeInvalidView,
-			Rule: `this is a concept-graph document ({"graph": ..., "primitives": [...]}); this build of ewp-ingest has no grounding loader wired in, so it loads EvidenceViews only`})
+			Rule: `this is a concept-graph document ({"graph": ..., "primitives": [...]}); this build of ewp-ingest has no grounding loader wired in, so it loads EvidenceViews only`}, FormatGraph)
 		return nil
 	}
 	summary, err := l.ld.Opt.Graph(ctx, l.ld.L, it.Raw)
@@ -535,7 +549,7 @@ func (l *load) loadGraph(ctx context.Context, it Item) error {
 		if errors.As(err, &le) {
 			return err
 		}
-		l.refuse(graphRefusal(l.in.Name, it.Line, err))
+		l.refuse(graphRefusal(l.in.Name, it.Line, err), FormatGraph)
 		return nil
 	}
 	l.rep.Written, l.rep.Graph = true, summary

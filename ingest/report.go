@@ -141,9 +141,13 @@ func (r *Report) ExitCode() int {
 // JSON report always has them all.
 const maxRefusalsShown = 20
 
-// WriteRefusals prints each refusal on its own line (to stderr).
-func (r *Report) WriteRefusals(w io.Writer) {
+// WriteRefusals prints each refusal on its own line (to stderr); with
+// told set, not those of streams, which Options.OnRefusal told already.
+func (r *Report) WriteRefusals(w io.Writer, told bool) {
 	for _, f := range r.Files {
+		if told && f.Stream {
+			continue
+		}
 		for i, x := range f.Refused {
 			if i == maxRefusalsShown {
 				fmt.Fprintf(w, "%s: ... and %d more refused views\n", f.Name, len(f.Refused)-i+f.RefusedOmitted)

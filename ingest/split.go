@@ -38,6 +38,9 @@ type Item struct {
 	Err *SyntaxError
 	// Graph marks a concept-graph document (the input's only item).
 	Graph bool
+	// format is the input's format as known when the item was read (a
+	// first view may turn out to start JSON Lines).
+	format Format
 }
 
 // SyntaxError is input that is not JSON text, located by line, column
@@ -142,6 +145,12 @@ type splitter struct {
 	capMax  int
 	capOver bool
 	capBuf  []byte
+}
+
+// send emits an item, noting the format known so far.
+func (s *splitter) send(it Item) error {
+	it.format = s.format
+	return s.emit(it)
 }
 
 // offset is the input offset of the next byte.
@@ -320,7 +329,7 @@ func (s *splitter) list(name string, top bool) error {
 		if err != nil {
 			return fmt.Errorf("%s[%d]: %w", name, i, err)
 		}
-		if err := s.emit(it); err != nil {
+		if err := s.send(it); err != nil {
 			return err
 		}
 		s.space()
@@ -360,7 +369,7 @@ func (s *splitter) objects() error {
 	switch {
 	case errors.As(err, &se) && kind == FormatView:
 		it.Raw, it.Err = nil, s.resync(se)
-		if err := s.emit(it); err != nil {
+		if err := s.send(it); err != nil {
 			return err
 		}
 		return s.lines()
@@ -374,7 +383,7 @@ func (s *splitter) objects() error {
 	if it.Size > int64(s.opt.MaxViewBytes) {
 		it.Raw, it.TooLarge = nil, true
 	}
-	if err := s.emit(it); err != nil {
+	if err := s.send(it); err != nil {
 		return err
 	}
 	return s.lines()
@@ -426,7 +435,7 @@ func (s *splitter) graph(it Item) error {
 	}
 	s.format = FormatGraph
 	it.Graph = true
-	return s.emit(it)
+	return s.send(it)
 }
 
 // lines reads the values after the first object as JSON Lines.
@@ -447,7 +456,7 @@ func (s *splitter) lines() error {
 		} else if err != nil {
 			return err
 		}
-		if err := s.emit(it); err != nil {
+		if err := s.send(it); err != nil {
 			return err
 		}
 	}

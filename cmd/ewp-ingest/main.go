@@ -163,6 +163,9 @@ func load(ctx context.Context, l *ledger.Ledger, cfg config, files []string, std
 	ld := &ingest.Loader{L: l, Opt: ingest.Options{
 		AttestTrustedOrigins: cfg.attest, Partial: cfg.partial, Limits: cfg.limits, Graph: graphLoader, Progress: bar.update,
 	}}
+	if !cfg.json { // a stream's refusals are told at once, not when it ends
+		ld.Opt.OnRefusal = func(r ingest.Refusal) { fmt.Fprintln(stderr, r.String()) }
+	}
 	rep := ingest.Report{DB: cfg.db}
 	for _, name := range files {
 		fr, err := loadOne(ctx, ld, name, stdin)
@@ -227,7 +230,7 @@ func write(rep *ingest.Report, cfg config, stdout, stderr io.Writer) {
 		enc.Encode(rep) //nolint:errcheck // stdout gone: nothing left to tell
 		return
 	}
-	rep.WriteRefusals(stderr)
+	rep.WriteRefusals(stderr, true)
 	if !cfg.quiet {
 		rep.WriteText(stdout)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -204,5 +205,48 @@ func TestStreamStopsAtUnreadableRest(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "2 stored") {
 		t.Errorf("the two views before the break are not stored:\n%s", stdout)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while ewp-ingest writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A long-running stream tells its refusals as they happen, once each.
+func TestStreamRefusalsToldAtOnce(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ewp.db")
+	pr, pw := io.Pipe()
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(context.Background(), []string{"--db", db, "--partial", "-"}, pr, &out, &errb) }()
+	go io.WriteString(pw, "{\"proposition_id\": 3}\n") //nolint:errcheck // checked by what arrives
+	const want = "<stdin>: EWP_REFUSE_INVALID_EVIDENCE_VIEW: proposition_id"
+	start := time.Now()
+	for !strings.Contains(errb.String(), want) {
+		if time.Since(start) > 2*time.Second {
+			t.Fatalf("the refusal was not told while the stream stays open; stderr so far: %q", errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	go func() {
+		io.WriteString(pw, strings.ReplaceAll(view("P-1", "v1", "extract"), "\n", "")+"\n") //nolint:errcheck // as above
+		pw.Close()
+	}()
+	if code := <-done; code != ingest.ExitPartial || strings.Count(errb.String(), "EWP_REFUSE") != 1 || !strings.Contains(out.String(), "1 stored") {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
 }

@@ -89,8 +89,9 @@ REPORT
   nothing was cut off the end of the ledger.
 
 ERRORS
-  Refusals go to stderr, one per line, naming the file, the line (JSON Lines)
-  or index (lists), the field path and the rule, e.g.
+  Refusals go to stderr, one per line (a stream's as they happen), naming the
+  file, the line (JSON Lines) or index (lists), the field path and the rule,
+  e.g.
     views.jsonl: line 3: EWP_REFUSE_INVALID_EVIDENCE_VIEW: evidence[0].polarity: ...
   Text that is not JSON is located by line, column and byte offset, e.g.
     views.jsonl: line 2: EWP_REFUSE_INVALID_EVIDENCE_VIEW: not JSON: line 2,
