@@ -250,3 +250,20 @@ func TestStreamRefusalsToldAtOnce(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
 }
+
+// Standard input redirected from a regular file is a file: all or nothing.
+func TestStdinFromARegularFileIsAFile(t *testing.T) {
+	dir := t.TempDir()
+	bad := strings.Replace(view("P-2", "v1", "extract"), `"supports"`, `"maybe"`, 1)
+	p := writeFile(t, dir, "in.jsonl", strings.ReplaceAll(view("P-1", "v1", "extract"), "\n", "")+"\n"+strings.ReplaceAll(bad, "\n", "")+"\n")
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--db", filepath.Join(dir, "ewp.db"), "-"}, f, &out, &errb)
+	if code != ingest.ExitRefused || !strings.Contains(out.String(), "refused, nothing written") {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+}

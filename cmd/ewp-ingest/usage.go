@@ -14,7 +14,8 @@ FILES AND STREAMS
   A named regular file is one transaction: stored whole or not at all (every
   refused view is reported), unless you ask for --partial. Readers see none
   of it until all of it is stored.
-  Standard input (-), a pipe or a FIFO is a stream: views are committed in
+  Standard input (-) from a pipe or terminal, or a named FIFO or device, is
+  a stream (- redirected from a regular file is a file): views are committed in
   batches as they arrive (every 10,000 views or 200 ms, whichever comes
   first), so a reader sees each view well within a second of its line. The
   first refused view stops a stream: the views before it stay stored,
