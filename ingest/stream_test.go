@@ -17,19 +17,29 @@ import (
 	"github.com/ewp-go/ewp/ledger"
 )
 
-// bigViews generates n views of about size bytes each as JSON Lines, one
-// at a time, so the input is never in memory.
+// bigViews generates n views of about size bytes each, one at a time, so
+// the input is never in memory: as JSON Lines, or inside an envelope
+// {"views": [...]} when envelope is set.
 type bigViews struct {
 	n, size, i int
+	envelope   bool
 	pending    []byte
 }
 
 func (g *bigViews) Read(p []byte) (int, error) {
 	for len(g.pending) == 0 {
-		if g.i == g.n {
+		switch {
+		case g.i > g.n || (g.i == g.n && !g.envelope):
 			return 0, io.EOF
+		case g.i == g.n:
+			g.pending = []byte("]}\n")
+		case g.envelope && g.i == 0:
+			g.pending = []byte(`{"note": "generated", "views": [` + bigView(g.i, g.size))
+		case g.envelope:
+			g.pending = []byte(",\n" + bigView(g.i, g.size))
+		default:
+			g.pending = []byte(bigView(g.i, g.size) + "\n")
 		}
-		g.pending = []byte(bigView(g.i, g.size) + "\n")
 		g.i++
 	}
 	k := copy(p, g.pending)
@@ -100,33 +110,36 @@ func residentBytes() uint64 {
 }
 
 // A 200 MB input, as one transaction, loads in memory that does not grow
-// with it: the input is read as it is split, views are written as they
-// are decoded, and nothing per view is kept.
+// with it: the input is read as it is split (an envelope's views list
+// element by element), views are written as they are decoded, and
+// nothing per view is kept.
 func TestLoadMemoryIndependentOfInputSize(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: skipping a 200 MB load")
+		t.Skip("-short: skipping 200 MB loads")
 	}
-	const n, size = 1000, 200 << 10
-	l, err := ledger.Create(filepath.Join(t.TempDir(), "big.db"), ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	runtime.GC()
-	base := residentBytes()
-	var rep FileReport
-	heap, rss := peakMemory(func() {
-		rep, err = (&Loader{L: l}).Load(context.Background(), Input{Name: "big.jsonl", R: &bigViews{n: n, size: size}})
-	})
-	if err != nil || rep.Stored != n || len(rep.Refused) != 0 {
-		t.Fatalf("stored %d of %d: %v %v", rep.Stored, n, err, rep.Refused)
-	}
-	t.Logf("200 MB input: peak Go heap %d MB, peak RSS %d MB (%d MB before)", heap>>20, rss>>20, base>>20)
-	if heap > 200<<20 {
-		t.Errorf("peak Go heap %d MB for a 200 MB input; want it independent of the input (< 200 MB)", heap>>20)
-	}
-	if base > 0 && rss-base > 512<<20 {
-		t.Errorf("resident set grew by %d MB", (rss-base)>>20)
+	for _, envelope := range []bool{false, true} {
+		const n, size = 1000, 200 << 10
+		l, err := ledger.Create(filepath.Join(t.TempDir(), "big.db"), ledger.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		base := residentBytes()
+		var rep FileReport
+		heap, rss := peakMemory(func() {
+			rep, err = (&Loader{L: l}).Load(context.Background(), Input{Name: "big", R: &bigViews{n: n, size: size, envelope: envelope}})
+		})
+		l.Close()
+		if err != nil || rep.Stored != n || len(rep.Refused) != 0 {
+			t.Fatalf("envelope=%v: stored %d of %d: %v %v", envelope, rep.Stored, n, err, rep.Refused)
+		}
+		t.Logf("200 MB input (%s): peak Go heap %d MB, peak RSS %d MB (%d MB before)", rep.Format, heap>>20, rss>>20, base>>20)
+		if heap > 200<<20 {
+			t.Errorf("%s: peak Go heap %d MB for a 200 MB input; want it independent of the input (< 200 MB)", rep.Format, heap>>20)
+		}
+		if base > 0 && rss > base+512<<20 {
+			t.Errorf("%s: resident set grew by %d MB", rep.Format, (rss-base)>>20)
+		}
 	}
 }
 
