@@ -391,12 +391,13 @@ func (s *splitter) objects() error {
 
 // first reads the first object. Its members are looked at as they come:
 // a "views" list is streamed element by element (the envelope is never
-// held whole); anything else is kept, up to the graph bound, and is a
-// view or a graph document.
+// held whole); anything else is kept, up to the view bound, or the graph
+// bound from a "graph" or "primitives" member on, and is a view or a
+// graph document.
 func (s *splitter) first() (Item, Format, error) {
 	it := Item{Line: s.line, Index: -1}
 	kind := FormatView
-	s.startCapture(max(s.opt.MaxViewBytes, s.opt.MaxGraphBytes))
+	s.startCapture(s.opt.MaxViewBytes)
 	err := s.members(func(key string) (bool, error) {
 		switch {
 		case key == "views" && kind == FormatEnvelope:
@@ -411,6 +412,7 @@ func (s *splitter) first() (Item, Format, error) {
 		case key == "graph" || key == "primitives":
 			if kind == FormatView {
 				kind = FormatGraph
+				s.capMax = max(s.capMax, s.opt.MaxGraphBytes) // a graph document is loaded whole
 			}
 		}
 		return false, nil

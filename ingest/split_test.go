@@ -175,3 +175,18 @@ func TestSplitReaderNestingBound(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// A lone view is kept only up to the view bound; a graph document, from
+// its "graph" or "primitives" member on, up to the graph bound.
+func TestSplitReaderFirstObjectBounds(t *testing.T) {
+	pad := strings.Repeat("x", 3000)
+	var got []Item
+	emit := func(it Item) error { got = append(got, it); return nil }
+	if _, err := SplitReader(strings.NewReader(`{"p": "`+pad+`"}`), SplitOptions{MaxViewBytes: 1000, MaxGraphBytes: 5000}, emit); err != nil || len(got) != 1 || !got[0].TooLarge {
+		t.Fatalf("view: %v %+v", err, got)
+	}
+	got = nil
+	if _, err := SplitReader(strings.NewReader(`{"graph": "g", "primitives": ["`+pad+`"]}`), SplitOptions{MaxViewBytes: 1000, MaxGraphBytes: 5000}, emit); err != nil || len(got) != 1 || !got[0].Graph || got[0].Raw == nil {
+		t.Fatalf("graph: %v %+v", err, got)
+	}
+}
