@@ -480,11 +480,9 @@ func (s *splitter) resync(se *SyntaxError) *SyntaxError {
 		}
 		s.advance(i + 1)
 	}
-	if s.line > se.Line {
-		se.Skipped = s.line - 1
-		if !s.more() {
-			se.Skipped = s.line
-		}
+	se.Skipped = s.line - 1 // the line before the next view's
+	if !s.more() && s.offset() > s.lineOff {
+		se.Skipped = s.line // the input ends inside its last line
 	}
 	return se
 }

@@ -190,3 +190,32 @@ func TestSplitReaderFirstObjectBounds(t *testing.T) {
 		t.Fatalf("graph: %v %+v", err, got)
 	}
 }
+
+// After a syntax error JSON Lines goes on at the next line that starts
+// with '{', and the error says which lines it skipped (a want ending in
+// \x00 is the whole end of the message: nothing was skipped).
+func TestSplitReaderResync(t *testing.T) {
+	cases := map[string]string{
+		"{\"a\": 1}\n{garbage\n":                 "line 2, column 2 (byte offset 10): unexpected 'g'; expected a member name in double quotes\x00",
+		"{\"a\": 1}\n{bad\n  more\n{\"b\": 2}\n": "(lines 2-3 skipped, up to the next line that starts with '{')",
+		"{\"a\": 1}\n{bad\n  more":               "(lines 2-3 skipped",
+	}
+	for in, want := range cases {
+		var errs []string
+		n := 0
+		_, err := SplitReader(strings.NewReader(in), SplitOptions{}, func(it Item) error {
+			if it.Err != nil {
+				errs = append(errs, it.Err.Error())
+			} else {
+				n++
+			}
+			return nil
+		})
+		if err != nil || len(errs) != 1 || !strings.Contains(errs[0]+"\x00", want) {
+			t.Errorf("%q: %v %q, want %q", in, err, errs, want)
+		}
+		if strings.Contains(in, `"b"`) && n != 2 {
+			t.Errorf("%q: %d views after the error, want the one after it too", in, n)
+		}
+	}
+}
