@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The operator token follows the ingest token's rules (never on the
@@ -67,5 +70,75 @@ func TestHelpDocumentsTheConsole(t *testing.T) {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("--help lacks %q", w)
 		}
+	}
+}
+
+// serveInProcess runs the command over HTTP on the real ledger opener
+// until the test ends; it returns the server's base URL and its logs.
+func serveInProcess(t *testing.T, args []string, getenv func(string) string) (string, *syncBuffer) {
+	t.Helper()
+	var out, errb syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, args, getenv, strings.NewReader(""), &out, &errb, openStore) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("exit %d: %s", code, errb.String())
+			}
+		case <-time.After(15 * time.Second):
+			t.Error("no graceful shutdown")
+		}
+	})
+	return strings.TrimSuffix(waitForURL(t, &errb), "/mcp"), &errb
+}
+
+func get(t *testing.T, url, host string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// The console is served beside /mcp only with an operator token; with
+// --audit off it still serves the evidence pages (and says the inbox is
+// off); with --demo it shows the demo ledger. Host is checked as for /mcp.
+func TestConsoleServedBesideMCP(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ewp.sqlite")
+	if err := fillDemo(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	token := "0123456789abcdef-operator"
+	base, logs := serveInProcess(t, []string{"--db", db, "--http", "127.0.0.1:0", "--audit", "off"}, env("EWP_OPERATOR_TOKEN", token))
+	if c := get(t, base+"/console/login", ""); c != http.StatusOK {
+		t.Errorf("sign-in page: %d", c)
+	}
+	if c := get(t, base+"/console/", ""); c != http.StatusSeeOther {
+		t.Errorf("signed out overview: %d, want a redirect to sign in", c)
+	}
+	if c := get(t, base+"/console/login", "evil.example:80"); c != http.StatusForbidden {
+		t.Errorf("foreign Host: %d", c)
+	}
+	if !strings.Contains(logs.String(), "no inbox") || !strings.Contains(logs.String(), "/console/") {
+		t.Errorf("logs: %s", logs.String())
+	}
+
+	plain, _ := serveInProcess(t, []string{"--db", db, "--http", "127.0.0.1:0", "--audit", "off"}, env())
+	if c := get(t, plain+"/console/login", ""); c != http.StatusNotFound {
+		t.Errorf("without an operator token the console must not exist: %d", c)
+	}
+
+	demo, _ := serveInProcess(t, []string{"--demo", "--http", "127.0.0.1:0"}, env("EWP_OPERATOR_TOKEN", token))
+	if c := get(t, demo+"/console/login", ""); c != http.StatusOK {
+		t.Errorf("--demo sign-in page: %d", c)
 	}
 }
