@@ -146,6 +146,15 @@ func TestConsoleApprovalAgainstTheServer(t *testing.T) {
 	if s := b.text(); !strings.Contains(s, "Propositions by state") || !strings.Contains(s, "Signed in as Ada Operator") {
 		t.Fatalf("after sign in: %q", s)
 	}
+	// The overview's counts and the list come from the background state
+	// summary, ready moments after the start: wait for it.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(b.text(), "4 propositions, as of"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the state summary was not ready within 10 s: %q", b.text())
+		}
+		time.Sleep(100 * time.Millisecond)
+		b.run("reload the overview", chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS("main h1")))
+	}
 	b.shot("overview")
 	for _, p := range []struct{ name, path, want string }{
 		{"propositions", "propositions", "P-api-cert-valid"},

@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -138,7 +142,48 @@ func TestConsoleServedBesideMCP(t *testing.T) {
 	}
 
 	demo, _ := serveInProcess(t, []string{"--demo", "--http", "127.0.0.1:0"}, env("EWP_OPERATOR_TOKEN", token))
-	if c := get(t, demo+"/console/login", ""); c != http.StatusOK {
-		t.Errorf("--demo sign-in page: %d", c)
+	c := signedIn(t, demo, token)
+	// The list comes from the background state summary, ready moments
+	// after the start.
+	var page string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if page = fetch(t, c, demo+"/console/propositions"); strings.Contains(page, "P-db-major-version") && strings.Contains(page, "P-backup-restores") {
+			return
+		}
 	}
+	t.Errorf("--demo: the console does not show the demo ledger: %s", page)
+}
+
+var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// signedIn signs a cookie-keeping client in to the console at base, as
+// the sign-in form does.
+func signedIn(t *testing.T, base, token string) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	m := csrfRE.FindStringSubmatch(fetch(t, c, base+"/console/login"))
+	if m == nil {
+		t.Fatal("no CSRF token on the sign-in form")
+	}
+	resp, err := c.PostForm(base+"/console/login", url.Values{"csrf": {m[1]}, "operator": {"Ada"}, "token": {token}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/console/" {
+		t.Fatalf("sign in: %d at %s", resp.StatusCode, resp.Request.URL)
+	}
+	return c
+}
+
+func fetch(t *testing.T, c *http.Client, u string) string {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }
