@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +19,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/ewp-go/ewp/fixtures"
+	"github.com/ewp-go/ewp/graphstore"
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/warrant"
 )
 
 // chromium finds Debian's chromium (CI installs it with apt-get; no
@@ -52,10 +56,7 @@ func randomToken(t *testing.T, prefix string) string {
 // It returns the MCP endpoint and the console's base URL.
 func consoleServer(t *testing.T, operator, ingest string) (mcpURL, base string) {
 	t.Helper()
-	db := filepath.Join(t.TempDir(), "ewp.sqlite")
-	if err := fillDemo(context.Background(), db); err != nil {
-		t.Fatal(err)
-	}
+	db := historyLedger(t)
 	policies := writePolicies(t, string(fixtures.DemoPolicies))
 	cmd := exec.Command(os.Args[0], "--db", db, "--policies", policies, "--http", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "EWP_MCP_RUN_MAIN=1", "EWP_OPERATOR_TOKEN="+operator, "EWP_INGEST_TOKEN="+ingest)
@@ -83,6 +84,66 @@ func consoleServer(t *testing.T, operator, ingest string) (mcpURL, base string) 
 		t.Fatalf("the SQLite decision log is not beside the ledger: %v", err)
 	}
 	return mcpURL, strings.TrimSuffix(mcpURL, "/mcp") + "/console/"
+}
+
+// historyLedger is the demo ledger (the embedded examples and concept
+// graph) with a history: the examples stored 60 days ago, and 40 days ago
+// a second snapshot of P-backup-restores with a fresh restore drill, which
+// has since aged past its 30-day freshness policy. The proposition page
+// then draws a warrant that changes over time, with the STALE crossing.
+func historyLedger(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	clock := now.AddDate(0, 0, -60)
+	path := filepath.Join(t.TempDir(), "ewp.sqlite")
+	l, err := ledger.Create(path, ledger.Options{Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var env struct {
+		Views []json.RawMessage `json:"views"`
+	}
+	if err := json.Unmarshal(fixtures.QuickstartViews, &env); err != nil {
+		t.Fatal(err)
+	}
+	var views []*warrant.View
+	var backup map[string]any
+	for _, raw := range env.Views {
+		v, err := warrant.DecodeView(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		views = append(views, v)
+		if v.PropositionID == "P-backup-restores" {
+			_ = json.Unmarshal(raw, &backup)
+		}
+	}
+	if _, err := l.Put(ctx, views); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := graphstore.LoadDocument(ctx, l, fixtures.DemoGraph); err != nil {
+		t.Fatal(err)
+	}
+	clock = now.AddDate(0, 0, -40)
+	drill := clock.Add(-time.Hour).Format("2006-01-02T15:04:05Z")
+	src := map[string]any{"source_id": "restore-drill-2", "lineage_id": "L-drill-2", "origin_type": "human",
+		"origin_locator": "restore drill ticket OPS-5120", "snapshot_id": "restore-drill-2@1",
+		"content_hash": "sha256:d1ce", "observed_at": drill}
+	backup["view_id"] = "example-backup-2"
+	backup["checks"] = append(backup["checks"].([]any), map[string]any{"check_id": "k-drill-2", "method": "human_attestation",
+		"scope": "restore drill OPS-5120", "subjects": []string{"backup-nightly"}, "result": "supports",
+		"observed_at": drill, "source": src})
+	raw, _ := json.Marshal(backup)
+	v, err := warrant.DecodeView(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Put(ctx, []*warrant.View{v}); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // TestConsoleApprovalAgainstTheServer is the console's loop of issue #14
@@ -158,7 +219,7 @@ func TestConsoleApprovalAgainstTheServer(t *testing.T) {
 	b.shot("overview")
 	for _, p := range []struct{ name, path, want string }{
 		{"propositions", "propositions", "P-api-cert-valid"},
-		{"proposition", "proposition?id=P-backup-restores", "STALE"},
+		{"proposition", "proposition?id=P-backup-restores", "STALE after"},
 		{"decisions", "decisions", "REQUIRE_CONFIRMATION"},
 		{"decision", "decision?id=" + pending, "Approval trail"},
 		{"graph", "graph?q=delete,file#trace-h", "Grounding trace"},
