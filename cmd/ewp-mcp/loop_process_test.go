@@ -94,12 +94,10 @@ func (p *mcpProcess) call(tool string, args map[string]any) toolReply {
 	p.n++
 	body := callBody(p.n, tool, args)
 	if p.url != "" {
-		resp, err := http.Post(p.url, "application/json", strings.NewReader(body))
+		b, err := post(p.url, body)
 		if err != nil {
 			p.t.Fatal(err)
 		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
 		_, r := decodeReply(p.t, b)
 		return r
 	}
@@ -111,6 +109,21 @@ func (p *mcpProcess) call(tool string, args map[string]any) toolReply {
 	}
 	p.t.Fatalf("no reply to call %d: %s", p.n, p.errb.String())
 	return toolReply{}
+}
+
+// post sends one JSON-RPC message over HTTP and returns the reply, which
+// it checks is JSON (so it is safe to use from any goroutine).
+func post(url, body string) ([]byte, error) {
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err == nil && !json.Valid(b) {
+		err = fmt.Errorf("HTTP %d, not JSON: %q", resp.StatusCode, b)
+	}
+	return b, err
 }
 
 // operator runs ewp-audit on the same ledger, as the operator does at a
