@@ -54,7 +54,7 @@ type toolReply struct {
 	code string
 }
 
-func decodeReply(t *testing.T, line []byte) (int, toolReply) {
+func decodeReply(t testing.TB, line []byte) (int, toolReply) {
 	t.Helper()
 	var m struct {
 		ID     int `json:"id"`

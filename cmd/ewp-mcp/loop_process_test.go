@@ -30,7 +30,7 @@ func buildAudit(t *testing.T) string {
 // demoLedgerFile is a real ledger file holding the example evidence and
 // the demo concept graph (what --demo serves, but on disk, so the decision
 // log is the SQLite store beside it and ewp-audit --db finds it).
-func demoLedgerFile(t *testing.T) string {
+func demoLedgerFile(t testing.TB) string {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "ewp.sqlite")
 	if err := fillDemo(context.Background(), db); err != nil {
@@ -42,7 +42,7 @@ func demoLedgerFile(t *testing.T) string {
 // mcpProcess is ewp-mcp running as its own process (the test binary
 // re-executed as main, see TestMain), spoken to over stdio or HTTP.
 type mcpProcess struct {
-	t    *testing.T
+	t    testing.TB
 	cmd  *exec.Cmd
 	errb *syncBuffer
 	url  string         // HTTP
@@ -53,7 +53,7 @@ type mcpProcess struct {
 
 // startMCP starts ewp-mcp with args; with --http in args it is spoken to
 // over HTTP, otherwise over stdio (after initialize).
-func startMCP(t *testing.T, args ...string) *mcpProcess {
+func startMCP(t testing.TB, args ...string) *mcpProcess {
 	t.Helper()
 	p := &mcpProcess{t: t, errb: &syncBuffer{}}
 	p.cmd = exec.Command(os.Args[0], args...)
