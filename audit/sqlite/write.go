@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/ewp-go/ewp/audit"
 )
@@ -73,27 +72,17 @@ func checkDecision(d *audit.Decision) error {
 	return fmt.Errorf("record decision: outcome %q is not one of MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED, ANSWERED", d.Outcome)
 }
 
-// Approve stores an operator's approval or rejection of a decision. It
-// fills a.ID and a.CreatedAt when empty and always sets a.Action to the
-// answered decision's action. Inside the write transaction it checks
-// (audit.Approval.Validate) that the decision exists (audit.ErrNotFound),
-// awaits confirmation (audit.ErrNotPending) and is not answered yet
-// (audit.ErrAnswered), and that the approval is well formed
+// Approve stores an operator's approval or rejection of a decision.
+// Inside the write transaction it looks up the decision
+// (audit.ErrNotFound) and any earlier answer, and applies
+// audit.Approval.Admit, which fills a.ID, a.CreatedAt and a.Action and
+// refuses a decision already answered (audit.ErrAnswered), not awaiting
+// confirmation (audit.ErrNotPending) or a malformed approval
 // (audit.ErrInvalidApproval); so two operators answering at once cannot
 // both succeed.
 func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 	if l.ro {
 		return l.errReadOnly()
-	}
-	if a.ID == "" {
-		a.ID = audit.NewID()
-	}
-	if a.CreatedAt.IsZero() {
-		a.CreatedAt = l.now()
-	}
-	a.CreatedAt = a.CreatedAt.UTC()
-	if !a.Until.IsZero() {
-		a.Until = a.Until.UTC()
 	}
 	err := l.wr.submit(ctx, func(t *wtx) error {
 		answered, err := t.decision(a.DecisionID)
@@ -102,13 +91,10 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 		}
 		var prior string
 		err = t.tx.QueryRow(`SELECT approval_id FROM approvals WHERE decision_id = ?`, asJSON(a.DecisionID)).Scan(&prior)
-		if err == nil {
-			return fmt.Errorf("%w: decision %s was answered by %s; show it with `ewp-audit show %s`", audit.ErrAnswered, a.DecisionID, prior, prior)
-		} else if !errors.Is(err, sql.ErrNoRows) {
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return inDoubt(err)
 		}
-		a.Action = new(answered.Action())
-		if err := a.Validate(answered, l.now()); err != nil {
+		if err := a.Admit(answered, prior, l.now()); err != nil {
 			return err
 		}
 		body, err := json.Marshal(a)
@@ -148,7 +134,7 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		if err != nil {
 			return err
 		}
-		if err := consumable(a, now); err != nil {
+		if err := a.Consumable(now); err != nil {
 			return err
 		}
 		u := Use{ApprovalID: asJSON(approvalID), UsedBy: usedBy, UsedNS: now.UnixNano()}
@@ -159,7 +145,7 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 				return inDoubt(err)
 			}
 			return &audit.CoverageError{ApprovalID: approvalID, Reason: audit.ErrApprovalUsed,
-				Detail: fmt.Sprintf("a once approval was already used by decision %s; ask for a new confirmation", by)}
+				Detail: fmt.Sprintf("a once approval was already used by decision %s", by)}
 		}
 		if err != nil {
 			return inDoubt(err)
@@ -172,19 +158,6 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		return t.event(tableUses, seq, pre, post)
 	})
 	return l.writeErr("consume approval "+approvalID, err)
-}
-
-func consumable(a *audit.Approval, now time.Time) error {
-	switch {
-	case a.Verdict != audit.Approved:
-		return &audit.CoverageError{ApprovalID: a.ID, Reason: audit.ErrApprovalRejected, Detail: "a rejection cannot be used"}
-	case !a.Once:
-		return fmt.Errorf("%w: approval %s is a scope approval, usable until %s; only once approvals are consumed", audit.ErrInvalidApproval, a.ID, a.Until.Format(time.RFC3339))
-	case !a.Until.IsZero() && !now.Before(a.Until):
-		return &audit.CoverageError{ApprovalID: a.ID, Reason: audit.ErrApprovalExpired,
-			Detail: fmt.Sprintf("expired at %s (server time %s)", a.Until.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))}
-	}
-	return nil
 }
 
 // writeErr leaves the log's own refusals (audit.Err*, coverage) as they

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/memlog"
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
-	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/mcp"
 )
 
@@ -47,7 +43,9 @@ func openAuditStore(path string, _ *slog.Logger) (audit.Log, error) {
 // decisionLogOption opens the decision log cfg asks for and returns the
 // server option and a close; nil option when --audit off. --demo keeps its
 // log in memory like its ledger: nothing of a demo outlives it.
-func decisionLogOption(cfg config, log *slog.Logger) (mcp.Option, func(), error) {
+// policyHash is the hash of the policies the guard loaded (guardOption),
+// recorded with every decision.
+func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Option, func(), error) {
 	path := auditPath(cfg)
 	if path == "" {
 		log.Warn("running without a decision log (--audit off): decisions are not recorded and approvals are disabled")
@@ -60,31 +58,6 @@ func decisionLogOption(cfg config, log *slog.Logger) (mcp.Option, func(), error)
 	} else if l, err = openDecisionLog(path, log); err != nil {
 		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", path, err)
 	}
-	hash, err := policySetHash(cfg)
-	if err != nil {
-		_ = l.Close()
-		return nil, nil, err
-	}
 	log.Info("decision log ready", "audit", path)
-	return mcp.WithDecisionLog(mcp.DecisionLog{Log: l, PolicySetHash: hash}), func() { _ = l.Close() }, nil
-}
-
-// policySetHash is the sha256 of the edge-policy file the guard loads (see
-// loadPolicies), recorded with every decision; "" without policies.
-func policySetHash(cfg config) (string, error) {
-	var src []byte
-	switch {
-	case cfg.policies != "":
-		b, err := os.ReadFile(cfg.policies)
-		if err != nil {
-			return "", fmt.Errorf("--policies: %w", err)
-		}
-		src = b
-	case cfg.demo:
-		src = fixtures.DemoPolicies
-	default:
-		return "", nil
-	}
-	sum := sha256.Sum256(src)
-	return hex.EncodeToString(sum[:]), nil
+	return mcp.WithDecisionLog(mcp.DecisionLog{Log: l, PolicySetHash: policyHash}), func() { _ = l.Close() }, nil
 }

@@ -53,7 +53,7 @@ func openConsole(cfg config, store mcp.Store, srv *mcp.Server, addr string, log 
 	if err != nil {
 		return nil, nil, fmt.Errorf("operator console: %w", err)
 	}
-	policies, err := loadPolicies(cfg)
+	policies, _, err := loadPolicies(cfg)
 	if err != nil {
 		_ = src.Close()
 		return nil, nil, err

@@ -82,14 +82,14 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 	defer closer.Close()
 	opts := []mcp.Option{mcp.WithLogger(log), mcp.WithRequestTimeout(cfg.timeout),
 		mcp.WithMaxRequestBytes(cfg.maxRequest), mcp.WithLimits(cfg.limits)}
-	guard, err := guardOption(ctx, cfg, store, log)
+	guard, policyHash, err := guardOption(ctx, cfg, store, log)
 	if err != nil {
 		return err
 	}
 	if guard != nil {
 		opts = append(opts, guard)
 	}
-	decisions, closeLog, err := decisionLogOption(cfg, log)
+	decisions, closeLog, err := decisionLogOption(cfg, policyHash, log)
 	if err != nil {
 		return err
 	}
