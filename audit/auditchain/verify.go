@@ -52,13 +52,13 @@ func (b *Break) Error() string {
 // Event is one chain entry as a store read it, with the row it names
 // (nil when that row is gone).
 type Event struct {
-	Seq, RowSeq   int64
-	Table         string
-	Payload       string
-	Prev, Hash    []byte
-	Decision      *DecisionRow
-	Approval      *ApprovalRow
-	Use           *Use
+	Seq, RowSeq int64
+	Table       string
+	Payload     string
+	Prev, Hash  []byte
+	Decision    *DecisionRow
+	Approval    *ApprovalRow
+	Use         *Use
 }
 
 // Walker checks a chain event by event, in seq order, as a store reads
