@@ -6,4 +6,11 @@ import (
 	"github.com/ewp-go/ewp/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+// TestMain runs the tests on a throwaway cluster (pgtest), or this binary
+// as a recording replica for TestKillKeepsEveryReturnedRecord.
+func TestMain(m *testing.M) {
+	if recorderChild() {
+		return
+	}
+	pgtest.Main(m)
+}
