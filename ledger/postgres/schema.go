@@ -87,8 +87,8 @@ END $$;
 // database owner may create it). Without it search scans, as SQLite's
 // does for short queries.
 const trigramDDL = `
-CREATE INDEX propositions_trgm ON propositions USING gin (id_fold gin_trgm_ops);
-CREATE INDEX assertion_text_trgm ON assertion_text USING gin (text_fold gin_trgm_ops);
+CREATE INDEX propositions_trgm ON propositions USING gin (id_fold %[1]s.gin_trgm_ops);
+CREATE INDEX assertion_text_trgm ON assertion_text USING gin (text_fold %[1]s.gin_trgm_ops);
 `
 
 // appendOnly are the tables whose rows are facts. Their triggers refuse
@@ -212,7 +212,14 @@ func trigram(ctx context.Context, tx pgx.Tx) error {
 	if _, err := sp.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_trgm`); err != nil {
 		return ledgerErrOrNil("init", sp.Rollback(ctx))
 	}
-	if _, err := sp.Exec(ctx, trigramDDL); err != nil {
+	// The operator class lives in whichever schema the extension was
+	// first created in, which need not be on this ledger's search_path.
+	var where string
+	err = sp.QueryRow(ctx, `SELECT n.nspname FROM pg_opclass c JOIN pg_namespace n ON n.oid = c.opcnamespace WHERE c.opcname = 'gin_trgm_ops' LIMIT 1`).Scan(&where)
+	if err != nil {
+		return ledgerErr("find pg_trgm", err)
+	}
+	if _, err := sp.Exec(ctx, fmt.Sprintf(trigramDDL, ident(where))); err != nil {
 		return ledgerErr("create search indexes", err)
 	}
 	return ledgerErrOrNil("init", sp.Commit(ctx))

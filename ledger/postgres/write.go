@@ -146,7 +146,8 @@ func (w *wtx) init() error {
 		(SELECT COALESCE(MAX(seq), 0) FROM snapshots), (SELECT COALESCE(MAX(seq), 0) FROM primitive_revisions),
 		(SELECT COALESCE(MAX(row_seq), 0) FROM events WHERE tbl = 'snapshots'),
 		(SELECT COALESCE(MAX(row_seq), 0) FROM events WHERE tbl = 'primitive_revisions'),
-		(SELECT count(*) FROM pg_trigger WHERE tgname = ANY($1) AND tgenabled = 'O')`, triggerNames()).
+		(SELECT count(*) FROM pg_trigger WHERE tgname = ANY($1) AND tgenabled = 'O'
+			AND tgrelid IN (SELECT oid FROM pg_class WHERE relnamespace = current_schema()::regnamespace))`, triggerNames()).
 		Scan(&w.snapSeq, &w.primSeq, &evSnaps, &evPrims, &triggers)
 	if err != nil {
 		return err
