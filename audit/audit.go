@@ -116,6 +116,10 @@ type Approval struct {
 	Once  bool      `json:"once"`
 	Scope *Scope    `json:"scope,omitempty"`
 	Until time.Time `json:"until,omitzero"` // zero: no expiry (only for Once)
+	// Action is the answered decision's proposition and action, copied
+	// when the approval is stored: what the operator saw, and what a Once
+	// approval must be repeated exactly (see Covers).
+	Action *Action `json:"action,omitempty"`
 }
 
 // Head names the last entry of the log's hash chain (as ledger.Head).

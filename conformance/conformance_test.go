@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ewp-go/ewp/internal/sharedtest"
+	"github.com/ewp-go/ewp/warrant"
 )
 
 const sharedPack = "../../shared/ewp-pack"
@@ -184,4 +185,36 @@ func BenchmarkEvalCorpus(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cases)), "ns/doc")
+}
+
+// eval refuses a document whose evaluated_at is not a string (even one
+// whose str() would parse, like 20260901) as an invalid view, and one
+// without an instant as EWP_MISSING_EVALUATED_AT.
+func TestEvalEvaluatedAtTypes(t *testing.T) {
+	cases := []struct{ raw, code string }{
+		{`20260901`, warrant.CodeInvalidView},
+		{`1.5`, warrant.CodeInvalidView},
+		{`true`, warrant.CodeInvalidView},
+		{`["2026-09-01"]`, warrant.CodeInvalidView},
+		{`{}`, warrant.CodeInvalidView},
+		{`null`, warrant.CodeMissingEvaluatedAt},
+		{`""`, warrant.CodeMissingEvaluatedAt},
+	}
+	for _, c := range cases {
+		wv, ref := EvalDocument([]byte(`{"proposition_id":"P","evaluated_at":` + c.raw + `}`))
+		if ref == nil {
+			t.Errorf("evaluated_at %s: evaluated at %q, want refusal %s", c.raw, wv.EvaluatedAt, c.code)
+			continue
+		}
+		rule := "is required"
+		if c.code == warrant.CodeInvalidView {
+			rule = "must be a string"
+		}
+		if ref.Code != c.code || !strings.HasPrefix(ref.Error, "evaluated_at: "+rule) {
+			t.Errorf("evaluated_at %s: got %s %q, want %s naming evaluated_at", c.raw, ref.Code, ref.Error, c.code)
+		}
+	}
+	if _, ref := EvalDocument([]byte(`{"proposition_id":"P"}`)); ref == nil || ref.Code != warrant.CodeMissingEvaluatedAt {
+		t.Errorf("absent evaluated_at: got %+v, want %s", ref, warrant.CodeMissingEvaluatedAt)
+	}
 }

@@ -29,6 +29,9 @@ func EvalDocument(doc []byte) (*warrant.WarrantView, *Refusal) {
 
 func evalWith(dec *warrant.Decoder, doc []byte) (*warrant.WarrantView, *Refusal) {
 	d, err := dec.DecodeDocument(doc)
+	if err == nil && d.EvaluatedAt == "" {
+		err = missingEvaluatedAt()
+	}
 	if err == nil {
 		var w *warrant.WarrantView
 		if w, err = warrant.Evaluate(d.View, d.EvaluatedAt); err == nil {
@@ -36,6 +39,13 @@ func evalWith(dec *warrant.Decoder, doc []byte) (*warrant.WarrantView, *Refusal)
 		}
 	}
 	return nil, refusal(err)
+}
+
+// missingEvaluatedAt refuses a document with no instant to evaluate at:
+// evaluated_at absent, null or "", as warrant_now refuses it.
+func missingEvaluatedAt() error {
+	return &warrant.Error{Code: warrant.CodeMissingEvaluatedAt, Field: "evaluated_at",
+		Rule: `is required: warrant is computed at an instant, e.g. "2026-09-21T18:00:00Z"; there is no default`}
 }
 
 func refusal(err error) *Refusal {

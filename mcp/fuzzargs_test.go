@@ -68,7 +68,7 @@ var knownCodes = []string{
 	warrant.CodeInvalidView, warrant.CodeUnknownPolicy, warrant.CodeInvalidAction, warrant.CodeMissingEvaluatedAt,
 	warrant.CodeMissingView, warrant.CodeImmutableRecord, warrant.CodePersistWarrant, warrant.CodeUnattestedTrusted,
 	warrant.CodeMissingContentHash, warrant.CodeMissingObservedAt, warrant.CodeIngestRole, warrant.CodeEvaluatedAtSkew,
-	warrant.CodeStaleViewForAction, warrant.CodeClientRiskPolicy, CodeInvalidArgument,
+	warrant.CodeStaleViewForAction, warrant.CodeClientRiskPolicy, warrant.CodeLimitExceeded, CodeInvalidArgument,
 	grounding.CodeCandidateInvalid, grounding.CodeGapResolved, grounding.CodeInvalidGraph,
 }
 

@@ -19,6 +19,9 @@ type memStore struct {
 }
 
 func (m *memStore) Put(v *warrant.View) (bool, error) {
+	if err := snapshot.CheckSurrogates(v); err != nil {
+		return false, err
+	}
 	key := [2]string{v.PropositionID, v.ViewID}
 	if sum, ok := m.snaps[key]; ok {
 		return false, snapshot.CheckSnapshot(sum, v)

@@ -11,15 +11,18 @@ import (
 // Document is a fixture-format document: a view plus the instant to
 // evaluate it at and, optionally, the policy identity asked for.
 type Document struct {
-	View        *View
-	EvaluatedAt string // str()-normalised; "" when absent or null
+	View *View
+	// EvaluatedAt is the instant as given: always a JSON string in the
+	// text, never str() of another type; "" when absent or null.
+	EvaluatedAt string
 	// PolicyID and PolicyVersion are as given; empty when absent.
 	PolicyID      string
 	PolicyVersion string
 }
 
-// DecodeView decodes and validates one EvidenceView from JSON text. A
-// refusal is an *Error with Code CodeInvalidView naming the field and rule.
+// DecodeView decodes and validates one EvidenceView from JSON text, within
+// DefaultLimits. A refusal is an *Error naming the field and rule: Code
+// CodeInvalidView, or CodeLimitExceeded for a view over a limit.
 func DecodeView(data []byte) (*View, error) {
 	d := Decoder{fast: fastDecoder{once: true}}
 	return d.DecodeView(data)
@@ -27,7 +30,9 @@ func DecodeView(data []byte) (*View, error) {
 
 // DecodeDocument decodes a fixture-format document: the view's fields plus
 // evaluated_at and optional policy_id/policy_version at the top level.
-// The policy identity is checked here; evaluated_at is checked by Evaluate.
+// The policy identity and the type of evaluated_at (a string, or absent or
+// null) are checked here; whether it is a parseable instant is Evaluate's.
+// The document is held to DefaultLimits, as a view is.
 func DecodeDocument(data []byte) (*Document, error) {
 	d := Decoder{fast: fastDecoder{once: true}}
 	return d.DecodeDocument(data)
@@ -38,17 +43,29 @@ func DecodeDocument(data []byte) (*Document, error) {
 // view never changes after it is returned, whatever the Decoder does next.
 // The zero Decoder is ready to use; it is not safe for concurrent use.
 type Decoder struct {
+	// Limits bound each view the Decoder reads; a view over one is
+	// refused with CodeLimitExceeded. A zero field is its DefaultLimits
+	// value, a negative one no limit. The text's size is checked before
+	// anything else reads it.
+	Limits Limits
+
 	fast fastDecoder
 	p    pyjson.Parser
 }
 
-// DecodeView is the package-level DecodeView, reusing d's memory.
+// DecodeView is the package-level DecodeView, reusing d's memory, within
+// d.Limits.
 func (d *Decoder) DecodeView(data []byte) (*View, error) {
+	lim := d.Limits.withDefaults()
+	if err := lim.checkBytes(len(data)); err != nil {
+		return nil, err
+	}
 	s, padded := copyText(data)
+	d.fast.lim = lim
 	if v := d.fast.decode(padded, nil); v != nil {
 		return v, nil
 	}
-	return d.generalView(s)
+	return d.generalView(s, lim)
 }
 
 // copyText copies the text once: views keep strings that point into it,
@@ -64,34 +81,42 @@ func copyText(data []byte) (s, padded string) {
 }
 
 // generalView decodes any view, and refuses with the precise reason.
-func (d *Decoder) generalView(s string) (*View, error) {
+func (d *Decoder) generalView(s string, lim Limits) (*View, error) {
 	root, err := d.parseObject(s)
 	if err != nil {
 		return nil, err
 	}
-	return decodeView(root)
+	return decodeView(root, lim)
 }
 
-// DecodeDocument is the package-level DecodeDocument, reusing d's memory.
+// DecodeDocument is the package-level DecodeDocument, reusing d's memory,
+// within d.Limits.
 func (d *Decoder) DecodeDocument(data []byte) (*Document, error) {
+	lim := d.Limits.withDefaults()
+	if err := lim.checkBytes(len(data)); err != nil {
+		return nil, err
+	}
 	s, padded := copyText(data)
+	d.fast.lim = lim
 	doc := &Document{}
 	if v := d.fast.decode(padded, doc); v != nil && CheckPolicy(doc.PolicyID, doc.PolicyVersion) == nil {
 		doc.View = v
 		return doc, nil
 	}
-	return d.generalDocument(s)
+	return d.generalDocument(s, lim)
 }
 
 // generalDocument decodes any document, and refuses with the precise
 // reason.
-func (d *Decoder) generalDocument(s string) (*Document, error) {
+func (d *Decoder) generalDocument(s string, lim Limits) (*Document, error) {
 	root, err := d.parseObject(s)
 	if err != nil {
 		return nil, err
 	}
 	doc := &Document{}
-	doc.EvaluatedAt, _ = optText(root, "evaluated_at")
+	if doc.EvaluatedAt, err = evaluatedAt(root); err != nil {
+		return nil, err
+	}
 	if doc.PolicyID, err = policyField(root, "policy_id"); err != nil {
 		return nil, err
 	}
@@ -101,7 +126,10 @@ func (d *Decoder) generalDocument(s string) (*Document, error) {
 	if err := CheckPolicy(doc.PolicyID, doc.PolicyVersion); err != nil {
 		return nil, err
 	}
-	if doc.View, err = decodeView(root); err != nil {
+	if doc.View, err = decodeView(root, lim); err != nil {
+		return nil, err
+	}
+	if err := lim.checkEvaluatedAt(doc.EvaluatedAt); err != nil {
 		return nil, err
 	}
 	return doc, nil
@@ -115,6 +143,20 @@ func CheckPolicy(id, version string) error {
 	}
 	return &Error{Code: CodeUnknownPolicy, Field: "policy_id",
 		Rule: "only policy reference-v2 (version reference-v2) is implemented; got " + quote(id) + " version " + quote(version)}
+}
+
+// evaluatedAt reads a document's evaluated_at. Unlike ids and texts it is
+// not str()-normalised: the reference refuses every other type, and str()
+// would turn the integer 20260901 into a basic-format date it evaluates at.
+func evaluatedAt(obj *fields) (string, error) {
+	x, ok := obj.Get("evaluated_at")
+	if !ok || x.IsNull() {
+		return "", nil
+	}
+	if x.Kind() != pyjson.String {
+		return "", invalid("evaluated_at", "must be a string holding an ISO 8601 instant (e.g. \"2026-09-21T18:00:00Z\"), not %s", typeName(x))
+	}
+	return x.Str(), nil
 }
 
 func policyField(obj *fields, key string) (string, error) {
@@ -145,21 +187,25 @@ func (d *Decoder) parseObject(s string) (*fields, error) {
 // decoder carries the view-level context records are checked against.
 type decoder struct {
 	prop     string
+	lim      Limits
 	sources  sourceSet
 	sourceAt []loc // where each of sources was first met
 }
 
-func decodeView(obj *fields) (*View, error) {
+func decodeView(obj *fields, lim Limits) (*View, error) {
 	v := &View{}
 	var err error
 	if v.PropositionID, err = propositionID(obj); err != nil {
 		return nil, err
 	}
-	if err = decodeScalars(obj, v); err != nil {
+	d := decoder{prop: v.PropositionID, lim: lim}
+	if err = d.scalars(obj, v); err != nil {
 		return nil, err
 	}
-	d := decoder{prop: v.PropositionID}
 	if err = d.records(obj, v); err != nil {
+		return nil, err
+	}
+	if err = lim.checkStrings(v); err != nil {
 		return nil, err
 	}
 	if v.ViewID == "" {
@@ -182,15 +228,15 @@ func propositionID(obj *fields) (string, error) {
 	return p.Str(), nil
 }
 
-func decodeScalars(obj *fields, v *View) error {
+func (d *decoder) scalars(obj *fields, v *View) error {
 	var err error
 	if v.ViewID, err = viewID(obj); err != nil {
 		return err
 	}
-	if v.OmittedSources, err = stringList(obj, "omitted_sources", loc{}); err != nil {
+	if v.OmittedSources, err = d.stringList(obj, "omitted_sources", loc{}); err != nil {
 		return err
 	}
-	if v.Subjects, err = stringList(obj, "subjects", loc{}); err != nil {
+	if v.Subjects, err = d.stringList(obj, "subjects", loc{}); err != nil {
 		return err
 	}
 	if v.RetrievalScope, err = retrievalScope(obj); err != nil {
@@ -202,7 +248,7 @@ func decodeScalars(obj *fields, v *View) error {
 	if v.Freshness, err = freshness(obj); err != nil {
 		return err
 	}
-	v.AdapterMeta, err = adapterMeta(obj)
+	v.AdapterMeta, err = d.adapterMeta(obj)
 	return err
 }
 
@@ -257,7 +303,7 @@ func freshness(obj *fields) (int64, error) {
 	return n, nil
 }
 
-func adapterMeta(obj *fields) (string, error) {
+func (d *decoder) adapterMeta(obj *fields) (string, error) {
 	x, ok := obj.Get("adapter_meta")
 	if !ok || x.IsNull() {
 		return "{}", nil
@@ -267,18 +313,24 @@ func adapterMeta(obj *fields) (string, error) {
 	}
 	var w pyjson.Writer
 	writeValue(&w, x)
+	if err := d.lim.checkMeta(x, w.Buf); err != nil {
+		return "", err
+	}
 	return string(w.Buf), nil
 }
 
-// stringList reads a list of non-empty strings. A bare string is never
-// read as a list of characters.
-func stringList(obj *fields, key string, l loc) ([]string, error) {
+// stringList reads a list of non-empty strings, of at most MaxSubjects.
+// A bare string is never read as a list of characters.
+func (d *decoder) stringList(obj *fields, key string, l loc) ([]string, error) {
 	x, ok := obj.Get(key)
 	if !ok || x.IsNull() {
 		return []string{}, nil
 	}
 	if x.Kind() != pyjson.Array {
 		return nil, invalid(l.field(key), "must be a list of non-empty strings, not %s", typeName(x))
+	}
+	if err := d.lim.checkList(l.field(key), x.Len()); err != nil {
+		return nil, err
 	}
 	out := make([]string, x.Len())
 	var err error

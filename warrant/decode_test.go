@@ -182,3 +182,33 @@ func TestLoneSurrogateSeparator(t *testing.T) {
 		t.Errorf("available at 13:00: got %s", w.Warrant.Acceptance)
 	}
 }
+
+// evaluated_at is never str()-normalised: the reference refuses every
+// non-string, and str(20260901) would be a basic-format date evaluated as
+// one. Both decoders must refuse, the fast one by giving up.
+func TestNonStringEvaluatedAtRefused(t *testing.T) {
+	for _, raw := range []string{`20260901`, `2026.5`, `true`, `false`, `["2026-06-01"]`, `{}`, `{"t":"2026-06-01"}`} {
+		doc := strings.Replace(view(""), `"2026-06-01T00:00:00Z"`, raw, 1)
+		for name, decode := range map[string]func([]byte) (*warrant.Document, error){
+			"DecodeDocument": warrant.DecodeDocument,
+			"Decoder":        new(warrant.Decoder).DecodeDocument,
+		} {
+			d, err := decode([]byte(doc))
+			var e *warrant.Error
+			if !errors.As(err, &e) {
+				t.Errorf("%s: evaluated_at %s: want a refusal, got document with evaluated_at %q", name, raw, d.EvaluatedAt)
+				continue
+			}
+			if e.Code != warrant.CodeInvalidView || e.Field != "evaluated_at" || !strings.Contains(e.Rule, "must be a string") {
+				t.Errorf("%s: evaluated_at %s: got %v", name, raw, err)
+			}
+		}
+	}
+	// Absent and null stay "not given"; the caller decides what that means.
+	for _, doc := range []string{`{"proposition_id":"P"}`, `{"proposition_id":"P","evaluated_at":null}`} {
+		d, err := warrant.DecodeDocument([]byte(doc))
+		if err != nil || d.EvaluatedAt != "" {
+			t.Errorf("%s: got %+v, %v; want evaluated_at \"\"", doc, d, err)
+		}
+	}
+}

@@ -37,6 +37,11 @@ type fastDecoder struct {
 	// *string fields cost no allocation each.
 	strs []string
 	meta pyjson.Parser
+	// lim are the limits of the view being read; records counts its
+	// records so far. Over a limit the fast path gives up and the general
+	// decoder writes the refusal.
+	lim     Limits
+	records int
 }
 
 // Members every record or SourceRef must have, as field bits.
@@ -57,6 +62,8 @@ func (f *fastDecoder) decode(s string, doc *Document) *View {
 	f.sc.Reset(s)
 	f.src.reset()
 	f.raw = f.raw[:0]
+	f.lim = f.lim.withDefaults()
+	f.records = 0
 	v := &View{RetrievalScope: DefaultRetrievalScope, Freshness: DefaultFreshness, AdapterMeta: "{}"}
 	if !f.sc.Object() {
 		return nil
@@ -67,10 +74,20 @@ func (f *fastDecoder) decode(s string, doc *Document) *View {
 			return nil
 		}
 	}
-	if !f.sc.End() || seen&(1<<fPropositionID) == 0 || !f.finish(v) {
+	if !f.sc.End() || seen&(1<<fPropositionID) == 0 || !f.finish(v) || !f.shortStrings(len(s)-1, v, doc) {
 		return nil
 	}
 	return v
+}
+
+// shortStrings reports whether no string of the view (or document) is over
+// MaxStringBytes. Every string the fast path takes is a string of the
+// text, so a text no longer than the limit needs no look.
+func (f *fastDecoder) shortStrings(textLen int, v *View, doc *Document) bool {
+	if !exceeds(textLen, f.lim.MaxStringBytes) {
+		return true
+	}
+	return f.lim.checkStrings(v) == nil && (doc == nil || f.lim.checkEvaluatedAt(doc.EvaluatedAt) == nil)
 }
 
 // next reads the next member name of the object being read and returns
@@ -201,6 +218,8 @@ func (f *fastDecoder) docField(i int, doc *Document) bool {
 		f.sc.Skip()
 		return !f.sc.Failed()
 	}
+	// Only strings and null are taken: the general decoder refuses any
+	// other evaluated_at and policy identity.
 	s := f.optStr()
 	switch i {
 	case fEvaluatedAt:
@@ -257,10 +276,11 @@ func (f *fastDecoder) adapterMeta(v *View) bool {
 	var w pyjson.Writer
 	writeValue(&w, x)
 	v.AdapterMeta = string(w.Buf)
-	return true
+	return f.lim.checkMeta(x, w.Buf) == nil
 }
 
-// strings reads a list of non-empty strings; null is the empty list.
+// strings reads a list of non-empty strings, of at most MaxSubjects;
+// null is the empty list.
 func (f *fastDecoder) strings() []string {
 	sc := &f.sc
 	if sc.Null() || !sc.Array() {
@@ -269,7 +289,7 @@ func (f *fastDecoder) strings() []string {
 	var out []string
 	for sc.Elem() {
 		s := sc.Str()
-		if s == "" {
+		if s == "" || exceeds(len(out)+1, f.lim.MaxSubjects) {
 			sc.Stop()
 		}
 		out = append(out, s)

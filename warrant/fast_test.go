@@ -24,7 +24,7 @@ func fastAgrees(t testing.TB, s string) bool {
 	}
 	fd.View = v
 	var d Decoder
-	gd, err := d.generalDocument(s)
+	gd, err := d.generalDocument(s, DefaultLimits)
 	if err != nil {
 		if CheckPolicy(fd.PolicyID, fd.PolicyVersion) != nil {
 			return false // DecodeDocument refuses these before using the view
@@ -41,7 +41,7 @@ func fastAgrees(t testing.TB, s string) bool {
 		t.Errorf("a decoder used once decodes differently:\n%s", s)
 	}
 	// As a view (no document members), the two paths agree as well.
-	gv, err := d.generalView(s)
+	gv, err := d.generalView(s, DefaultLimits)
 	if fv := f.decode(s+"\x00", nil); err != nil || !reflect.DeepEqual(fv, gv) {
 		t.Errorf("DecodeView paths disagree on\n%s (general: %v)", s, err)
 	}

@@ -22,6 +22,9 @@ func readList[T any](f *fastDecoder, scratch *[]T, one func(*T) bool) ([]T, bool
 	}
 	list := (*scratch)[:0]
 	for f.sc.Elem() {
+		if f.records++; exceeds(f.records, f.lim.MaxRecords) {
+			return nil, false
+		}
 		var rec T
 		list = append(list, rec)
 		if !one(&list[len(list)-1]) {

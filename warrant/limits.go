@@ -1,5 +1,11 @@
 package warrant
 
+import (
+	"strconv"
+
+	"github.com/ewp-go/ewp/warrant/internal/pyjson"
+)
+
 // Limits bound what one view may cost to decode and evaluate, so that no
 // single request or stored snapshot can take unbounded memory or time. A
 // view over any limit is refused with CodeLimitExceeded, naming the field
@@ -17,7 +23,9 @@ type Limits struct {
 	// MaxSubjects bounds each subjects list (the view's and each check's)
 	// and each conflict's proposition_ids and omitted_sources.
 	MaxSubjects int
-	// MaxStringBytes bounds any one string value (ids, texts, times).
+	// MaxStringBytes bounds any one string value (ids, texts, times, list
+	// entries, evaluated_at, strings inside adapter_meta), in UTF-8 bytes,
+	// as the view holds it: after str(), which can lengthen a text.
 	MaxStringBytes int
 }
 
@@ -27,4 +35,212 @@ var DefaultLimits = Limits{
 	MaxRecords:     20_000,
 	MaxSubjects:    10_000,
 	MaxStringBytes: 64 << 10,
+}
+
+// withDefaults returns l with each zero field replaced by its default, so
+// that after it a negative field is the only way to say "no limit".
+func (l Limits) withDefaults() Limits {
+	or := func(v, def int) int {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	return Limits{
+		MaxViewBytes:   or(l.MaxViewBytes, DefaultLimits.MaxViewBytes),
+		MaxRecords:     or(l.MaxRecords, DefaultLimits.MaxRecords),
+		MaxSubjects:    or(l.MaxSubjects, DefaultLimits.MaxSubjects),
+		MaxStringBytes: or(l.MaxStringBytes, DefaultLimits.MaxStringBytes),
+	}
+}
+
+// exceeds reports whether n is over the limit max; a negative max is no
+// limit.
+func exceeds(n, max int) bool { return max >= 0 && n > max }
+
+// overLimit is the refusal of a value over a limit: what it is ("has 12000
+// entries"), then the limit and the Limits field that sets it.
+func overLimit(field, what string, max int, name string) *Error {
+	return &Error{Code: CodeLimitExceeded, Field: field,
+		Rule: what + "; the limit is " + strconv.Itoa(max) + " (" + name + ")"}
+}
+
+// checkBytes refuses a text over MaxViewBytes, before anything reads it.
+func (l Limits) checkBytes(n int) error {
+	if exceeds(n, l.MaxViewBytes) {
+		return overLimit("", "the view is "+strconv.Itoa(n)+" bytes of JSON text", l.MaxViewBytes, "MaxViewBytes")
+	}
+	return nil
+}
+
+// checkRecords refuses n records over MaxRecords.
+func (l Limits) checkRecords(n int) error {
+	if exceeds(n, l.MaxRecords) {
+		return overLimit("", "the view has "+strconv.Itoa(n)+
+			" records (assertions, evidence, checks, conflicts and lineage edges together)", l.MaxRecords, "MaxRecords")
+	}
+	return nil
+}
+
+// checkList refuses a subjects, omitted_sources or proposition_ids list
+// of n entries over MaxSubjects.
+func (l Limits) checkList(field string, n int) error {
+	if exceeds(n, l.MaxSubjects) {
+		return overLimit(field, "has "+strconv.Itoa(n)+" entries", l.MaxSubjects, "MaxSubjects")
+	}
+	return nil
+}
+
+// stringLimit finds the first string of a view over MaxStringBytes, in
+// the order the fields are decoded, and remembers its refusal.
+type stringLimit struct {
+	max int
+	err error
+}
+
+func (c *stringLimit) one(l loc, name, s string) {
+	if c.err == nil && len(s) > c.max {
+		c.err = overLimit(l.field(name), "is "+strconv.Itoa(len(s))+" bytes long", c.max, "MaxStringBytes")
+	}
+}
+
+func (c *stringLimit) ptr(l loc, name string, s *string) {
+	if s != nil {
+		c.one(l, name, *s)
+	}
+}
+
+func (c *stringLimit) list(l loc, name string, ss []string) {
+	for i, s := range ss {
+		if c.err == nil && len(s) > c.max {
+			c.one(l, name+"["+strconv.Itoa(i)+"]", s)
+		}
+	}
+}
+
+func (c *stringLimit) source(l loc, s *SourceRef) {
+	l.sub = "source"
+	c.one(l, "source_id", s.SourceID)
+	c.one(l, "lineage_id", s.LineageID)
+	c.one(l, "origin_type", s.OriginType)
+	c.one(l, "origin_locator", s.OriginLocator)
+	c.one(l, "snapshot_id", s.SnapshotID)
+	c.one(l, "content_hash", s.ContentHash)
+	c.one(l, "observed_at", s.ObservedAt)
+	c.ptr(l, "extractor_id", s.ExtractorID)
+	c.ptr(l, "parent_source_id", s.ParentSourceID)
+}
+
+// checkStrings refuses a view holding a string over MaxStringBytes: an
+// id, text, time or list entry, as decoded (after str(), which can make
+// a text longer than any string in the JSON). adapter_meta is checked
+// where it is decoded (checkMeta).
+func (l Limits) checkStrings(v *View) error {
+	if l.MaxStringBytes < 0 {
+		return nil
+	}
+	c := stringLimit{max: l.MaxStringBytes}
+	top := loc{}
+	c.one(top, "proposition_id", v.PropositionID)
+	if !v.ViewIDDerived {
+		c.one(top, "view_id", v.ViewID)
+	}
+	c.list(top, "omitted_sources", v.OmittedSources)
+	c.list(top, "subjects", v.Subjects)
+	if v.RetrievalScope != DefaultRetrievalScope { // the default was not in the text
+		c.one(top, "retrieval_scope", v.RetrievalScope)
+	}
+	for i := range v.Assertions {
+		a, l := &v.Assertions[i], loc{list: "assertions", i: i}
+		c.one(l, "assertion_id", a.AssertionID)
+		c.one(l, "text", a.Text)
+		c.one(l, "asserted_by", a.AssertedBy)
+		c.source(l, &a.Source)
+		c.one(l, "asserted_at", a.AssertedAt)
+		c.one(l, "proposition_id", a.PropositionID)
+	}
+	for i := range v.Evidence {
+		e, l := &v.Evidence[i], loc{list: "evidence", i: i}
+		c.one(l, "evidence_id", e.EvidenceID)
+		c.source(l, &e.Source)
+		c.one(l, "content", e.Content)
+		c.one(l, "observed_at", e.ObservedAt)
+		c.one(l, "proposition_id", e.PropositionID)
+	}
+	for i := range v.Checks {
+		k, l := &v.Checks[i], loc{list: "checks", i: i}
+		c.one(l, "check_id", k.CheckID)
+		c.one(l, "method", k.Method)
+		c.one(l, "scope", k.Scope)
+		c.source(l, &k.Source)
+		c.one(l, "observed_at", k.ObservedAt)
+		c.list(l, "subjects", k.Subjects)
+	}
+	for i := range v.Conflicts {
+		k, l := &v.Conflicts[i], loc{list: "conflicts", i: i}
+		c.one(l, "conflict_id", k.ConflictID)
+		c.list(l, "proposition_ids", k.PropositionIDs)
+		c.one(l, "note", k.Note)
+	}
+	for i := range v.Lineage {
+		e, l := &v.Lineage[i], loc{list: "lineage", i: i}
+		c.one(l, "from_id", e.FromID)
+		c.one(l, "to_id", e.ToID)
+	}
+	return c.err
+}
+
+// checkMeta refuses an adapter_meta holding a string over MaxStringBytes.
+// canonical is its canonical text: every string is written there at least
+// as long as it is, so a short text needs no walk.
+func (l Limits) checkMeta(x pyjson.Value, canonical []byte) error {
+	if !exceeds(len(canonical), l.MaxStringBytes) {
+		return nil
+	}
+	if path, n := longString(x, l.MaxStringBytes); path != "" {
+		return overLimit(path, "is "+strconv.Itoa(n)+" bytes long", l.MaxStringBytes, "MaxStringBytes")
+	}
+	return nil
+}
+
+// longString returns the path (under adapter_meta) and length of the first
+// string in x over max bytes, or "". Objects are read as Python keeps them:
+// a repeated key's last value.
+func longString(x pyjson.Value, max int) (string, int) {
+	if rest, n, ok := walkStrings(x, max); ok {
+		return "adapter_meta" + rest, n
+	}
+	return "", 0
+}
+
+// walkStrings finds the first string in x over max bytes; its path below
+// x is built on the way back, so a walk that finds none builds none.
+func walkStrings(x pyjson.Value, max int) (rest string, n int, ok bool) {
+	switch x.Kind() {
+	case pyjson.String:
+		return "", len(x.Str()), len(x.Str()) > max
+	case pyjson.Array:
+		x.Elems(func(i int, el pyjson.Value) bool {
+			if rest, n, ok = walkStrings(el, max); ok {
+				rest = "[" + strconv.Itoa(i) + "]" + rest
+			}
+			return !ok
+		})
+	case pyjson.Object:
+		for _, m := range x.Members() {
+			if rest, n, ok = walkStrings(m.Val, max); ok {
+				return "." + m.Key + rest, n, true
+			}
+		}
+	}
+	return rest, n, ok
+}
+
+// checkEvaluatedAt refuses a document's evaluated_at over MaxStringBytes.
+func (l Limits) checkEvaluatedAt(s string) error {
+	c := stringLimit{max: l.MaxStringBytes}
+	if l.MaxStringBytes >= 0 {
+		c.one(loc{}, "evaluated_at", s)
+	}
+	return c.err
 }

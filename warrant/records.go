@@ -8,6 +8,9 @@ import (
 )
 
 func (d *decoder) records(obj *fields, v *View) error {
+	if err := d.lim.checkRecords(countRecords(obj)); err != nil {
+		return err
+	}
 	steps := []func(*fields, *View) error{
 		d.assertions, d.evidence, d.checks, d.conflicts, d.lineage,
 	}
@@ -17,6 +20,19 @@ func (d *decoder) records(obj *fields, v *View) error {
 		}
 	}
 	return nil
+}
+
+// countRecords counts the elements of the view's record lists, before
+// any is decoded; a member that is not a list counts nothing (it is
+// refused when read).
+func countRecords(obj *fields) int {
+	n := 0
+	for _, key := range [...]string{"assertions", "evidence", "checks", "conflicts", "lineage"} {
+		if x, ok := obj.Get(key); ok && x.Kind() == pyjson.Array {
+			n += x.Len()
+		}
+	}
+	return n
 }
 
 // loc names a record or field for refusal messages. The path text is built
@@ -225,7 +241,7 @@ func (d *decoder) check(obj *fields, l loc) (c Check, err error) {
 	if c.Result, err = enumField(obj, "result", l, Supports, Opposes, Inconclusive); err != nil {
 		return
 	}
-	c.Subjects, err = stringList(obj, "subjects", l)
+	c.Subjects, err = d.stringList(obj, "subjects", l)
 	return
 }
 
@@ -241,7 +257,7 @@ func (d *decoder) conflict(obj *fields, l loc) (c Conflict, err error) {
 	if c.Status, err = enumField(obj, "status", l, StatusOpen, StatusResolved); err != nil {
 		return
 	}
-	if c.PropositionIDs, err = stringList(obj, "proposition_ids", l); err != nil {
+	if c.PropositionIDs, err = d.stringList(obj, "proposition_ids", l); err != nil {
 		return
 	}
 	if len(c.PropositionIDs) == 0 {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The expected strings in this file were printed by CPython 3.11 (repr,
@@ -200,5 +201,55 @@ func TestStringScanBoundaries(t *testing.T) {
 				t.Fatalf("raw control byte at %d accepted", pos)
 			}
 		}
+	}
+}
+
+// Members keeps each key once, at its first position, with its last value,
+// on either side of the size where it starts to index the keys.
+func TestMembersRepeatedKeys(t *testing.T) {
+	for _, n := range []int{3, smallObject, smallObject + 1, 100} {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := 0; i < n; i++ {
+			b.WriteString(`"k` + strconv.Itoa(i) + `":` + strconv.Itoa(i) + `,`)
+		}
+		// Repeat the first and the last key with new values.
+		b.WriteString(`"k0":-1,"k` + strconv.Itoa(n-1) + `":-2}`)
+		v, err := Parse(b.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := v.Members()
+		if len(m) != n || m[0].Key != "k0" || m[0].Val.Str() != "-1" || m[n-1].Val.Str() != "-2" || m[1].Val.Str() != "1" {
+			t.Errorf("%d keys: got %d members, first %s=%s, last %s=%s", n, len(m), m[0].Key, m[0].Val.Str(), m[n-1].Key, m[n-1].Val.Str())
+		}
+	}
+}
+
+// An object with many keys (an adapter_meta within the default view size)
+// costs time in proportion to its keys: found by a scan alone, 200,000
+// keys took about a minute.
+func TestMembersManyKeysLinear(t *testing.T) {
+	var b strings.Builder
+	b.WriteByte('{')
+	const n = 200_000
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"k` + strconv.Itoa(i) + `":0`)
+	}
+	b.WriteByte('}')
+	v, err := Parse(b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if got := len(v.Members()); got != n {
+		t.Fatalf("%d members, want %d", got, n)
+	}
+	// Well under a second; the bound leaves room for a loaded machine.
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Members of %d keys took %v", n, d)
 	}
 }

@@ -1,0 +1,248 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	msqlite "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/ewp-go/ewp/audit"
+)
+
+// DefaultPath is where the decision log of the ledger at ledgerPath lives
+// when no --audit is given: the same path with ".audit" appended
+// (ewp.db → ewp.db.audit). ewp-mcp and ewp-audit both use it, so the same
+// --db finds the same log.
+func DefaultPath(ledgerPath string) string { return ledgerPath + ".audit" }
+
+// Options tune how a log is opened.
+type Options struct {
+	// ReadOnly opens the file with mode=ro and query_only (list, show,
+	// verify, export).
+	ReadOnly bool
+	// SyncFull makes every commit survive power loss (synchronous=FULL).
+	// The default, synchronous=NORMAL in WAL mode, survives the process
+	// being killed at any instant (a commit is in the OS's hands when
+	// Record returns) but may lose the last commits if the machine loses
+	// power; see the package documentation.
+	SyncFull bool
+	// BusyTimeout is how long a write waits for another process's lock
+	// (ewp-audit approving while the server records). Zero means 10 s.
+	BusyTimeout time.Duration
+	// Now is the clock that stamps decisions without a time, approvals and
+	// uses, and judges expiry; nil means time.Now. Tests fix it.
+	Now func() time.Time
+	// MaxBatch caps how many pending writes share one commit; zero means
+	// 512.
+	MaxBatch int
+}
+
+// Log is an open decision log. It is safe for concurrent use; several
+// processes may share the file (SQLite WAL locking).
+type Log struct {
+	path string
+	ro   bool
+	now  func() time.Time
+	w    *sql.DB // one connection, IMMEDIATE transactions, owned by the writer goroutine
+	r    *sql.DB // reader pool, query_only
+	wr   *writer
+	once sync.Once
+}
+
+var _ audit.Log = (*Log)(nil)
+
+// ErrLogNotFound is wrapped by Open's error for a missing file.
+var ErrLogNotFound = errors.New("decision log not found")
+
+// Open opens an existing log; a missing file is an error (wrapping
+// ErrLogNotFound), so a mistyped path never becomes a new, empty log.
+func Open(path string, opt Options) (*Log, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s does not exist; ewp-mcp creates it when it starts with this ledger, or check --db/--audit", ErrLogNotFound, path)
+	} else if err != nil {
+		return nil, fmt.Errorf("open decision log %s: %w", path, err)
+	}
+	return open(path, opt, false)
+}
+
+// Create makes a new log at path and refuses to touch an existing file.
+func Create(path string, opt Options) (*Log, error) {
+	if _, err := os.Stat(path); err == nil {
+		return nil, fmt.Errorf("create decision log: %s already exists; use Open or OpenOrCreate", path)
+	}
+	if opt.ReadOnly {
+		return nil, errors.New("create decision log: a read-only log cannot be created")
+	}
+	return open(path, opt, true)
+}
+
+// OpenOrCreate opens the log at path, creating it when missing (the
+// server at start-up).
+func OpenOrCreate(path string, opt Options) (*Log, error) {
+	if opt.ReadOnly {
+		return Open(path, opt)
+	}
+	return open(path, opt, true)
+}
+
+func open(path string, opt Options, create bool) (*Log, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{path: path, ro: opt.ReadOnly, now: opt.Now}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	busy := opt.BusyTimeout
+	if busy == 0 {
+		busy = 10 * time.Second
+	}
+	ctx := context.Background()
+	if create {
+		if err := retryBusy(busy, func() error { return initFile(ctx, abs, busy) }); err != nil {
+			return nil, fmt.Errorf("create decision log %s: %w", path, err)
+		}
+	}
+	if err := l.connect(abs, busy, opt.SyncFull); err != nil {
+		return nil, err
+	}
+	if err := checkSchema(ctx, l.r, path); err != nil {
+		l.Close()
+		return nil, err
+	}
+	if !l.ro {
+		maxBatch := opt.MaxBatch
+		if maxBatch <= 0 {
+			maxBatch = 512
+		}
+		if l.wr, err = startWriter(l.w, maxBatch); err != nil {
+			l.Close()
+			return nil, fmt.Errorf("open decision log %s: %w", path, err)
+		}
+	}
+	return l, nil
+}
+
+// initFile switches a new, empty file to WAL before any table exists, so
+// a second process racing to create it only ever meets a WAL database, and
+// then lays out the schema.
+func initFile(ctx context.Context, abs string, busy time.Duration) error {
+	db, err := sql.Open("sqlite", "file:"+uriPath(abs)+fmt.Sprintf("?_pragma=busy_timeout(%d)&_txlock=immediate", busy.Milliseconds()))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	// 16 KiB pages: a batch of decisions (about 1.5 KB each) fills a few
+	// pages instead of many, and every page is a WAL frame written by its
+	// own system call at commit.
+	if st, err := os.Stat(abs); err != nil || st.Size() == 0 {
+		for _, q := range []string{`PRAGMA page_size = 16384`, `PRAGMA journal_mode = WAL`} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+	}
+	return createSchema(ctx, db)
+}
+
+// retryBusy retries fn while SQLite reports SQLITE_BUSY (switching a new
+// file to WAL takes a lock SQLite does not wait for), up to timeout.
+func retryBusy(timeout time.Duration, fn func() error) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := fn()
+		var se *msqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (l *Log) connect(abs string, busy time.Duration, syncFull bool) error {
+	base := "file:" + uriPath(abs) + fmt.Sprintf("?_pragma=busy_timeout(%d)", busy.Milliseconds())
+	var err error
+	if l.ro {
+		l.r, err = sql.Open("sqlite", base+"&mode=ro&_pragma=query_only(1)")
+		capReaders(l.r)
+		return err
+	}
+	// synchronous=NORMAL in WAL: a commit has written its frames to the
+	// WAL file (the OS page cache) before it returns, so it survives a
+	// kill -9 of the process; only the checkpoint fsyncs. FULL fsyncs the
+	// WAL on every commit, for power loss. See the package documentation.
+	sync := "NORMAL"
+	if syncFull {
+		sync = "FULL"
+	}
+	rw := base + "&_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")"
+	if l.w, err = sql.Open("sqlite", rw+"&_txlock=immediate"); err != nil {
+		return err
+	}
+	l.w.SetMaxOpenConns(1)
+	l.r, err = sql.Open("sqlite", rw+"&_pragma=query_only(1)")
+	capReaders(l.r)
+	return err
+}
+
+// capReaders keeps a fixed pool of reader connections: each new SQLite
+// connection re-reads the schema, which bursts of reads would repeat.
+func capReaders(db *sql.DB) {
+	if db == nil {
+		return
+	}
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
+}
+
+// uriPath escapes the characters that end or escape a path in an SQLite
+// URI filename.
+func uriPath(p string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(p))
+}
+
+// Path is the file the log was opened from.
+func (l *Log) Path() string { return l.path }
+
+// Close stops the writer (pending writes are committed first) and
+// releases the connections. It is safe to call more than once.
+func (l *Log) Close() error {
+	var errs []error
+	l.once.Do(func() {
+		if l.wr != nil {
+			l.wr.stop()
+		}
+		if l.w != nil {
+			errs = append(errs, l.w.Close())
+		}
+		if l.r != nil {
+			errs = append(errs, l.r.Close())
+		}
+	})
+	return errors.Join(errs...)
+}
+
+func (l *Log) errReadOnly() error {
+	return fmt.Errorf("decision log %s is open read-only; writing needs a log opened without ReadOnly", l.path)
+}
+
+// storeErr names the failed operation and the file.
+func (l *Log) storeErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("decision log %s: %s: %w", l.path, op, err)
+}

@@ -1,0 +1,232 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ewp-go/ewp/audit"
+)
+
+// DefaultLimit is List's page size when the filter gives none.
+const DefaultLimit = 100
+
+// Decision returns the decision recorded under id, or audit.ErrNotFound.
+func (l *Log) Decision(ctx context.Context, id string) (*audit.Decision, error) {
+	return l.oneDecision(ctx, "decision "+id, `SELECT body FROM decisions WHERE decision_id = ?`, asJSON(id))
+}
+
+// ByIdempotencyKey returns the decision recorded under (credential, key),
+// or audit.ErrNotFound.
+func (l *Log) ByIdempotencyKey(ctx context.Context, credential, key string) (*audit.Decision, error) {
+	return l.oneDecision(ctx, fmt.Sprintf("idempotency_key %q of credential %q", key, credential),
+		`SELECT body FROM decisions WHERE credential = ? AND idem_key = ?`, asJSON(credential), asJSON(key))
+}
+
+func (l *Log) oneDecision(ctx context.Context, what, query string, args ...any) (*audit.Decision, error) {
+	var body []byte
+	err := l.r.QueryRowContext(ctx, query, args...).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %s is not in %s", audit.ErrNotFound, what, l.path)
+	}
+	if err != nil {
+		return nil, l.storeErr("read "+what, err)
+	}
+	return decodeDecision(body)
+}
+
+// Query is a Filter with the store's extras.
+type Query struct {
+	audit.Filter
+	// NewestFirst walks from the latest decision back; After then means
+	// "older than".
+	NewestFirst bool
+	// ApprovalID selects the decisions that presented this approval.
+	ApprovalID string
+}
+
+// List returns a page of decisions in the order they were recorded (by
+// time when Since or Until is given, for pending ones always in recording
+// order): Since is inclusive, Until exclusive; a zero Limit means
+// DefaultLimit. Continue with Filter.After set to the last decision_id of
+// the page. Filters by proposition or outcome scan the decisions (within
+// the time window when one is given): they are an operator's queries.
+func (l *Log) List(ctx context.Context, f audit.Filter) ([]audit.Decision, error) {
+	if f.Limit <= 0 {
+		f.Limit = DefaultLimit
+	}
+	var out []audit.Decision
+	err := l.Each(ctx, Query{Filter: f}, func(d *audit.Decision) error {
+		out = append(out, *d)
+		return nil
+	})
+	return out, err
+}
+
+// Each calls fn with every decision q selects, streaming from one read
+// transaction (memory stays flat however many match); a zero Limit means
+// all. An error from fn stops the walk and is returned.
+func (l *Log) Each(ctx context.Context, q Query, fn func(*audit.Decision) error) error {
+	query, args, err := l.selectSQL(ctx, q)
+	if err != nil {
+		return err
+	}
+	rows, err := l.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return l.storeErr("list decisions", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var body []byte
+		if err := rows.Scan(&body); err != nil {
+			return l.storeErr("list decisions", err)
+		}
+		d, err := decodeDecision(body)
+		if err != nil {
+			return l.storeErr("list decisions", err)
+		}
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	return l.storeErr("list decisions", rows.Err())
+}
+
+func (l *Log) selectSQL(ctx context.Context, q Query) (string, []any, error) {
+	var where []string
+	var args []any
+	add := func(cond string, arg ...any) {
+		where = append(where, cond)
+		args = append(args, arg...)
+	}
+	if !q.Since.IsZero() {
+		add("time_ns >= ?", q.Since.UnixNano())
+	}
+	if !q.Until.IsZero() {
+		add("time_ns < ?", q.Until.UnixNano())
+	}
+	if q.Outcome != "" {
+		// A literal, not a parameter, so the planner can use the partial
+		// index of pending decisions; it is one of five known words.
+		if !knownOutcome(q.Outcome) {
+			return "", nil, fmt.Errorf("outcome %q: want MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED or ANSWERED", q.Outcome)
+		}
+		add("outcome = '" + q.Outcome + "'")
+	}
+	if q.PropositionID != "" {
+		add("proposition_id = ?", asJSON(q.PropositionID))
+	}
+	if q.ApprovalID != "" {
+		// The literal term lets the planner use the partial index.
+		add("approval_id = ? AND approval_id <> ''", asJSON(q.ApprovalID))
+	}
+	if q.Pending {
+		add("outcome = '" + audit.OutcomeRequireConfirmation + "' AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.decision_id = decisions.decision_id)")
+	}
+	// The order follows an index, so no query sorts (and export streams):
+	// by time within a time window, else by seq (recording order, which
+	// the pending index also has).
+	byTime := (!q.Since.IsZero() || !q.Until.IsZero()) && !q.Pending
+	order, cmp := "ASC", ">"
+	if q.NewestFirst {
+		order, cmp = "DESC", "<"
+	}
+	if q.After != "" {
+		var seq, ns int64
+		err := l.r.QueryRowContext(ctx, `SELECT seq, time_ns FROM decisions WHERE decision_id = ?`, asJSON(q.After)).Scan(&seq, &ns)
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", nil, fmt.Errorf("%w: after %s: no such decision to continue from", audit.ErrNotFound, q.After)
+		} else if err != nil {
+			return "", nil, l.storeErr("list decisions", err)
+		}
+		if byTime {
+			add("(time_ns, seq) "+cmp+" (?, ?)", ns, seq)
+		} else {
+			add("seq "+cmp+" ?", seq)
+		}
+	}
+	s := "SELECT body FROM decisions"
+	if len(where) > 0 {
+		s += " WHERE " + strings.Join(where, " AND ")
+	}
+	if byTime {
+		s += " ORDER BY time_ns " + order + ", seq " + order
+	} else {
+		s += " ORDER BY seq " + order
+	}
+	if q.Limit > 0 {
+		s += " LIMIT ?"
+		args = append(args, q.Limit)
+	}
+	return s, args, nil
+}
+
+// Approval returns the approval or rejection recorded under id, or
+// audit.ErrNotFound.
+func (l *Log) Approval(ctx context.Context, id string) (*audit.Approval, error) {
+	var body []byte
+	err := l.r.QueryRowContext(ctx, `SELECT body FROM approvals WHERE approval_id = ?`, asJSON(id)).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: approval %s is not in %s", audit.ErrNotFound, id, l.path)
+	}
+	if err != nil {
+		return nil, l.storeErr("read approval "+id, err)
+	}
+	return decodeApproval(body)
+}
+
+// ApprovalsFor lists the answers to a decision (at most one: a decision
+// is answered once), oldest first.
+func (l *Log) ApprovalsFor(ctx context.Context, decisionID string) ([]audit.Approval, error) {
+	rows, err := l.r.QueryContext(ctx, `SELECT body FROM approvals WHERE decision_id = ? ORDER BY seq`, asJSON(decisionID))
+	if err != nil {
+		return nil, l.storeErr("read approvals", err)
+	}
+	defer rows.Close()
+	var out []audit.Approval
+	for rows.Next() {
+		var body []byte
+		if err := rows.Scan(&body); err != nil {
+			return nil, l.storeErr("read approvals", err)
+		}
+		a, err := decodeApproval(body)
+		if err != nil {
+			return nil, l.storeErr("read approvals", err)
+		}
+		out = append(out, *a)
+	}
+	return out, l.storeErr("read approvals", rows.Err())
+}
+
+// UseOf returns the consumption of a single-use approval, or
+// audit.ErrNotFound while it is unused.
+func (l *Log) UseOf(ctx context.Context, approvalID string) (*Use, error) {
+	u := &Use{}
+	err := l.r.QueryRowContext(ctx, `SELECT seq, approval_id, used_by, used_ns FROM approval_uses WHERE approval_id = ?`, asJSON(approvalID)).
+		Scan(&u.Seq, &u.ApprovalID, &u.UsedBy, &u.UsedNS)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: approval %s is unused", audit.ErrNotFound, approvalID)
+	}
+	if err != nil {
+		return nil, l.storeErr("read approval use", err)
+	}
+	return u, nil
+}
+
+// Head returns the chain's last event; Seq 0 and Hash "" for an empty log.
+func (l *Log) Head(ctx context.Context) (audit.Head, error) {
+	var h audit.Head
+	var sum []byte
+	err := l.r.QueryRowContext(ctx, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`).Scan(&h.Seq, &sum)
+	if errors.Is(err, sql.ErrNoRows) {
+		return audit.Head{}, nil
+	}
+	if err != nil {
+		return audit.Head{}, l.storeErr("read chain head", err)
+	}
+	h.Hash = hex.EncodeToString(sum)
+	return h, nil
+}

@@ -1,0 +1,154 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// SchemaVersion is the layout this build reads and writes; a log of
+// another version is refused rather than guessed at.
+const SchemaVersion = 1
+
+// The chained tables, by the name events.tbl gives them.
+const (
+	tableDecisions = "decisions"
+	tableApprovals = "approvals"
+	tableUses      = "approval_uses"
+)
+
+// appendOnly are the tables the database itself refuses to UPDATE or
+// DELETE, through triggers; Verify checks that the triggers are in place.
+var appendOnly = []string{"audit_meta", tableDecisions, tableApprovals, tableUses, "events"}
+
+const schemaDDL = `
+CREATE TABLE audit_meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- One row per recorded gate call. body is the decision's JSON; the other
+-- columns are derived from it for lookups and filters. idem_key is NULL
+-- when the caller gave none; the unique index holds only keyed decisions.
+CREATE TABLE decisions (
+	seq            INTEGER PRIMARY KEY,
+	decision_id    TEXT NOT NULL UNIQUE,
+	time_ns        INTEGER NOT NULL,
+	tool           TEXT NOT NULL,
+	outcome        TEXT NOT NULL,
+	proposition_id TEXT NOT NULL,
+	credential     TEXT NOT NULL,
+	idem_key       TEXT,
+	approval_id    TEXT NOT NULL,
+	body           BLOB NOT NULL,
+	body_sha256    BLOB NOT NULL
+);
+-- Few indexes, each written at its end or rarely: every index costs every
+-- Record on the server's hot path. time_ns and decision_id grow with the
+-- clock; the pending and approval indexes hold only the decisions that
+-- asked for or presented an approval. Filters by proposition or outcome
+-- scan (within the time window, when one is given): they are an
+-- operator's queries, not the server's.
+CREATE UNIQUE INDEX decisions_idem ON decisions (credential, idem_key) WHERE idem_key IS NOT NULL;
+CREATE INDEX decisions_time ON decisions (time_ns);
+CREATE INDEX decisions_pending ON decisions (seq) WHERE outcome = 'REQUIRE_CONFIRMATION';
+CREATE INDEX decisions_approval ON decisions (approval_id) WHERE approval_id <> '';
+
+-- An operator's answer to one decision: a decision is answered once.
+CREATE TABLE approvals (
+	seq         INTEGER PRIMARY KEY,
+	approval_id TEXT NOT NULL UNIQUE,
+	decision_id TEXT NOT NULL UNIQUE,
+	verdict     TEXT NOT NULL,
+	created_ns  INTEGER NOT NULL,
+	body        BLOB NOT NULL,
+	body_sha256 BLOB NOT NULL
+);
+
+-- The consumption of a single-use approval. UNIQUE (approval_id) is what
+-- makes it atomic: of concurrent consumers, whichever process they are
+-- in, exactly one INSERT succeeds.
+CREATE TABLE approval_uses (
+	seq         INTEGER PRIMARY KEY,
+	approval_id TEXT NOT NULL UNIQUE,
+	used_by     TEXT NOT NULL,
+	used_ns     INTEGER NOT NULL
+);
+
+-- The hash chain over every row of the three tables above:
+-- hash = sha256(prev_hash || payload), payload being the canonical JSON of
+-- the row it records (see chain.go). Rows are written in seq order and
+-- their events in the same order, so per table row_seq strictly increases
+-- along the chain; Verify relies on that instead of an index on
+-- (tbl, row_seq) that every Record would pay for.
+CREATE TABLE events (
+	seq       INTEGER PRIMARY KEY,
+	tbl       TEXT NOT NULL,
+	row_seq   INTEGER NOT NULL,
+	payload   TEXT NOT NULL,
+	prev_hash BLOB NOT NULL,
+	hash      BLOB NOT NULL
+);
+`
+
+// triggers returns the append-only triggers by name, each with its SQL as
+// sqlite_master keeps it, so Verify can compare them exactly.
+func triggers() map[string]string {
+	m := map[string]string{}
+	for _, t := range appendOnly {
+		for _, op := range []string{"UPDATE", "DELETE"} {
+			name := t + "_no_" + op
+			m[name] = fmt.Sprintf("CREATE TRIGGER %s BEFORE %s ON %s BEGIN SELECT RAISE(ABORT, 'EWP_REFUSE_IMMUTABLE_RECORD: the decision log is append-only; %s on %s is refused'); END",
+				name, op, t, op, t)
+		}
+	}
+	return m
+}
+
+// createSchema lays out a new log in one transaction. Two processes may
+// race to create the same file; the second finds the schema and leaves it.
+func createSchema(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	var tables, meta int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE name = 'audit_meta') FROM sqlite_master`).Scan(&tables, &meta); err != nil {
+		return err
+	}
+	if meta > 0 {
+		return nil
+	}
+	if tables > 0 {
+		return errors.New("the file is an SQLite database but not a decision log (it has other tables and no audit_meta); is --audit pointing at the ledger? The log is a file of its own")
+	}
+	ddl := schemaDDL
+	for _, sql := range triggers() {
+		ddl += sql + ";\n"
+	}
+	if _, err := tx.ExecContext(ctx, ddl); err != nil {
+		return fmt.Errorf("create decision log schema: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO audit_meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// ErrSchemaVersion is wrapped by the error for a log of another layout.
+var ErrSchemaVersion = errors.New("decision log schema version mismatch")
+
+func checkSchema(ctx context.Context, db *sql.DB, path string) error {
+	var v string
+	err := db.QueryRowContext(ctx, `SELECT value FROM audit_meta WHERE key = 'schema_version'`).Scan(&v)
+	if err != nil {
+		return fmt.Errorf("%s is not a decision log (no schema_version: %v); point --audit at the log ewp-mcp writes (by default LEDGER.audit beside the ledger)", path, err)
+	}
+	if v != strconv.Itoa(SchemaVersion) {
+		return fmt.Errorf("%w: %s has schema_version %s, this build reads version %d; use the ewp release that wrote it", ErrSchemaVersion, path, v, SchemaVersion)
+	}
+	return nil
+}

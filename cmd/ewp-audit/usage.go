@@ -1,0 +1,165 @@
+package main
+
+const usageLog = `  --db LEDGER      the evidence ledger ewp-mcp serves; the decision log is
+                   LEDGER.audit beside it (ewp.db → ewp.db.audit)
+  --audit PATH     the decision log itself (as ewp-mcp --audit PATH)
+  --json           machine-readable output for scripts
+  -h, --help       show this help
+`
+
+const usageApprove = `ewp-audit approve — let a decision that asked for confirmation go ahead
+
+USAGE
+  ewp-audit approve DECISION_ID --once --approver NAME [--until TIME] [--note TEXT]
+  ewp-audit approve DECISION_ID --scope [--scope-proposition P] [--scope-kind K]
+        [--scope-concepts A,B] [--scope-tool T] --until TIME --approver NAME [--note TEXT]
+
+When may_act answers REQUIRE_CONFIRMATION it gives a decision_id. Look at it
+(ewp-audit show DECISION_ID), then approve it. The command prints the
+approval_id; the agent repeats its may_act call with "approval_id", and the
+gate lifts REQUIRE_CONFIRMATION to MAY_ACT only if the approval covers the
+call. Evidence is judged afresh on every call: an approval never lifts DENY.
+
+  --once                 exactly this action (same proposition, action id,
+                         kind, risk, reversible, concepts, tool, arguments),
+                         one may_act call; a second call is refused
+                         (EWP_REFUSE_APPROVAL_USED)
+  --scope                actions like it until --until, as often as needed:
+  --scope-proposition P    the proposition (default: the decision's)
+  --scope-kind K           only this action kind
+  --scope-concepts A,B     only actions whose concepts are all among these
+  --scope-tool T           only this tool
+                         (any --scope-* flag implies --scope; the scope must
+                         cover the decision it answers)
+  --until TIME           expiry: RFC 3339 (2026-09-21T18:00:00Z) or a
+                         duration from now (90m, 2h); required for a scope
+  --approver NAME        who decides (required; recorded and shown)
+  --note TEXT            why, for the record
+` + usageLog + `
+A decision is answered once: approving or rejecting it again is refused.
+Only REQUIRE_CONFIRMATION decisions can be approved.
+`
+
+const usageReject = `ewp-audit reject — refuse a decision that asked for confirmation
+
+USAGE
+  ewp-audit reject DECISION_ID --approver NAME --note TEXT
+
+A rejection is recorded as the decision's answer; an agent presenting it is
+refused (EWP_REFUSE_APPROVAL_REJECTED) with the note. "Request changes" is a
+rejection whose note says what to change; the agent's next call is a new
+decision.
+
+  --approver NAME   who decides (required)
+  --note TEXT       why not, or what to change (required)
+` + usageLog
+
+const usageList = `ewp-audit list — the decisions on record, newest first
+
+USAGE
+  ewp-audit list [--pending] [--since T] [--until T] [--outcome O]
+        [--proposition P] [--limit N] [--after DECISION_ID] [--oldest-first]
+
+  --pending          REQUIRE_CONFIRMATION decisions not yet answered: the
+                     operator's inbox
+  --since T          from T on (RFC 3339, or a duration ago: 1h, 30m)
+  --until T          before T (same forms)
+  --outcome O        MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED (refused
+                     calls, with their code) or ANSWERED (check_grounding)
+  --proposition P    decisions about one proposition
+  --limit N          at most N (default 100); a full page ends with the
+                     --after to continue with
+  --after ID         continue after this decision (in the listing order)
+  --oldest-first     oldest first
+` + usageLog
+
+const usageShow = `ewp-audit show — one decision and its approval trail
+
+USAGE
+  ewp-audit show DECISION_ID | APPROVAL_ID
+
+Prints the decision (caller, proposition and view, action, what it was judged
+under, every layer's verdict and reasons, the outcome), the approval it
+presented if any, and its answer: who approved or rejected it, when, what the
+approval covers, whether a once approval was used and by which decision, and
+every call that presented it. Given an APPROVAL_ID, shows the decision it
+answers.
+` + usageLog
+
+const usageVerify = `ewp-audit verify — check that nobody edited the decision log
+
+USAGE
+  ewp-audit verify [--head SEQ:HASH]
+
+Walks the hash chain and checks every decision, approval and approval use
+against the event that recorded it; finds rows edited, deleted or inserted
+behind the chain, and missing or added triggers. Prints the head (SEQ:HASH):
+keep it somewhere else, and a later --head proves nothing was cut off the end
+or rewritten since. It reads one snapshot, so it may run beside ewp-mcp.
+
+  --head SEQ:HASH   also require the chain to hold this head unchanged
+` + usageLog
+
+const usageExport = `ewp-audit export — the decisions as JSON Lines, for a SIEM
+
+USAGE
+  ewp-audit export [--since T] [--until T] [--outcome O] [--proposition P] [--pending]
+
+One decision per line, oldest first, in the form decision_get returns; it
+streams, so memory stays flat for any size of log. The count goes to stderr.
+Filters as for list.
+` + usageLog
+
+const usage = `ewp-audit — the operator's side of the accountable gate
+
+ewp-mcp records every may_act and check_grounding call in a decision log
+before it answers (refusals too). A REQUIRE_CONFIRMATION answer carries a
+decision_id; an operator answers it here, never the agent: the agent's MCP
+session cannot create approvals, whatever its role.
+
+USAGE
+  ewp-audit list [--pending] [filters]        decisions on record, newest first
+  ewp-audit show ID                           one decision and its approval trail
+  ewp-audit approve ID --once --approver NAME approve exactly this action, once
+  ewp-audit approve ID --scope --until TIME --approver NAME
+                                              approve actions like it until TIME
+  ewp-audit reject ID --approver NAME --note TEXT
+  ewp-audit verify [--head SEQ:HASH]          check the hash chain
+  ewp-audit export [filters]                  JSON Lines, for a SIEM
+
+Every command takes --db LEDGER (the log is LEDGER.audit beside it, as
+ewp-mcp finds it) or --audit PATH, and --json. 'ewp-audit COMMAND --help'
+explains each.
+
+EXAMPLES
+  # The inbox: what waits for a person?
+  ewp-audit list --db ewp.db --pending
+
+  # Look, then let the agent run this exact action once.
+  ewp-audit show --db ewp.db 0192f1c4-…
+  ewp-audit approve --db ewp.db 0192f1c4-… --once --approver alice --note "ticket OPS-12"
+
+  # Let migrations on this proposition through for the maintenance window.
+  ewp-audit approve --db ewp.db 0192f1c4-… --scope --scope-kind migrate --until 2h --approver alice
+
+  # Say no, and what to change.
+  ewp-audit reject --db ewp.db 0192f1c4-… --approver alice --note "run it on the replica first"
+
+  # For scripts: the approval id.
+  ewp-audit approve --db ewp.db 0192f1c4-… --once --approver ci --json | jq -r .approval_id
+
+  # Nightly: check the chain against yesterday's head, ship the day to the SIEM.
+  ewp-audit verify --db ewp.db --head "$(cat audit.head)"
+  ewp-audit export --db ewp.db --since 24h > decisions.jsonl
+
+EXIT CODES
+  0  done (verify: the log is intact)
+  1  no such decision or approval
+  2  usage error (bad flag, missing --db/--audit, bad time)
+  3  refused: the decision does not await confirmation, is already answered,
+     or the approval is malformed (the message names the rule)
+  4  the log could not be opened, read or written (a missing log is not
+     created: ewp-mcp creates it)
+  5  verify: the log is broken (the first broken entry is named)
+  6  internal error
+`
