@@ -10,6 +10,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 )
 
 // Tables named by events.
@@ -84,4 +87,28 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// PayloadDiff names the fields in which a recorded payload and the one
+// rebuilt from the row now differ, for a verifier's message; "" when they
+// are equal.
+func PayloadDiff(recorded string, now []byte) string {
+	if recorded == string(now) {
+		return ""
+	}
+	var a, b map[string]any
+	if json.Unmarshal([]byte(recorded), &a) != nil || json.Unmarshal(now, &b) != nil {
+		return "payload is not valid JSON"
+	}
+	var diffs []string
+	for k := range b {
+		if fmt.Sprint(a[k]) != fmt.Sprint(b[k]) {
+			diffs = append(diffs, fmt.Sprintf("%s (event: %v, row now: %v)", k, a[k], b[k]))
+		}
+	}
+	slices.Sort(diffs)
+	if len(diffs) == 0 {
+		return "payload text differs"
+	}
+	return strings.Join(diffs, "; ")
 }

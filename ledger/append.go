@@ -48,7 +48,11 @@ func (l *Ledger) Append(ctx context.Context, propositionID string, r snapshot.Re
 			res = AppendResult{View: latest}
 			return w.tx.QueryRowContext(ctx, `SELECT MAX(seq) FROM snapshots WHERE proposition_id = ?`, propositionID).Scan(&res.Seq)
 		}
-		out, err := w.store(prepare(next))
+		p, err := prepare(next, w.maxBody)
+		if err != nil {
+			return err
+		}
+		out, err := w.store(p)
 		if err != nil {
 			return err
 		}
@@ -73,12 +77,15 @@ func revisitedView(prop, viewID string) error {
 // transaction; nil when the proposition is unknown.
 func (w *wtx) latest(prop string) (*warrant.View, error) {
 	var body []byte
-	err := w.st.latest.QueryRowContext(w.ctx, prop).Scan(&body)
+	err := w.st.latest.QueryRowContext(w.ctx, prop, w.maxBody).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, ledgerErr("read latest", err)
+	}
+	if n, over := oversized(body); over {
+		return nil, bodyLimit(prop, "", n, w.maxBody)
 	}
 	return decodeStored(body)
 }

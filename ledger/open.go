@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ewp-go/ewp/warrant"
 	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -28,6 +30,13 @@ type Options struct {
 	BusyTimeout time.Duration
 	// Now stamps created_at; nil means time.Now. Tests fix it.
 	Now func() time.Time
+	// MaxViewBytes bounds a snapshot's stored form (warrant.Encode): Put
+	// and appends refuse a bigger one, and reads refuse one stored bigger
+	// (by a ledger opened with a higher limit) before reading its bytes,
+	// both with warrant.CodeLimitExceeded. Zero means
+	// warrant.DefaultLimits.MaxViewBytes, negative no limit. Verify reads
+	// every body whatever the limit: it must hash them.
+	MaxViewBytes int
 }
 
 // Ledger is an open EWP ledger. It is safe for concurrent use by many
@@ -35,7 +44,15 @@ type Options struct {
 type Ledger struct {
 	path string
 	ro   bool
-	now  func() time.Time
+	// foldedText: the search index holds folded text (metaSearchText).
+	foldedText bool
+	// maxBody is the resolved Options.MaxViewBytes; maxAny the same as a
+	// query argument, boxed once rather than on every read.
+	maxBody int64
+	maxAny  any
+	// immutable: opened with immutable=1 (read-only storage, no WAL).
+	immutable bool
+	now       func() time.Time
 	// w has a single connection whose transactions begin IMMEDIATE, so a
 	// writer takes the write lock before it reads "latest" and two
 	// appends can never both extend the same snapshot.
@@ -91,7 +108,8 @@ func open(path string, opt Options, create bool) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Ledger{path: path, ro: opt.ReadOnly, now: opt.Now}
+	l := &Ledger{path: path, ro: opt.ReadOnly, now: opt.Now, maxBody: maxBody(opt.MaxViewBytes)}
+	l.maxAny = l.maxBody
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -109,11 +127,25 @@ func open(path string, opt Options, create bool) (*Ledger, error) {
 		return nil, err
 	}
 	err = checkSchema(ctx, l.r, path)
+	if err == nil {
+		l.foldedText, err = readSearchText(ctx, l.r)
+	}
 	if err != nil {
 		l.Close()
 		return nil, err
 	}
 	return l, nil
+}
+
+// maxBody resolves Options.MaxViewBytes.
+func maxBody(n int) int64 {
+	switch {
+	case n == 0:
+		return int64(warrant.DefaultLimits.MaxViewBytes)
+	case n < 0:
+		return math.MaxInt64
+	}
+	return int64(n)
 }
 
 // initFile lays out a new ledger through a connection of its own, because
@@ -162,7 +194,12 @@ func (l *Ledger) connect(abs string, busy time.Duration) error {
 	base := "file:" + uriPath(abs) + fmt.Sprintf("?_pragma=busy_timeout(%d)", busy.Milliseconds())
 	var err error
 	if l.ro {
-		l.r, err = sql.Open("sqlite", base+"&mode=ro&_pragma=query_only(1)"+readerMmap)
+		params, err := readOnlyParams(abs)
+		if err != nil {
+			return err
+		}
+		l.immutable = strings.Contains(params, "immutable=1")
+		l.r, err = sql.Open("sqlite", base+params+"&_pragma=query_only(1)"+readerMmap)
 		capReaders(l.r)
 		return err
 	}
@@ -181,6 +218,43 @@ func (l *Ledger) connect(abs string, busy time.Duration) error {
 	capReaders(l.r)
 	return err
 }
+
+// readOnlyParams chooses how a read-only ledger is opened. A WAL database
+// is normally read through its -shm file (the shared index of the -wal),
+// which SQLite creates beside the ledger when it is missing: on storage
+// this process cannot write (a read-only mount, an immutable file or
+// directory, a directory without write permission) that fails, and the
+// ledger could not be served at all. So:
+//
+//   - When the -shm file exists (a writer has the ledger open, or had) or
+//     this process can create it, plain mode=ro: SQLite shares the WAL
+//     with writers and sees their commits.
+//   - Otherwise no writer has the ledger open (a WAL writer keeps the -shm
+//     file) and none can create one as this process: the file is opened
+//     with immutable=1, without locks or WAL. That is safe only while
+//     nothing writes the file, which read-only storage guarantees; where
+//     another account may write the directory (a permission split), it
+//     must not ingest while this reader runs, or the reader misses the
+//     new snapshots and may read pages mid-checkpoint: give the reader's
+//     account write access to the directory instead, and it shares the
+//     WAL like any reader. [Ledger.Immutable] tells a server which case
+//     it is in.
+//   - A non-empty -wal file then holds commits not yet in the main file,
+//     which immutable=1 would not see: refused, with what to do.
+func readOnlyParams(abs string) (string, error) {
+	if _, err := os.Stat(abs + "-shm"); err == nil || canCreateIn(filepath.Dir(abs)) {
+		return "&mode=ro", nil
+	}
+	if st, err := os.Stat(abs + "-wal"); err == nil && st.Size() > 0 {
+		return "", fmt.Errorf("open ledger %s read-only: its directory cannot be written, and %s-wal holds commits not yet checkpointed into the file, which a reader without the -shm index cannot see; open the ledger once where it can be written (e.g. `ewp-ingest verify --db` on a writable copy of the file and its -wal) and serve the result", abs, abs)
+	}
+	return "&mode=ro&immutable=1", nil
+}
+
+// Immutable reports whether the ledger was opened with SQLite's
+// immutable=1 (see readOnlyParams): on read-only storage, without WAL
+// sharing, so writes by another process are not seen.
+func (l *Ledger) Immutable() bool { return l.immutable }
 
 // readerMmap lets reader connections read the database file through a
 // memory map (up to SQLite's 2 GB cap) instead of a pread system call and a

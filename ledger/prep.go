@@ -23,6 +23,7 @@ const prepAhead = 16
 // single-threaded, the decoding, JSON and hashing work is not.
 type prepQueue struct {
 	n       int
+	max     int64 // Options.MaxViewBytes, resolved
 	src     func(i int) (*warrant.View, error)
 	out     []*prepared
 	errs    []error
@@ -33,9 +34,9 @@ type prepQueue struct {
 	wg      sync.WaitGroup
 }
 
-func prepareAll(n int, src func(i int) (*warrant.View, error)) *prepQueue {
+func prepareAll(n int, max int64, src func(i int) (*warrant.View, error)) *prepQueue {
 	chunks := (n + prepChunk - 1) / prepChunk
-	q := &prepQueue{n: n, src: src, out: make([]*prepared, n), errs: make([]error, n),
+	q := &prepQueue{n: n, max: max, src: src, out: make([]*prepared, n), errs: make([]error, n),
 		done: make([]chan struct{}, chunks), ahead: make(chan struct{}, prepAhead)}
 	for i := range q.done {
 		q.done[i] = make(chan struct{})
@@ -74,7 +75,7 @@ func (q *prepQueue) one(i int) (*prepared, error) {
 	if err != nil || v == nil {
 		return nil, err
 	}
-	return prepare(v), nil
+	return prepare(v, q.max)
 }
 
 // get returns view i prepared (nil when the source skipped it), waiting

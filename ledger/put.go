@@ -43,7 +43,7 @@ func (l *Ledger) Put(ctx context.Context, views []*warrant.View) (PutResult, err
 // batch (nothing written) with a *BatchError naming the index.
 func (l *Ledger) PutEach(ctx context.Context, n int, view func(i int) (*warrant.View, error)) (PutResult, error) {
 	res := PutResult{Views: make([]Outcome, 0, n)}
-	preps := prepareAll(n, view)
+	preps := prepareAll(n, l.maxBody, view)
 	defer preps.stop()
 	progress := progressOf(ctx)
 	err := l.write(ctx, func(w *wtx) error {
@@ -84,12 +84,21 @@ type prepared struct {
 	fps     []snapshot.Fingerprint
 }
 
-func prepare(v *warrant.View) *prepared {
+// prepare refuses what no store may hold (snapshot.CheckSurrogates) and
+// what this ledger may not (a stored form over max bytes), and computes
+// the rest.
+func prepare(v *warrant.View, max int64) (*prepared, error) {
+	if err := snapshot.CheckSurrogates(v); err != nil {
+		return nil, err
+	}
 	body := warrant.Encode(v)
+	if int64(len(body)) > max {
+		return nil, bodyLimit(v.PropositionID, v.ViewID, int64(len(body)), max)
+	}
 	return &prepared{
 		v: v, body: body, bodySum: sha256.Sum256(body),
 		canon: canonicalSum(body, v), fps: snapshot.Fingerprints(v),
-	}
+	}, nil
 }
 
 // canonicalSum is sha256(warrant.Canonical(v)) computed from the stored

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -22,17 +23,36 @@ type Snapshot struct {
 // View decodes the stored body.
 func (s *Snapshot) View() (*warrant.View, error) { return decodeStored(s.Body) }
 
+// Bodies are read only within the ledger's limit (Options.MaxViewBytes):
+// the body column is `CASE WHEN length(body) <= max THEN body ELSE
+// length(body) END`, so an oversized snapshot comes back as its length and
+// its bytes never enter memory (SQLite answers length() of a blob from the
+// record header). A stored body is a JSON object, so a value not starting
+// with '{' is that length (see oversized). Parameters are numbered because
+// the limit comes before the WHERE: ?1 proposition, ?2 view, and the
+// limit last.
 const (
-	snapCols  = `seq, proposition_id, view_id, body, created_at`
-	latestSQL = `SELECT ` + snapCols + latestWhere
-	getSQL    = `SELECT ` + snapCols + getWhere
+	latestBodyCol = `CASE WHEN length(body) <= ?2 THEN body ELSE length(body) END`
+	getBodyCol    = `CASE WHEN length(body) <= ?3 THEN body ELSE length(body) END`
+	latestSQL     = `SELECT seq, proposition_id, view_id, ` + latestBodyCol + `, created_at` + latestWhere
+	getSQL        = `SELECT seq, proposition_id, view_id, ` + getBodyCol + `, created_at` + getWhere
 	// Latest and Get need only the body: the other columns would cost a
 	// conversion and an allocation each on every MCP call.
-	latestBodySQL = `SELECT body` + latestWhere
-	getBodySQL    = `SELECT body` + getWhere
-	latestWhere   = ` FROM snapshots WHERE proposition_id = ? ORDER BY seq DESC LIMIT 1`
-	getWhere      = ` FROM snapshots WHERE proposition_id = ? AND view_id = ?`
+	latestBodySQL = `SELECT ` + latestBodyCol + latestWhere
+	getBodySQL    = `SELECT ` + getBodyCol + getWhere
+	latestWhere   = ` FROM snapshots WHERE proposition_id = ?1 ORDER BY seq DESC LIMIT 1`
+	getWhere      = ` FROM snapshots WHERE proposition_id = ?1 AND view_id = ?2`
 )
+
+// oversized reports a body column that holds the length of a body over
+// the limit rather than the body.
+func oversized(col []byte) (int64, bool) {
+	if len(col) == 0 || col[0] == '{' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(col), 10, 64)
+	return n, err == nil
+}
 
 // hotReads are the reads prepared once (see readStmt).
 var hotReads = []string{latestSQL, getSQL, latestBodySQL, getBodySQL}
@@ -76,7 +96,7 @@ func (l *Ledger) query(ctx context.Context, query string, args ...any) (*sql.Row
 // Latest returns the most recently stored snapshot of a proposition, or a
 // *warrant.Error with CodeMissingView.
 func (l *Ledger) Latest(ctx context.Context, propositionID string) (*warrant.View, error) {
-	v, err := l.readView(ctx, latestBodySQL, propositionID)
+	v, err := l.readView(ctx, latestBodySQL, propositionID, l.maxAny)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingProposition(propositionID)
 	}
@@ -85,7 +105,7 @@ func (l *Ledger) Latest(ctx context.Context, propositionID string) (*warrant.Vie
 
 // Get returns one stored snapshot by view id, or CodeMissingView.
 func (l *Ledger) Get(ctx context.Context, propositionID, viewID string) (*warrant.View, error) {
-	v, err := l.readView(ctx, getBodySQL, propositionID, viewID)
+	v, err := l.readView(ctx, getBodySQL, propositionID, viewID, l.maxAny)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingSnapshot(propositionID, viewID)
 	}
@@ -112,13 +132,31 @@ func (l *Ledger) readView(ctx context.Context, query string, args ...any) (*warr
 	if err := rows.Scan(&body); err != nil {
 		return nil, ledgerErr("read snapshot", err)
 	}
+	if n, over := oversized(body); over {
+		view := ""
+		if len(args) == 3 {
+			view, _ = args[1].(string)
+		}
+		prop, _ := args[0].(string)
+		return nil, bodyLimit(prop, view, n, l.maxBody)
+	}
 	return decodeStored(body)
+}
+
+// bodyLimit is the refusal of a stored form over max bytes.
+func bodyLimit(prop, view string, n, max int64) error {
+	which := fmt.Sprintf("the latest snapshot of %q", prop)
+	if view != "" {
+		which = fmt.Sprintf("snapshot %q of %q", view, prop)
+	}
+	return &warrant.Error{Code: warrant.CodeLimitExceeded, Field: "view",
+		Rule: fmt.Sprintf("%s is %d bytes in its stored form, over this ledger's limit of %d (MaxViewBytes); open the ledger with a higher limit to store or read it", which, n, max)}
 }
 
 // LatestSnapshot is Latest without decoding.
 func (l *Ledger) LatestSnapshot(ctx context.Context, propositionID string) (*Snapshot, error) {
-	row := l.queryRow(ctx, latestSQL, propositionID)
-	s, err := scanSnapshot(row)
+	row := l.queryRow(ctx, latestSQL, propositionID, l.maxAny)
+	s, err := l.scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingProposition(propositionID)
 	}
@@ -127,8 +165,8 @@ func (l *Ledger) LatestSnapshot(ctx context.Context, propositionID string) (*Sna
 
 // GetSnapshot is Get without decoding.
 func (l *Ledger) GetSnapshot(ctx context.Context, propositionID, viewID string) (*Snapshot, error) {
-	row := l.queryRow(ctx, getSQL, propositionID, viewID)
-	s, err := scanSnapshot(row)
+	row := l.queryRow(ctx, getSQL, propositionID, viewID, l.maxAny)
+	s, err := l.scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingSnapshot(propositionID, viewID)
 	}
@@ -173,7 +211,7 @@ func (l *Ledger) History(ctx context.Context, propositionID string) ([]Snapshot,
 	return out, ledgerErrOrNil("read history", rows.Err())
 }
 
-func scanSnapshot(row *sql.Row) (*Snapshot, error) {
+func (l *Ledger) scanSnapshot(row *sql.Row) (*Snapshot, error) {
 	var s Snapshot
 	err := row.Scan(&s.Seq, &s.PropositionID, &s.ViewID, &s.Body, &s.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -181,6 +219,9 @@ func scanSnapshot(row *sql.Row) (*Snapshot, error) {
 	}
 	if err != nil {
 		return nil, ledgerErr("read snapshot", err)
+	}
+	if n, over := oversized(s.Body); over {
+		return nil, bodyLimit(s.PropositionID, s.ViewID, n, l.maxBody)
 	}
 	return &s, nil
 }

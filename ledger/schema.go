@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // SchemaVersion is the layout this build reads and writes. A ledger with
@@ -116,10 +117,38 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 	if _, err := tx.ExecContext(ctx, schemaDDL+triggersDDL()); err != nil {
 		return fmt.Errorf("create ledger schema: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_meta (key, value) VALUES ('schema_version', ?), (?, ?)`,
+		strconv.Itoa(SchemaVersion), metaSearchText, searchTextFolded); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+// metaSearchText says what the search index holds. A ledger created since
+// search folds Unicode case has it set to searchTextFolded: assertion text
+// is indexed folded (see fold), and every write keeps it so. A version 1
+// ledger created before has no such row and keeps indexing the text as
+// given; search still works there (it folds the scanned text instead, and
+// uses the trigram index only for queries whose folded form is ASCII, which
+// SQLite's trigram folding finds in unfolded text, except the few full
+// foldings that change length: "strasse" does not find "Straße" there). The
+// layout is otherwise the same, so this needs no new SchemaVersion and old
+// ledgers open, verify and grow as before; rebuilding an old index folded
+// is left to a future explicit migration.
+const (
+	metaSearchText   = "search_text"
+	searchTextFolded = "casefold"
+)
+
+// readSearchText reports whether the ledger's search index holds folded
+// text.
+func readSearchText(ctx context.Context, db *sql.DB) (bool, error) {
+	var v string
+	err := db.QueryRowContext(ctx, `SELECT value FROM ledger_meta WHERE key = ?`, metaSearchText).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return v == searchTextFolded, err
 }
 
 // ErrSchemaVersion is wrapped by the error for a ledger of another layout.
@@ -130,6 +159,9 @@ var ErrSchemaVersion = errors.New("ledger schema version mismatch")
 func checkSchema(ctx context.Context, db *sql.DB, path string) error {
 	var v string
 	err := db.QueryRowContext(ctx, `SELECT value FROM ledger_meta WHERE key = 'schema_version'`).Scan(&v)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) && !strings.Contains(err.Error(), "no such table") {
+		return fmt.Errorf("cannot read ledger %s: %w", path, err)
+	}
 	if err != nil {
 		return fmt.Errorf("%s is not an EWP ledger (no schema_version: %v); point --db at a ledger created by ewp-ingest", path, err)
 	}

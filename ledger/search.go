@@ -1,11 +1,15 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ewp-go/ewp/warrant"
 )
 
 // MaxListLimit bounds one List call; discovery is for people and agents,
@@ -24,29 +28,40 @@ type PropositionSummary struct {
 // List finds propositions whose id, or any assertion text of whose latest
 // snapshot, contains query case-insensitively ("" matches all), ordered by
 // proposition id, at most limit of them (clamped to 1..MaxListLimit).
+// Case-insensitive means Unicode full case folding on both sides (see
+// fold). Any query is searched as text: a NUL or FTS syntax characters in
+// it are characters like any other.
 //
 // Assertion text is indexed with FTS5's trigram tokenizer, so a query of
-// three or more ASCII characters is an index lookup; shorter or non-ASCII
-// queries scan the text index. Candidates from older snapshots are
-// checked against the latest one, so a text that a later snapshot dropped
-// no longer finds the proposition.
+// three or more characters is an index lookup; shorter ones (and a query
+// holding a NUL, which FTS5's query syntax cannot carry) scan the text
+// index. On a ledger created before the index held folded text (see
+// metaSearchText) only ASCII queries use it. Ids are matched by one
+// linear pass over the distinct ids, SQLite folding ASCII ids and Go the
+// others. Candidates are checked against the latest snapshot, so a text
+// that a later snapshot dropped no longer finds the proposition, and a
+// search index row naming no stored proposition is skipped (Verify
+// reports it).
 func (l *Ledger) List(ctx context.Context, query string, limit int) ([]PropositionSummary, error) {
 	limit = max(1, min(limit, MaxListLimit))
 	if query == "" {
 		return l.listAll(ctx, limit)
 	}
-	cands, err := l.candidates(ctx, query)
+	q := fold(query)
+	cands, err := l.candidates(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	fold := strings.ToLower(query)
 	out := []PropositionSummary{}
 	for _, id := range cands {
 		s, err := l.summary(ctx, id)
+		if isCode(err, warrant.CodeMissingView) || isCode(err, warrant.CodeLimitExceeded) {
+			continue // a stray index row, or a snapshot too big to read here
+		}
 		if err != nil {
 			return nil, err
 		}
-		if s.matches(fold) {
+		if s.matches(q) {
 			out = append(out, s)
 			if len(out) == limit {
 				break
@@ -56,12 +71,18 @@ func (l *Ledger) List(ctx context.Context, query string, limit int) ([]Propositi
 	return out, nil
 }
 
-func (s PropositionSummary) matches(fold string) bool {
-	if strings.Contains(strings.ToLower(s.PropositionID), fold) {
+func isCode(err error, code string) bool {
+	var we *warrant.Error
+	return errors.As(err, &we) && we.Code == code
+}
+
+// matches checks a candidate against the folded query q.
+func (s PropositionSummary) matches(q string) bool {
+	if strings.Contains(fold(s.PropositionID), q) {
 		return true
 	}
 	for _, t := range s.Texts {
-		if strings.Contains(strings.ToLower(t), fold) {
+		if strings.Contains(fold(t), q) {
 			return true
 		}
 	}
@@ -84,19 +105,33 @@ func (l *Ledger) listAll(ctx context.Context, limit int) ([]PropositionSummary, 
 	return out, nil
 }
 
-// candidates returns, sorted, the propositions whose id or some stored
-// assertion text may contain query.
-func (l *Ledger) candidates(ctx context.Context, query string) ([]string, error) {
-	fold := strings.ToLower(query)
-	ids, err := l.strings(ctx, `SELECT DISTINCT proposition_id FROM snapshots WHERE instr(lower(proposition_id), ?) > 0`, fold)
+// idCandidatesSQL keeps the ids that SQLite's ASCII lower() finds the
+// folded query in, which is exact for ASCII ids, and every id that is not
+// plain ASCII (length() counts characters up to a NUL, octet_length bytes),
+// which Go then folds. ?2 is false for a query holding a NUL, which
+// lower() and instr() cannot be trusted with.
+const idCandidatesSQL = `SELECT DISTINCT proposition_id FROM snapshots
+WHERE (?2 AND instr(lower(proposition_id), ?1) > 0) OR length(proposition_id) <> octet_length(proposition_id)`
+
+// candidates returns, sorted, the propositions whose id contains the
+// folded query q or some stored assertion text of which may contain it.
+func (l *Ledger) candidates(ctx context.Context, q string) ([]string, error) {
+	nul := strings.IndexByte(q, 0) >= 0
+	rows, err := l.strings(ctx, idCandidatesSQL, q, !nul)
 	if err != nil {
 		return nil, err
 	}
+	ids := rows[:0]
+	for _, id := range rows {
+		if strings.Contains(fold(id), q) {
+			ids = append(ids, id)
+		}
+	}
 	var more []string
-	if isASCII(query) && utf8.RuneCountInString(query) >= 3 {
-		more, err = l.strings(ctx, `SELECT proposition_id FROM assertion_fts WHERE assertion_fts MATCH ?`, `"`+strings.ReplaceAll(query, `"`, `""`)+`"`)
+	if !nul && utf8.RuneCountInString(q) >= 3 && (l.foldedText || isASCII(q)) {
+		more, err = l.strings(ctx, `SELECT proposition_id FROM assertion_fts WHERE assertion_fts MATCH ?`, `"`+strings.ReplaceAll(q, `"`, `""`)+`"`)
 	} else {
-		more, err = l.scanText(ctx, fold)
+		more, err = l.scanText(ctx, q)
 	}
 	if err != nil {
 		return nil, err
@@ -106,21 +141,23 @@ func (l *Ledger) candidates(ctx context.Context, query string) ([]string, error)
 	return slices.Compact(all), nil
 }
 
-// scanText is the fallback for queries the trigram index cannot serve; it
-// folds case in Go so non-ASCII text matches as a person expects.
-func (l *Ledger) scanText(ctx context.Context, fold string) ([]string, error) {
+// scanText is the fallback for queries the trigram index cannot serve. A
+// folded index is compared as it is; an older one is folded row by row.
+func (l *Ledger) scanText(ctx context.Context, q string) ([]string, error) {
 	rows, err := l.r.QueryContext(ctx, `SELECT proposition_id, text FROM assertion_fts`)
 	if err != nil {
 		return nil, ledgerErr("search", err)
 	}
 	defer rows.Close()
 	var out []string
+	var text sql.RawBytes
+	needle := []byte(q)
 	for rows.Next() {
-		var id, text string
+		var id string
 		if err := rows.Scan(&id, &text); err != nil {
 			return nil, ledgerErr("search", err)
 		}
-		if strings.Contains(strings.ToLower(text), fold) {
+		if l.foldedText && bytes.Contains(text, needle) || !l.foldedText && strings.Contains(fold(string(text)), q) {
 			out = append(out, id)
 		}
 	}

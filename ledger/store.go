@@ -141,7 +141,7 @@ func (w *wtx) index(p *prepared, st *propState, missing []snapshot.Key) error {
 	}
 	for _, a := range p.v.Assertions {
 		if isNew[snapshot.Key{Kind: snapshot.KindAssertion, ID: a.AssertionID}] {
-			w.pend.fts = append(w.pend.fts, [3]string{a.Text, p.v.PropositionID, a.AssertionID})
+			w.pend.fts = append(w.pend.fts, [3]string{searchText(a.Text, w.foldedText), p.v.PropositionID, a.AssertionID})
 		}
 	}
 	w.remembered += len(missing)

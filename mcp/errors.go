@@ -17,6 +17,11 @@ const (
 	// CodeInternal: the ledger failed for a reason that is not a refusal
 	// (I/O, corruption). The message says what failed.
 	CodeInternal = "EWP_INTERNAL_ERROR"
+	// CodeTimeout: the call ran past the server's per-request deadline
+	// (ewp-mcp --request-timeout) and was abandoned; a write was not
+	// stored. Not a judgement of the input: the same call may succeed on
+	// a less loaded server or with a longer deadline.
+	CodeTimeout = "EWP_REFUSE_TIMEOUT"
 )
 
 // toolError is the JSON a failed tool call carries in its text content.
@@ -44,7 +49,11 @@ func badArg(field, rule string, args ...any) *warrant.Error {
 func asToolError(err error) toolError {
 	var we *warrant.Error
 	if errors.As(err, &we) {
-		return toolError{Error: we.Code, Message: we.Message()}
+		msg := we.Message()
+		if we.Code == warrant.CodeLimitExceeded {
+			msg = withLimitHint(msg)
+		}
+		return toolError{Error: we.Code, Message: msg}
 	}
 	return toolError{Error: CodeInternal, Message: "the server failed: " + err.Error()}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -20,7 +21,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// MaxBodyBytes bounds an HTTP request body (1 MiB); larger bodies get 413.
+// MaxBodyBytes is the default bound of one JSON-RPC message (1 MiB), an
+// HTTP body or a stdio line (WithMaxRequestBytes changes it); a larger
+// body gets 413, a longer line a JSON-RPC error.
 const MaxBodyBytes = 1 << 20
 
 // EndpointPath is where the MCP endpoint is served.
@@ -80,7 +83,9 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) (http.Handler, error) {
 const GCPercent = 400
 
 // NewHTTPServer wraps h in an http.Server with timeouts, so a slow or idle
-// client cannot hold connections forever.
+// client cannot hold connections forever. Its write timeout outlasts the
+// per-request deadline of a Server with the default one; a server with a
+// longer deadline must raise it (WriteTimeoutFor).
 func NewHTTPServer(addr string, h http.Handler) *http.Server {
 	return &http.Server{
 		Addr:              addr,
@@ -91,6 +96,14 @@ func NewHTTPServer(addr string, h http.Handler) *http.Server {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
+}
+
+// WriteTimeoutFor is the write timeout an http.Server needs for requests
+// with the given deadline: the default 60 s, or the deadline plus time to
+// write the answer, so a call that is still allowed to run is never cut
+// off by the connection first.
+func WriteTimeoutFor(deadline time.Duration) time.Duration {
+	return max(60*time.Second, deadline+10*time.Second)
 }
 
 type httpFront struct {
@@ -112,12 +125,19 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not found: the MCP endpoint is "+EndpointPath, http.StatusNotFound)
 		return
 	}
-	r = r.WithContext(withRole(r.Context(), f.role(r)))
+	// The request is served on a context the connection cannot cancel: a
+	// client that half-closes its socket after sending a complete request
+	// (net/http then cancels r.Context()) still gets its answer, and its
+	// write is committed. Each call has its own deadline (Server.run).
+	r = r.WithContext(withRole(context.WithoutCancel(r.Context()), f.role(r)))
 	if r.Method != http.MethodPost {
 		f.inner.ServeHTTP(w, r)
 		return
 	}
-	body, ok := readBody(w, r)
+	if refuseHeaders(w, r) {
+		return
+	}
+	body, ok := readBody(w, r, f.s.maxRequest)
 	if !ok {
 		return
 	}
@@ -237,28 +257,49 @@ func renameHeader(r *http.Request, renamed [2]string) {
 	}
 }
 
-// readBody reads at most MaxBodyBytes; a larger body is answered with 413.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	if r.ContentLength > MaxBodyBytes {
-		tooLarge(w)
+// refuseHeaders answers a POST whose headers already say it cannot be
+// served, with a message saying why: a compressed body (415; the body
+// would otherwise be read as JSON and fail as a parse error), or an
+// MCP-Protocol-Version this server does not speak (400 naming the ones it
+// does; mcp-go would take a future date for the 2026-07-28 revision and
+// complain about _meta). It reports whether it answered.
+func refuseHeaders(w http.ResponseWriter, r *http.Request) bool {
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		writeJSON(w, http.StatusUnsupportedMediaType, errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf(
+			"Content-Encoding %q is not supported: send the JSON-RPC body uncompressed", ce), nil))
+		return true
+	}
+	if pv := r.Header.Get(mcp.HeaderProtocolVersion); pv != "" && !mcp.IsValidProtocolVersion(pv) {
+		writeJSON(w, http.StatusBadRequest, errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf(
+			"%s %q is not a revision this server speaks; supported: %s", mcp.HeaderProtocolVersion, pv,
+			strings.Join(mcp.ValidProtocolVersions, ", ")), nil))
+		return true
+	}
+	return false
+}
+
+// readBody reads at most limit bytes; a larger body is answered with 413.
+func readBody(w http.ResponseWriter, r *http.Request, limit int) ([]byte, bool) {
+	if r.ContentLength > int64(limit) {
+		tooLarge(w, limit)
 		return nil, false
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(limit)+1))
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, errorReply(nil, mcp.PARSE_ERROR, "reading the request body failed: "+err.Error(), nil))
 		return nil, false
 	}
-	if len(body) > MaxBodyBytes {
-		tooLarge(w)
+	if len(body) > limit {
+		tooLarge(w, limit)
 		return nil, false
 	}
 	return body, true
 }
 
-func tooLarge(w http.ResponseWriter) {
+func tooLarge(w http.ResponseWriter, limit int) {
 	w.Header().Set("Connection", "close") // the rest of the body is not read
 	writeJSON(w, http.StatusRequestEntityTooLarge, errorReply(nil, mcp.INVALID_REQUEST,
-		fmt.Sprintf("request body exceeds %d bytes", MaxBodyBytes), nil))
+		fmt.Sprintf("request body exceeds %d bytes; the operator raises the limit with ewp-mcp --max-request-bytes", limit), nil))
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

@@ -79,16 +79,16 @@ func TestDirectToolCallsAnswerAsTheTransport(t *testing.T) {
 		{"results that need every escape", call("26", "warrant_now", `{"evaluated_at":"`+testT+
 			`","view":{"proposition_id":"P<&>\"\\\u2028\u007f\ud800é","view_id":"v\u0001"}}`), nil, false, true},
 		{"a key mcp-go reads case-insensitively", `{"jsonrpc":"2.0","id":21,"method":"tools/call","Params":{"name":"list_propositions"},` +
-			`"params":{"name":"warrant_now","arguments":` + wn + `}}`, nil, true, false},
+			`"params":{"name":"warrant_now","arguments":` + wn + `}}`, nil, false, false}, // refused by the filter
 		{"an unknown top-level key", `{"jsonrpc":"2.0","id":22,"x":1,"method":"tools/call","params":{"name":"warrant_now","arguments":` + wn + `}}`, nil, true, false},
 		{"a task", `{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"warrant_now","task":{},"arguments":` + wn + `}}`, nil, true, false},
-		{"arguments spelled otherwise", `{"jsonrpc":"2.0","id":24,"method":"tools/call","params":{"name":"warrant_now","Arguments":` + wn + `}}`, nil, true, false},
+		{"arguments spelled otherwise", `{"jsonrpc":"2.0","id":24,"method":"tools/call","params":{"name":"warrant_now","Arguments":` + wn + `}}`, nil, false, false}, // refused by the filter
 		{"a number beyond float64", call("27", "warrant_now", `{"evaluated_at":"`+testT+
 			`","view":{"proposition_id":"P","view_id":"v","freshness_policy_seconds":1e400}}`), nil, true, false},
 		{"a long number within float64", call("28", "warrant_now", `{"evaluated_at":"`+testT+
 			`","view":{"proposition_id":"P","view_id":"v","freshness_policy_seconds":1`+strings.Repeat("0", 305)+`,"x":"1e999"}}`), nil, true, true},
 		{"duplicate keys", `{"jsonrpc":"2.0","id":25,"method":"tools/call","params":{"name":"list_propositions","arguments":{"limit":1},` +
-			`"name":"warrant_now","arguments":` + wn + `}}`, nil, true, true},
+			`"name":"warrant_now","arguments":` + wn + `}}`, nil, false, false}, // refused by the filter
 	}
 	direct, transport := handler(true), handler(false)
 	srv, _ := newTestServer(t)

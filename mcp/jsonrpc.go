@@ -54,6 +54,9 @@ type verdict struct {
 	// call: a tools/call HTTP may serve without mcp-go at all (see
 	// plainCall); nil otherwise.
 	call *toolCall
+	// request: forward is a request mcp-go will answer, which stdio
+	// waits for at end of input.
+	request bool
 }
 
 // toolCall is a tools/call request reduced to what serving it needs.
@@ -75,13 +78,21 @@ func (s *Server) screen(ctx context.Context, msg []byte) verdict {
 	if !json.Valid(msg) {
 		return verdict{reply: errorReply(nil, mcp.PARSE_ERROR, "parse error: the message is not valid JSON", nil)}
 	}
-	split, ok := splitObject(msg)
+	split, dup, ok := splitMembers(msg)
 	if !ok {
 		return verdict{reply: errorReply(nil, mcp.INVALID_REQUEST, "a JSON-RPC message must be an object; batches are not supported", nil)}
 	}
 	m := message(split)
+	problem := envelopeProblem(m, dup)
 	if _, hasID := m["id"]; !hasID {
+		if problem != "" {
+			return verdict{} // not certainly a notification, but never answered as a request
+		}
 		return screenNotification(m, msg)
+	}
+	if problem != "" {
+		// The id itself may be what is wrong, so it is never echoed.
+		return verdict{reply: errorReply(nil, mcp.INVALID_REQUEST, problem, nil)}
 	}
 	if m.isResponse() {
 		return verdict{forward: msg} // a client's answer to a server request
@@ -91,15 +102,13 @@ func (s *Server) screen(ctx context.Context, msg []byte) verdict {
 
 func (m message) isResponse() bool {
 	_, method := m["method"]
-	_, result := m["result"]
-	_, failed := m["error"]
-	return !method && (result || failed)
+	return !method && m.carriesOutcome()
 }
 
 // screenNotification forwards a well-formed notification and drops any
 // other message without an id: a notification is never answered.
 func screenNotification(m message, msg []byte) verdict {
-	if string(m["jsonrpc"]) != `"2.0"` || m.method() == "" || !m.paramsOK() {
+	if string(m["jsonrpc"]) != `"2.0"` || m.method() == "" || !m.paramsOK() || m.hasParamsProblem() {
 		return verdict{}
 	}
 	return verdict{forward: msg}
@@ -108,6 +117,14 @@ func screenNotification(m message, msg []byte) verdict {
 func (s *Server) screenRequest(ctx context.Context, m message, msg []byte) verdict {
 	id := m["id"]
 	v := verdict{modern: m.modern()}
+	var paramsProblem string
+	var problemData *toolError
+	var params message // nil when params are not an object: never reached below
+	if m.paramsOK() {
+		var dup string
+		params, dup = m.params()
+		paramsProblem, problemData = m.paramsProblem(params, dup)
+	}
 	switch {
 	case !validID(id):
 		v.reply = errorReply(nil, mcp.INVALID_REQUEST, "id must be a string or an integer within ±(2^53-1); got "+describe(id), nil)
@@ -117,18 +134,39 @@ func (s *Server) screenRequest(ctx context.Context, m message, msg []byte) verdi
 		v.reply = errorReply(id, mcp.INVALID_REQUEST, `"method" must be a non-empty string`, nil)
 	case !m.paramsOK():
 		v.reply = errorReply(id, mcp.INVALID_PARAMS, `"params" must be an object; got `+kindOf(m["params"]), nil)
+	case paramsProblem != "":
+		var data any // a nil *toolError would encode as "data": null
+		if problemData != nil {
+			data = problemData
+		}
+		v.reply = errorReply(id, mcp.INVALID_PARAMS, paramsProblem, data)
+	case m.carriesOutcome():
+		v.reply = errorReply(id, mcp.INVALID_REQUEST, `a request carries no "result" or "error" member`, nil)
 	default:
-		return s.screenMethod(ctx, m, msg, v)
+		v = s.screenMethod(ctx, m, params, msg, v)
+		v.request = v.forward != nil
 	}
 	return v
 }
 
+func (m message) hasParamsProblem() bool {
+	problem, _ := m.paramsProblem(m.params())
+	return problem != ""
+}
+
+// carriesOutcome: a request with a result or error member, which mcp-go
+// takes for a response and never answers.
+func (m message) carriesOutcome() bool {
+	_, result := m["result"]
+	_, failed := m["error"]
+	return result || failed
+}
+
 // screenMethod applies the per-method checks mcp-go gets wrong.
-func (s *Server) screenMethod(ctx context.Context, m message, msg []byte, v verdict) verdict {
+func (s *Server) screenMethod(ctx context.Context, m, params message, msg []byte, v verdict) verdict {
 	id := m["id"]
 	switch mcp.MCPMethod(m.method()) {
 	case mcp.MethodToolsCall:
-		params := m.params()
 		if !isString(params["name"]) {
 			v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.name must be the tool name (a string)", nil)
 			return v
@@ -136,12 +174,12 @@ func (s *Server) screenMethod(ctx context.Context, m message, msg []byte, v verd
 		v.direct = m.withoutMeta()
 		v.call = s.plainCall(m, params)
 	case mcp.MethodPromptsGet:
-		if params := m.params(); !isString(params["name"]) || !stringMap(params["arguments"]) {
+		if !isString(params["name"]) || !stringMap(params["arguments"]) {
 			v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.name must be a string and params.arguments an object of strings", nil)
 			return v
 		}
 	case mcp.MethodResourcesRead:
-		return s.screenRead(ctx, m, m.params(), msg, v)
+		return s.screenRead(ctx, m, params, msg, v)
 	}
 	v.forward = msg
 	return v
@@ -161,7 +199,9 @@ func (s *Server) screenRead(ctx context.Context, m, params message, msg []byte, 
 	}
 	ref, rerr := parseResourceURI(uri)
 	if rerr == nil {
-		rerr = s.check(ctx, ref)
+		cctx, cancel := s.callContext(ctx)
+		rerr = s.check(cctx, ref)
+		cancel()
 	}
 	if rerr != nil {
 		v.reply = errorReply(id, rerr.rpcCode(v.modern), rerr.Error(), map[string]string{"error": rerr.code, "message": rerr.msg})
@@ -175,10 +215,11 @@ func (s *Server) screenRead(ctx context.Context, m, params message, msg []byte, 
 }
 
 // rpcCode maps a resource failure to JSON-RPC: unknown resources get the
-// revision's not-found code, bad arguments -32602, failures -32603.
+// revision's not-found code, bad arguments -32602, failures and timeouts
+// -32603.
 func (e *resourceError) rpcCode(modern bool) int {
 	switch {
-	case e.code == CodeInternal:
+	case e.code == CodeInternal || e.code == CodeTimeout:
 		return mcp.INTERNAL_ERROR
 	case e.unknown && !modern:
 		return mcp.RESOURCE_NOT_FOUND
@@ -265,14 +306,14 @@ func (m message) paramsOK() bool {
 	return !ok || string(p) == "null" || p[0] == '{'
 }
 
-// params are the members of params (paramsOK held); absent or null is
-// empty.
-func (m message) params() message {
-	p, _ := splitObject(m["params"])
+// params are the members of params (paramsOK held), and the first key
+// given twice ("" when none); absent or null is empty.
+func (m message) params() (message, string) {
+	p, dup, _ := splitMembers(m["params"])
 	if p == nil {
 		p = message{}
 	}
-	return p
+	return p, dup
 }
 
 // modern reports whether the request declares protocol 2026-07-28 or

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -49,6 +50,8 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 	if rerr != nil {
 		return nil, rerr
 	}
+	ctx, cancel := s.callContext(ctx)
+	defer cancel()
 	body, rerr := s.resolve(ctx, ref)
 	if rerr != nil {
 		return nil, rerr
@@ -101,6 +104,9 @@ func parseResourceURI(uri string) (resourceRef, *resourceError) {
 	if err != nil || pid == "" {
 		return resourceRef{}, unknownResource(CodeInvalidArgument, "%q: the proposition id must be one non-empty, percent-encoded path segment", uri)
 	}
+	if rerr := decodedText("proposition id", pid); rerr != nil {
+		return resourceRef{}, rerr
+	}
 	if !hasTail {
 		if hasQuery {
 			return resourceRef{}, unknownResource(CodeInvalidArgument, "%q: a proposition resource takes no query", uri)
@@ -110,20 +116,35 @@ func parseResourceURI(uri string) (resourceRef, *resourceError) {
 	if tail != "warrant" {
 		return resourceRef{}, unknownResource(CodeInvalidArgument, "%q: expected %s or %s", uri, propositionTemplate, warrantTemplate)
 	}
-	t, rerr := evaluatedAtQuery(query)
+	t, rerr := evaluatedAtQuery(query, hasQuery)
 	return resourceRef{pid: pid, warrant: true, t: t}, rerr
 }
 
-func evaluatedAtQuery(query string) (string, *resourceError) {
+// evaluatedAtQuery reads the warrant resource's query: evaluated_at, once.
+// No query, or an empty one, is a missing evaluated_at; so is an empty
+// value. A repeated evaluated_at is refused, never resolved first- or
+// last-wins.
+func evaluatedAtQuery(query string, hasQuery bool) (string, *resourceError) {
 	var t string
+	seen := false
 	for _, kv := range strings.Split(query, "&") {
+		if !hasQuery || kv == "" {
+			continue // "?", "&&" and a trailing "&" name nothing
+		}
 		k, v, _ := strings.Cut(kv, "=")
 		if k != "evaluated_at" {
 			return "", &resourceError{code: CodeInvalidArgument, msg: fmt.Sprintf("unknown query parameter %q; the warrant resource takes evaluated_at only", k)}
 		}
+		if seen {
+			return "", &resourceError{code: CodeInvalidArgument, msg: "evaluated_at is given more than once; give the one instant to evaluate at"}
+		}
+		seen = true
 		dec, err := url.PathUnescape(v)
 		if err != nil {
 			return "", &resourceError{code: CodeInvalidArgument, msg: fmt.Sprintf("evaluated_at %q is not validly percent-encoded", v)}
+		}
+		if rerr := decodedText("evaluated_at", dec); rerr != nil {
+			return "", rerr
 		}
 		t = dec
 	}
@@ -131,6 +152,24 @@ func evaluatedAtQuery(query string) (string, *resourceError) {
 		return "", &resourceError{code: warrant.CodeMissingEvaluatedAt, msg: "evaluated_at is required, e.g. ?evaluated_at=2026-09-21T18:00:00Z"}
 	}
 	return t, nil
+}
+
+// decodedText refuses a percent-decoded URI part that is not valid UTF-8
+// rather than let it be read with U+FFFD in place of the bytes (a
+// different id). The three-byte form of a UTF-16 surrogate (%ED%A0%80 …
+// %ED%BF%BF) is the lone surrogate refusal.
+func decodedText(what, s string) *resourceError {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == 0xED && s[i+1] >= 0xA0 && s[i+1] <= 0xBF {
+			return &resourceError{code: warrant.CodeLoneSurrogate, msg: fmt.Sprintf("the %s percent-decodes to a lone "+
+				"UTF-16 surrogate, which is not text; it is refused rather than read as U+FFFD: send valid UTF-8", what)}
+		}
+	}
+	return &resourceError{code: CodeInvalidArgument, msg: fmt.Sprintf("the %s percent-decodes to invalid UTF-8; "+
+		"it is refused rather than read as U+FFFD: percent-encode valid UTF-8", what)}
 }
 
 // check is the cheap part of resolve, for the JSON-RPC pre-filter: the
@@ -170,6 +209,9 @@ func (s *Server) latestFor(ctx context.Context, ref resourceRef) (*warrant.View,
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return nil, unknownResource(warrant.CodeMissingView, "no stored snapshot of proposition %q", ref.pid)
+	case errors.Is(err, context.DeadlineExceeded):
+		te := asToolError(s.timedOut(ctx, err))
+		return nil, &resourceError{code: te.Error, msg: te.Message}
 	case err != nil:
 		return nil, &resourceError{code: CodeInternal, msg: "reading the ledger failed: " + err.Error()}
 	}

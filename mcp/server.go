@@ -2,12 +2,15 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/ewp-go/ewp/warrant"
 )
 
 // Name and Version identify the server in MCP's serverInfo.
@@ -28,6 +31,45 @@ type Server struct {
 	// tools are the registered tools by name, for the HTTP path that
 	// serves tools/call without mcp-go's dispatch (httpFront.direct).
 	tools map[string]*toolSpec
+	// timeout bounds one tool call or resource read (WithRequestTimeout).
+	timeout time.Duration
+	// maxRequest bounds one JSON-RPC message on either transport
+	// (WithMaxRequestBytes).
+	maxRequest int
+	// limits bound the views the server decodes (WithLimits).
+	limits warrant.Limits
+}
+
+// DefaultRequestTimeout is how long a tool call or resource read may run
+// before the caller gets CodeTimeout.
+const DefaultRequestTimeout = 10 * time.Second
+
+// WithRequestTimeout sets the deadline of every tool call and resource
+// read (default DefaultRequestTimeout; d <= 0 keeps the default). The
+// deadline is the request's own: it runs from when the request was read
+// whole, whatever happens to the connection or input afterwards.
+func WithRequestTimeout(d time.Duration) Option {
+	return func(s *Server) {
+		if d > 0 {
+			s.timeout = d
+		}
+	}
+}
+
+// WithMaxRequestBytes bounds one JSON-RPC message, an HTTP body or a stdio
+// line (default MaxBodyBytes; n <= 0 keeps the default).
+func WithMaxRequestBytes(n int) Option {
+	return func(s *Server) {
+		if n > 0 {
+			s.maxRequest = n
+		}
+	}
+}
+
+// WithLimits sets the limits views given to the server are decoded under
+// (the zero Limits means warrant.DefaultLimits).
+func WithLimits(l warrant.Limits) Option {
+	return func(s *Server) { s.limits = l }
 }
 
 // Option configures a Server.
@@ -52,9 +94,14 @@ func WithLogger(l *slog.Logger) Option {
 	return func(s *Server) { s.log = l }
 }
 
+// RequestTimeout is the per-request deadline (WithRequestTimeout), for
+// sizing transport timeouts around it.
+func (s *Server) RequestTimeout() time.Duration { return s.timeout }
+
 // New builds a server over store.
 func New(store Store, opts ...Option) *Server {
-	s := &Server{store: store, now: time.Now, log: slog.Default()}
+	s := &Server{store: store, now: time.Now, log: slog.Default(),
+		timeout: DefaultRequestTimeout, maxRequest: MaxBodyBytes}
 	for _, o := range opts {
 		o(s)
 	}
@@ -161,30 +208,108 @@ func (s *Server) handler(t *toolSpec) server.ToolHandlerFunc {
 // argErr when they could not be read). Refusals are results; err is a
 // failure of the server itself, reported as mcp-go's recovery and
 // dispatch report one, so both HTTP paths answer alike.
-func (s *Server) run(ctx context.Context, t *toolSpec, raw []byte, argErr error) (res toolResult, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic recovered in %s tool handler: %v", t.tool.Name, r)
-			s.log.Error("tool failed", "tool", t.tool.Name, "err", err)
-		}
-	}()
+//
+// The call runs on a context of its own (callContext): once a request was
+// read whole it is answered, and a write committed, even when the client
+// closes its end of the connection or its input meanwhile.
+func (s *Server) run(ctx context.Context, t *toolSpec, raw []byte, argErr error) (toolResult, error) {
 	if t.write {
 		if err := requireIngest(ctx); err != nil {
 			return failure(err), nil
 		}
 	}
+	if argErr != nil {
+		s.logRefusal(t.tool.Name, argErr)
+		return failure(argErr), nil
+	}
+	ctx, cancel := s.callContext(ctx)
+	defer cancel()
 	var out any
-	if err = argErr; err == nil {
-		out, err = t.call(ctx, raw)
+	var err error
+	if t.write {
+		// A write is waited for: the ledger gives up at the deadline
+		// itself, so the answer never says "timed out" about a write
+		// that then commits.
+		out, err = s.guarded(ctx, t, raw)
+	} else {
+		out, err = s.bounded(ctx, t, raw)
 	}
 	if err != nil {
+		if isPanic(err) {
+			return toolResult{}, err
+		}
+		err = s.timedOut(ctx, err)
 		s.logRefusal(t.tool.Name, err)
 		return failure(err), nil
 	}
 	return success(out)
 }
 
+// callContext is the context a request is served on: detached from the
+// connection's or the input's lifetime, ending only at the server's
+// per-request deadline.
+func (s *Server) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
+}
+
+// bounded runs a read tool and stops waiting for it at ctx's deadline: an
+// evaluation is pure and cannot be interrupted, but its caller need not
+// wait for it. The abandoned call ends on its own and its result is
+// dropped.
+func (s *Server) bounded(ctx context.Context, t *toolSpec, raw []byte) (any, error) {
+	type answer struct {
+		out any
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		out, err := s.guarded(ctx, t, raw)
+		done <- answer{out, err}
+	}()
+	select {
+	case a := <-done:
+		return a.out, a.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// guarded calls t, turning a panic into a *panicError: the server's own
+// failure, answered as mcp-go's recovery answers one.
+func (s *Server) guarded(ctx context.Context, t *toolSpec, raw []byte) (out any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &panicError{fmt.Errorf("panic recovered in %s tool handler: %v", t.tool.Name, r)}
+			s.log.Error("tool failed", "tool", t.tool.Name, "err", err)
+		}
+	}()
+	return t.call(ctx, raw)
+}
+
+type panicError struct{ error }
+
+func isPanic(err error) bool {
+	var p *panicError
+	return errors.As(err, &p)
+}
+
+// timedOut turns a failure caused by the request's deadline into the
+// timeout refusal, which says what ran out and which flag raises it.
+func (s *Server) timedOut(ctx context.Context, err error) error {
+	var refusal *warrant.Error
+	deadline := errors.Is(err, context.DeadlineExceeded) ||
+		(errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.As(err, &refusal))
+	if !deadline {
+		return err
+	}
+	return refuse(CodeTimeout, "", "the request took longer than the server's %v per-request deadline and was abandoned; "+
+		"a write that timed out was not stored. Narrow the request, or ask the operator to raise ewp-mcp --request-timeout", s.timeout)
+}
+
 func (t *toolSpec) call(ctx context.Context, raw []byte) (any, error) {
+	if err := textRefusal("", raw); err != nil {
+		return nil, err
+	}
 	a, err := decodeObject("arguments", raw)
 	if err != nil {
 		return nil, err

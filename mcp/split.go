@@ -15,38 +15,49 @@ import (
 // object after all; callers then decode it with encoding/json, which says
 // what is wrong.
 func splitObject(raw []byte) (m map[string]json.RawMessage, ok bool) {
+	m, _, ok = splitMembers(raw)
+	return m, ok
+}
+
+// splitMembers is splitObject that also reports the first key given more
+// than once ("" when none), for the protocol's own objects, where a
+// repeated key is refused rather than silently last-wins.
+func splitMembers(raw []byte) (m map[string]json.RawMessage, dup string, ok bool) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
-		return nil, false
+		return nil, "", false
 	}
 	m = make(map[string]json.RawMessage, 4)
 	i = skipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
-		return m, skipSpace(raw, i+1) == len(raw)
+		return m, "", skipSpace(raw, i+1) == len(raw)
 	}
 	for i < len(raw) && raw[i] == '"' {
 		end := skipString(raw, i)
 		key, kok := decodeKey(raw[i:end])
 		i = skipSpace(raw, end)
 		if !kok || i >= len(raw) || raw[i] != ':' {
-			return nil, false
+			return nil, "", false
 		}
 		start := skipSpace(raw, i+1)
 		end = skipValue(raw, start)
 		if end <= start {
-			return nil, false
+			return nil, "", false
+		}
+		if _, seen := m[key]; seen && dup == "" {
+			dup = key
 		}
 		m[key] = raw[start:end:end]
 		i = skipSpace(raw, end)
 		if i < len(raw) && raw[i] == '}' {
-			return m, skipSpace(raw, i+1) == len(raw)
+			return m, dup, skipSpace(raw, i+1) == len(raw)
 		}
 		if i >= len(raw) || raw[i] != ',' {
-			return nil, false
+			return nil, "", false
 		}
 		i = skipSpace(raw, i+1)
 	}
-	return nil, false
+	return nil, "", false
 }
 
 // decodeKey decodes a quoted key. Printable ASCII without escapes is its

@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -17,17 +20,24 @@ import (
 // evaluate-only. Only JSON-RPC is written to out; logs go to the Server's
 // logger, which must not write to out. mcp-go keeps one stdio session per
 // MCP server, so a Server serves at most one stdio stream at a time.
+//
+// End of input ends the session only after every request read before it
+// has been answered: a client may write its requests, close its end and
+// then read the answers (a write among them is committed). Each answer is
+// written with one Write to out, so an unbuffered out (a pipe, a file,
+// os.Stdout) holds all of them when ServeStdio returns.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, allowIngest bool) error {
 	r := role{ingest: allowIngest, why: whyStdioReadOnly}
 	ctx = withRole(ctx, r)
 	w := &lineWriter{w: out}
+	owed := &answers{}
 	pr, pw := io.Pipe()
-	go s.pumpStdio(ctx, in, pw, w)
+	go s.pumpStdio(ctx, in, pw, w, owed)
 
 	ss := server.NewStdioServer(s.mcp)
 	ss.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
 	ss.SetContextFunc(func(c context.Context) context.Context { return withRole(c, r) })
-	err := ss.Listen(ctx, pr, w)
+	err := ss.Listen(ctx, pr, answerWriter{w, owed})
 	_ = pr.Close() // unblocks the pump if Listen ended first
 	if errors.Is(err, context.Canceled) {
 		return nil
@@ -35,26 +45,44 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, al
 	return err
 }
 
+// drainGrace is how long, beyond the per-request deadline, end of input
+// waits for answers still owed: a call abandoned at its deadline is
+// answered at once, so this only covers writing the answers.
+const drainGrace = 5 * time.Second
+
 // pumpStdio reads one message per line, screens it, answers what the
 // filter answers and passes the rest to mcp-go's stdio server through p.
-func (s *Server) pumpStdio(ctx context.Context, in io.Reader, p *io.PipeWriter, w *lineWriter) {
-	br := bufio.NewReader(in)
+// At end of input it waits until every forwarded request was answered
+// before closing p: mcp-go cancels whatever is in flight when its input
+// ends.
+func (s *Server) pumpStdio(ctx context.Context, in io.Reader, p *io.PipeWriter, w *lineWriter, owed *answers) {
+	lr := &lineReader{br: bufio.NewReaderSize(in, 64<<10), max: s.maxRequest}
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := lr.next()
+		if errors.Is(err, errLineTooLong) {
+			if werr := w.writeLine(s.tooLongReply()); werr != nil {
+				_ = p.CloseWithError(werr)
+				return
+			}
+			continue
+		}
 		if len(line) > 0 {
-			if perr := s.route(ctx, line, p, w); perr != nil {
+			if perr := s.route(ctx, line, p, w, owed); perr != nil {
 				_ = p.CloseWithError(perr)
 				return
 			}
 		}
 		if err != nil {
+			if errors.Is(err, io.EOF) {
+				owed.wait(ctx, s.timeout+drainGrace)
+			}
 			_ = p.CloseWithError(ignoreEOF(err))
 			return
 		}
 	}
 }
 
-func (s *Server) route(ctx context.Context, line []byte, p io.Writer, w *lineWriter) error {
+func (s *Server) route(ctx context.Context, line []byte, p io.Writer, w *lineWriter, owed *answers) error {
 	v := s.screen(ctx, line)
 	if v.reply != nil {
 		return w.writeLine(v.reply)
@@ -62,8 +90,18 @@ func (s *Server) route(ctx context.Context, line []byte, p io.Writer, w *lineWri
 	if v.forward == nil {
 		return nil
 	}
+	if v.request {
+		owed.add()
+	}
 	_, err := p.Write(append(v.forward, '\n'))
 	return err
+}
+
+// tooLongReply answers a stdio line over the message limit. Its id is
+// unknown (the line was not kept), so it is null.
+func (s *Server) tooLongReply() []byte {
+	return errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf(
+		"message exceeds %d bytes and was skipped; the operator raises the limit with ewp-mcp --max-request-bytes", s.maxRequest), nil)
 }
 
 func ignoreEOF(err error) error {
@@ -71,6 +109,110 @@ func ignoreEOF(err error) error {
 		return nil
 	}
 	return err
+}
+
+// errLineTooLong: a line longer than the message limit, already skipped.
+var errLineTooLong = errors.New("line too long")
+
+// lineReader reads newline-delimited messages of at most max bytes. A
+// longer line is skipped as it is read, never held whole, so memory does
+// not grow with a line's length.
+type lineReader struct {
+	br  *bufio.Reader
+	max int
+}
+
+// next returns the next line without its newline (a last line may lack
+// one, and comes with io.EOF), or errLineTooLong once the rest of an
+// over-long line was skipped.
+func (l *lineReader) next() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := l.br.ReadSlice('\n')
+		if n := len(chunk); err == nil && n > 0 {
+			chunk = chunk[:n-1] // the newline
+		}
+		if len(line)+len(chunk) > l.max {
+			return nil, l.skip(err)
+		}
+		line = append(line, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// skip discards up to and including the next newline; err is the error of
+// the read that crossed the limit.
+func (l *lineReader) skip(err error) error {
+	for errors.Is(err, bufio.ErrBufferFull) {
+		_, err = l.br.ReadSlice('\n')
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return errLineTooLong
+}
+
+// answers counts the requests passed to mcp-go that it has not answered
+// yet, so end of input can wait for them.
+type answers struct {
+	mu   sync.Mutex
+	owed int
+	idle chan struct{} // closed when owed reaches zero while wait waits
+}
+
+func (a *answers) add() {
+	a.mu.Lock()
+	a.owed++
+	a.mu.Unlock()
+}
+
+// paid records one message written by mcp-go. The server sends no
+// notifications, so every message it writes answers a request; a stray
+// one never takes the count below zero.
+func (a *answers) paid() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.owed > 0 {
+		a.owed--
+	}
+	if a.owed == 0 && a.idle != nil {
+		close(a.idle)
+		a.idle = nil
+	}
+}
+
+// wait returns when nothing is owed, ctx ends or limit passes.
+func (a *answers) wait(ctx context.Context, limit time.Duration) {
+	a.mu.Lock()
+	if a.owed == 0 {
+		a.mu.Unlock()
+		return
+	}
+	idle := make(chan struct{})
+	a.idle = idle
+	a.mu.Unlock()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// answerWriter is mcp-go's output: each Write is one message answering a
+// request.
+type answerWriter struct {
+	w    *lineWriter
+	owed *answers
+}
+
+func (a answerWriter) Write(p []byte) (int, error) {
+	n, err := a.w.Write(p)
+	a.owed.paid()
+	return n, err
 }
 
 // lineWriter serialises writes so the filter's replies and mcp-go's never

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -120,7 +121,7 @@ func (s *Server) warrantInline(ctx context.Context, a args, t string, attested b
 		return nil, badArg("view", "an inline view carries its own proposition_id and view_id; "+
 			"do not also give proposition_id or view_id (those select a stored snapshot)")
 	}
-	v, err := decodeInlineView(a["view"], warrant.CodeInvalidView)
+	v, err := s.decodeInlineView(a["view"], warrant.CodeInvalidView)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +139,7 @@ func (s *Server) warrantInline(ctx context.Context, a args, t string, attested b
 // decodeInlineView decodes a caller's EvidenceView. A WarrantView is
 // output, never evidence, so one is refused with warrantCode before the
 // kernel (which ignores unknown keys) could read it as an empty view.
-func decodeInlineView(raw json.RawMessage, warrantCode string) (*warrant.View, error) {
+func (s *Server) decodeInlineView(raw json.RawMessage, warrantCode string) (*warrant.View, error) {
 	obj, err := decodeObject("view", raw)
 	if err != nil {
 		return nil, refuse(warrant.CodeInvalidView, "view", "must be an EvidenceView (a JSON object); got %s", kindOf(raw))
@@ -147,7 +148,7 @@ func decodeInlineView(raw json.RawMessage, warrantCode string) (*warrant.View, e
 		return nil, refuse(warrantCode, "view", "this is a WarrantView (it has \"warrant\"/\"protocol_version\"); "+
 			"a WarrantView is computed output and is never accepted as evidence: send the EvidenceView it was computed from")
 	}
-	return warrant.DecodeView(raw)
+	return s.decodeView(raw)
 }
 
 func looksLikeWarrantView(obj args) bool {
@@ -169,9 +170,14 @@ func checkPolicy(a args) error {
 	return nil
 }
 
-// evaluatedAt reads T. A string is taken as given; a number as its text
-// (20260921 is a basic-format date). "" and null are missing.
+// evaluatedAt reads T. It must be a JSON string, taken as given: the
+// reference refuses any other type, and a number read as its text would
+// be evaluated (20260921 is a basic-format date). "" and null are missing.
 func evaluatedAt(a args, required bool) (string, error) {
+	if raw, ok := a["evaluated_at"]; ok && !bytes.HasPrefix(bytes.TrimSpace(raw), []byte{'"'}) {
+		return "", refuse(warrant.CodeInvalidView, "evaluated_at",
+			"must be a string holding an ISO 8601 instant (e.g. \"2026-09-21T18:00:00Z\"), not %s", kindOf(raw))
+	}
 	t, ok, err := a.text("", "evaluated_at")
 	if err != nil {
 		return "", err

@@ -151,6 +151,12 @@ func TestWarrantNowRefusals(t *testing.T) {
 		{obj{"proposition_id": "P-verified", "view_id": "v-nope", "evaluated_at": testT}, warrant.CodeMissingView},
 		{obj{"proposition_id": "P-verified", "evaluated_at": "yesterday"}, warrant.CodeInvalidView},
 		{obj{"proposition_id": "P-verified", "evaluated_at": "2026-09-21T24:00:00"}, warrant.CodeInvalidView},
+		// Never str()-ed: 20260921 would parse as a basic-format date.
+		{obj{"proposition_id": "P-verified", "evaluated_at": 20260921}, warrant.CodeInvalidView},
+		{obj{"proposition_id": "P-verified", "evaluated_at": 20260921.5}, warrant.CodeInvalidView},
+		{obj{"proposition_id": "P-verified", "evaluated_at": true}, warrant.CodeInvalidView},
+		{obj{"proposition_id": "P-verified", "evaluated_at": []any{testT}}, warrant.CodeInvalidView},
+		{obj{"proposition_id": "P-verified", "evaluated_at": obj{"t": testT}}, warrant.CodeInvalidView},
 		{obj{"proposition_id": "P-verified", "evaluated_at": testT, "policy_id": "reference-v1"}, warrant.CodeUnknownPolicy},
 		{obj{"proposition_id": "P-verified", "evaluated_at": testT, "policy_version": 2}, warrant.CodeUnknownPolicy},
 		{obj{"evaluated_at": testT}, CodeInvalidArgument},

@@ -57,7 +57,7 @@ func (s *Server) evidenceViewPut(ctx context.Context, a args) (any, error) {
 	if !ok {
 		return nil, badArg("view", "is required: the EvidenceView to store")
 	}
-	v, err := decodeInlineView(raw, warrant.CodePersistWarrant)
+	v, err := s.decodeInlineView(raw, warrant.CodePersistWarrant)
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,14 @@
 // [FillSource]). An empty string counts as missing. Appending a record that the latest snapshot already holds
 // unchanged returns latest itself, so retries are idempotent.
 //
+// # Lone surrogates
+//
+// [CheckSurrogates] refuses (CodeLoneSurrogate, naming the field) a view
+// holding a lone UTF-16 surrogate in any string, adapter_meta included.
+// Every store calls it on every write path (puts and appends): clients'
+// JSON libraries rewrite such a string to U+FFFD, so it could never be
+// asked for again under the id it was stored with.
+//
 // # Trusted origins (§10)
 //
 // [TrustedOrigins] lists the trusted origin types a view carries and

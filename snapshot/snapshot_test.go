@@ -19,6 +19,9 @@ type memStore struct {
 }
 
 func (m *memStore) Put(v *warrant.View) (bool, error) {
+	if err := snapshot.CheckSurrogates(v); err != nil {
+		return false, err
+	}
 	key := [2]string{v.PropositionID, v.ViewID}
 	if sum, ok := m.snaps[key]; ok {
 		return false, snapshot.CheckSnapshot(sum, v)
@@ -160,4 +163,14 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+func TestFold(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "", "abc": "abc", "PostgreSQL": "postgresql", "Straße": "strasse", "ΩMEGA": "ωmega", "İ": "i̇",
+	} {
+		if got := snapshot.Fold(in); got != want {
+			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

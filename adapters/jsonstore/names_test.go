@@ -2,12 +2,20 @@ package jsonstore
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ewp-go/ewp/warrant"
 )
+
+func isCode(err error, code string) bool {
+	var we *warrant.Error
+	return errors.As(err, &we) && we.Code == code
+}
 
 // awkwardIDs are ids a file system could misread: separators, dot names,
 // case twins, Unicode in two normal forms, control bytes, invalid UTF-8
@@ -56,10 +64,12 @@ func TestAwkwardIDsRoundTrip(t *testing.T) {
 			t.Fatalf("%q: %v %v", id, got, err)
 		}
 	}
+	// A lone surrogate is refused at the write (snapshot.CheckSurrogates):
+	// clients could never ask for it again. Its file name stays safe
+	// (TestEscapeIsSafeAndInjective) for stores written before the rule.
 	v := mustView(t, `{"proposition_id": "\ud800", "view_id": "\udfff"}`)
-	mustPut(t, s, v)
-	if got, err := s.Latest(ctx, v.PropositionID); err != nil || got.ViewID != v.ViewID {
-		t.Fatalf("lone surrogates: %v %v", got, err)
+	if _, err := s.Put(ctx, []*warrant.View{v}); !isCode(err, warrant.CodeLoneSurrogate) {
+		t.Fatalf("lone surrogate id stored: %v", err)
 	}
 	entries, _ := os.ReadDir(s.Dir())
 	for _, e := range entries {
@@ -70,8 +80,8 @@ func TestAwkwardIDsRoundTrip(t *testing.T) {
 		}
 	}
 	list, err := s.List(ctx, "", MaxListLimit)
-	if err != nil || len(list) != len(awkwardIDs) {
-		t.Fatalf("list: %d propositions (want %d), %v", len(list), len(awkwardIDs), err)
+	if err != nil || len(list) != len(awkwardIDs)-1 {
+		t.Fatalf("list: %d propositions (want %d), %v", len(list), len(awkwardIDs)-1, err)
 	}
 	mustVerify(t, s)
 }

@@ -138,6 +138,9 @@ func snapFile(seq int64, viewID string) string {
 // storable returns the stored form of v after making sure the kernel
 // reads it back as the same snapshot.
 func storable(v *warrant.View) ([]byte, error) {
+	if err := snapshot.CheckSurrogates(v); err != nil {
+		return nil, err
+	}
 	body := warrant.Encode(v)
 	back, err := warrant.DecodeView(body)
 	if err != nil {

@@ -201,3 +201,20 @@ func syntheticViews(t *testing.T, n, perProp int) []*warrant.View {
 	}
 	return out
 }
+
+// An append carrying a lone surrogate is refused like a put (the shared
+// table covers puts), and nothing is stored.
+func TestAppendRefusesLoneSurrogate(t *testing.T) {
+	s := testStore(t)
+	ctx := context.Background()
+	mustPut(t, s, mustView(t, `{"proposition_id": "P", "view_id": "v1"}`))
+	e := evidence("e1")
+	e.Content = "half a pair \xed\xa0\x80"
+	var we *warrant.Error
+	if _, err := s.AppendEvidence(ctx, "P", e); !errors.As(err, &we) || we.Code != warrant.CodeLoneSurrogate || we.Field != "evidence[0].content" {
+		t.Fatalf("lone surrogate appended: %v", err)
+	}
+	if h, _ := s.History(ctx, "P"); len(h) != 1 {
+		t.Fatalf("refused append stored %d snapshots", len(h)-1)
+	}
+}

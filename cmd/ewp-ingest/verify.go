@@ -12,13 +12,20 @@ import (
 	"github.com/ewp-go/ewp/ledger"
 )
 
-// runVerify is `ewp-ingest verify --db PATH [--json]`. It opens the ledger
-// read-only, so verifying can never create or change a file.
+const verifyUsage = "usage: ewp-ingest verify --db PATH [--head SEQ:HASH] [--json]"
+
+// runVerify is `ewp-ingest verify --db PATH [--head SEQ:HASH] [--json]`.
+// It opens the ledger read-only, so verifying can never create or change a
+// file. With --head it also proves that the ledger still holds the event a
+// pipeline kept (as ewp-ingest printed it): a history cut off at its end
+// leaves a shorter ledger that verifies on its own, but not against the
+// head kept before the cut.
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ewp-ingest verify", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	db := fs.String("db", "", "")
 	asJSON := fs.Bool("json", false, "")
+	headArg := fs.String("head", "", "")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usage)
 		return ingest.ExitOK
@@ -26,7 +33,15 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return usageError(stderr, "verify: "+err.Error())
 	}
 	if *db == "" || fs.NArg() > 0 {
-		return usageError(stderr, "usage: ewp-ingest verify --db PATH [--json]")
+		return usageError(stderr, verifyUsage)
+	}
+	var kept *ledger.Head
+	if *headArg != "" {
+		h, err := ledger.ParseHead(*headArg)
+		if err != nil {
+			return usageError(stderr, "verify --head: "+err.Error())
+		}
+		kept = &h
 	}
 	l, err := ledger.Open(*db, ledger.Options{ReadOnly: true})
 	if err != nil {
@@ -35,12 +50,15 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	defer l.Close()
 	rep, err := l.Verify(ctx)
+	if err == nil && kept != nil {
+		err = l.VerifyHead(ctx, *kept)
+	}
 	var brk *ledger.Break
 	if err != nil && !errors.As(err, &brk) {
 		fmt.Fprintf(stderr, "ewp-ingest verify: %v\n", err)
 		return ingest.ExitLedger
 	}
-	report(rep, *asJSON, stdout)
+	report(rep, kept, brk, *asJSON, stdout)
 	if brk != nil {
 		if !*asJSON {
 			fmt.Fprintf(stderr, "ewp-ingest verify: %v\n", brk)
@@ -50,11 +68,19 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return ingest.ExitOK
 }
 
-func report(rep ledger.VerifyReport, asJSON bool, stdout io.Writer) {
+// report prints what was checked; brk is the first break (of the ledger or
+// against the kept head), nil when all is well.
+func report(rep ledger.VerifyReport, kept *ledger.Head, brk *ledger.Break, asJSON bool, stdout io.Writer) {
 	if asJSON {
-		out := map[string]any{"ok": rep.OK(), "events": rep.Events, "snapshots": rep.Snapshots, "primitive_revisions": rep.Primitives}
-		if b := rep.Broken; b != nil {
-			out["broken"] = map[string]any{"event": b.Seq, "table": b.Table, "row_seq": b.RowSeq, "what": b.What, "message": b.Error()}
+		out := map[string]any{"ok": brk == nil, "events": rep.Events, "snapshots": rep.Snapshots, "primitive_revisions": rep.Primitives}
+		if rep.Broken == nil {
+			out["head"] = rep.Head
+		}
+		if kept != nil {
+			out["kept_head"] = map[string]any{"seq": kept.Seq, "hash": kept.Hash, "held": rep.Broken == nil && brk == nil}
+		}
+		if brk != nil {
+			out["broken"] = map[string]any{"event": brk.Seq, "table": brk.Table, "row_seq": brk.RowSeq, "what": brk.What, "message": brk.Error()}
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -62,8 +88,15 @@ func report(rep ledger.VerifyReport, asJSON bool, stdout io.Writer) {
 		return
 	}
 	status := "ok"
-	if !rep.OK() {
+	if brk != nil {
 		status = "BROKEN"
 	}
-	fmt.Fprintf(stdout, "%s: checked %d events (%d snapshots, %d primitive revisions)\n", status, rep.Events, rep.Snapshots, rep.Primitives)
+	fmt.Fprintf(stdout, "%s: checked %d events (%d snapshots, %d primitive revisions)", status, rep.Events, rep.Snapshots, rep.Primitives)
+	if rep.Broken == nil {
+		fmt.Fprintf(stdout, ", head %s", rep.Head)
+	}
+	if kept != nil && brk == nil {
+		fmt.Fprintf(stdout, "; holds the kept head %s", kept)
+	}
+	fmt.Fprintln(stdout)
 }

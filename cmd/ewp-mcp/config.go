@@ -8,6 +8,10 @@ import (
 	"net"
 	"os"
 	"strings"
+	"time"
+
+	"github.com/ewp-go/ewp/mcp"
+	"github.com/ewp-go/ewp/warrant"
 )
 
 const usage = `ewp-mcp serves an EWP evidence ledger to AI agents over MCP (the Model
@@ -49,6 +53,20 @@ Flags:
   --ingest-token-file FILE  HTTP only: the ingest token, in a file readable by you alone.
                             Writers send "Authorization: Bearer <token>" or
                             "X-EWP-Ingest-Token: <token>"; other callers are evaluate-only.
+  --request-timeout DUR     How long one tool call or resource read may run (default 10s).
+                            A call past it is answered EWP_REFUSE_TIMEOUT; a write that
+                            timed out was not stored. The deadline is the request's own:
+                            a client that closes its input or half-closes its socket after
+                            a complete request still gets the answer.
+  --max-request-bytes N     The largest JSON-RPC message, an HTTP body or a stdio line
+                            (default 1048576). Larger: HTTP 413, or on stdio a JSON-RPC
+                            error naming the limit, the line skipped and the stream going on.
+  --max-view-bytes N        Limits on one EvidenceView, from a caller or from the ledger:
+  --max-records N           its JSON size, its records (assertions, evidence, checks,
+  --max-subjects N          conflicts and lineage together), each subjects-like list, and
+  --max-string-bytes N      each string. 0 (the default) is the kernel's default (4 MiB,
+                            20000, 10000, 64 KiB); -1 is no limit. A view over one is
+                            refused with EWP_REFUSE_LIMIT_EXCEEDED naming the limit.
   --help                    This text.
 
 Environment:
@@ -79,6 +97,9 @@ type config struct {
 	allowIngest bool
 	token       string // the HTTP ingest token, "" when none
 	policies    string // the operator's Cedar edge-policy file, "" when none
+	timeout     time.Duration
+	maxRequest  int
+	limits      warrant.Limits
 	notes       []string
 }
 
@@ -109,6 +130,12 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.BoolVar(&c.allowIngest, "allow-ingest", false, "")
 	fs.StringVar(&tokenFile, "ingest-token-file", "", "")
 	fs.StringVar(&c.policies, "policies", "", "")
+	fs.DurationVar(&c.timeout, "request-timeout", mcp.DefaultRequestTimeout, "")
+	fs.IntVar(&c.maxRequest, "max-request-bytes", mcp.MaxBodyBytes, "")
+	fs.IntVar(&c.limits.MaxViewBytes, "max-view-bytes", 0, "")
+	fs.IntVar(&c.limits.MaxRecords, "max-records", 0, "")
+	fs.IntVar(&c.limits.MaxSubjects, "max-subjects", 0, "")
+	fs.IntVar(&c.limits.MaxStringBytes, "max-string-bytes", 0, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, errHelp
@@ -120,6 +147,10 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	}
 	c.allowHosts = hosts
 	switch {
+	case c.timeout <= 0:
+		return c, fmt.Errorf("--request-timeout %v: want a positive duration such as 10s or 1m", c.timeout)
+	case c.maxRequest <= 0:
+		return c, fmt.Errorf("--max-request-bytes %d: want a positive number of bytes", c.maxRequest)
 	case c.demo && c.db != "":
 		return c, errors.New("--demo builds its own ledger; leave out --db")
 	case c.db == "" && !c.demo:
@@ -197,11 +228,20 @@ func isUnspecified(host string) bool {
 }
 
 // ingestToken reads the token from the file or the environment (not both,
-// so which one is in force is never a guess).
+// so which one is in force is never a guess). A token of only whitespace
+// is refused rather than taken for "no token", which would quietly turn a
+// writer's server into an evaluate-only one; a short one is served with a
+// warning.
 func ingestToken(file string, getenv func(string) string, notes *[]string) (string, error) {
 	env := getenv("EWP_INGEST_TOKEN")
 	if file == "" {
-		return strings.TrimSpace(env), nil
+		token := strings.TrimSpace(env)
+		if env != "" && token == "" {
+			return "", errors.New("EWP_INGEST_TOKEN holds only whitespace; set a real token (e.g. `openssl rand -hex 32`) " +
+				"or unset it to serve evaluate-only")
+		}
+		warnShortToken(token, notes)
+		return token, nil
 	}
 	if env != "" {
 		return "", errors.New("the ingest token is given twice (EWP_INGEST_TOKEN and --ingest-token-file); keep one")
@@ -219,7 +259,19 @@ func ingestToken(file string, getenv func(string) string, notes *[]string) (stri
 	}
 	token := strings.TrimSpace(string(b))
 	if token == "" {
-		return "", fmt.Errorf("--ingest-token-file %s is empty", file)
+		return "", fmt.Errorf("--ingest-token-file %s is empty or holds only whitespace; put a real token in it "+
+			"(e.g. `openssl rand -hex 32 > %s`)", file, file)
 	}
+	warnShortToken(token, notes)
 	return token, nil
+}
+
+// minTokenBytes is the shortest ingest token served without a warning.
+const minTokenBytes = 16
+
+func warnShortToken(token string, notes *[]string) {
+	if token != "" && len(token) < minTokenBytes {
+		*notes = append(*notes, fmt.Sprintf("the ingest token is only %d bytes: anyone who can reach this port and "+
+			"guess it can write to the ledger; use at least %d random bytes (e.g. `openssl rand -hex 32`)", len(token), minTokenBytes))
+	}
 }

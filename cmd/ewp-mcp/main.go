@@ -79,7 +79,8 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 		return fmt.Errorf("open ledger %s: %w", cfg.db, err)
 	}
 	defer closer.Close()
-	opts := []mcp.Option{mcp.WithLogger(log)}
+	opts := []mcp.Option{mcp.WithLogger(log), mcp.WithRequestTimeout(cfg.timeout),
+		mcp.WithMaxRequestBytes(cfg.maxRequest), mcp.WithLimits(cfg.limits)}
 	guard, err := guardOption(ctx, cfg, store, log)
 	if err != nil {
 		return err
@@ -107,6 +108,7 @@ func serveHTTP(ctx context.Context, cfg config, srv *mcp.Server, log *slog.Logge
 		return err
 	}
 	hs := mcp.NewHTTPServer(addr, h)
+	hs.WriteTimeout = mcp.WriteTimeoutFor(srv.RequestTimeout())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("serving MCP over HTTP", "url", "http://"+addr+mcp.EndpointPath, "db", cfg.db, "ingest_token", cfg.token != "")

@@ -273,10 +273,10 @@ func TestBindAddr(t *testing.T) {
 func TestTokenFile(t *testing.T) {
 	dir := t.TempDir()
 	open := filepath.Join(dir, "open")
-	_ = os.WriteFile(open, []byte("  tok  \n"), 0o644)
+	_ = os.WriteFile(open, []byte("  tok-0123456789abcdef  \n"), 0o644)
 	var notes []string
 	tok, err := ingestToken(open, env(), &notes)
-	if err != nil || tok != "tok" || len(notes) != 1 || !strings.Contains(notes[0], "chmod 600") {
+	if err != nil || tok != "tok-0123456789abcdef" || len(notes) != 1 || !strings.Contains(notes[0], "chmod 600") {
 		t.Fatalf("%q %v %v", tok, err, notes)
 	}
 	empty := filepath.Join(dir, "empty")

@@ -1,7 +1,9 @@
 // Package ledgerstore serves the evidence ledger to the MCP server: it
-// adapts *ledger.Ledger to mcp.Store. The only translation is "no such
-// snapshot" (warrant.CodeMissingView) into mcp.ErrNotFound; roles, and so
-// whether a write may happen at all, are the server's business.
+// adapts *ledger.Ledger to mcp.Store. It translates two things: "no such
+// snapshot" (warrant.CodeMissingView) into mcp.ErrNotFound, and a stored
+// snapshot the kernel refuses into an internal failure (see damaged);
+// roles, and so whether a write may happen at all, are the server's
+// business.
 package ledgerstore
 
 import (
@@ -30,7 +32,37 @@ func notFound(err error) error {
 	if errors.As(err, &e) && e.Code == warrant.CodeMissingView {
 		return mcp.ErrNotFound
 	}
-	return err
+	return stored(err)
+}
+
+// stored keeps the kernel's refusal of a stored snapshot from reaching the
+// caller as a refusal of the caller's input. The ledger wraps in a
+// *ledger.Error only its own failures, and the one kernel refusal among
+// them is of a body it read back: the file was edited or written by a
+// broken build, so the answer is EWP_INTERNAL_ERROR telling the operator
+// to verify the ledger. A stored view over the server's decoding limits
+// is the exception: nothing is damaged, the operator chose limits below
+// what was ingested, so it stays a named refusal saying which limit.
+func stored(err error) error {
+	var le *ledger.Error
+	var we *warrant.Error
+	if !errors.As(err, &le) || !errors.As(le.Err, &we) {
+		return err
+	}
+	if we.Code == warrant.CodeLimitExceeded {
+		return &warrant.Error{Code: we.Code, Field: we.Field,
+			Rule: "a stored snapshot is over the server's limits: " + we.Rule}
+	}
+	return &damagedError{err}
+}
+
+// damagedError is a stored snapshot the kernel refused. It deliberately
+// does not unwrap: the refusal inside describes the file, not the call.
+type damagedError struct{ err error }
+
+func (e *damagedError) Error() string {
+	return e.err.Error() + "; the ledger holds a snapshot this server cannot read back, which means the file was " +
+		"changed outside the ledger: the operator should run `ewp-ingest verify --db PATH` on it"
 }
 
 // Latest is the proposition's latest snapshot.
@@ -49,7 +81,7 @@ func (s Store) Get(ctx context.Context, prop, viewID string) (*warrant.View, err
 func (s Store) List(ctx context.Context, query string, limit int) ([]mcp.PropositionSummary, error) {
 	rows, err := s.l.List(ctx, query, limit)
 	if err != nil {
-		return nil, err
+		return nil, stored(err)
 	}
 	out := make([]mcp.PropositionSummary, len(rows))
 	for i, r := range rows {
@@ -64,9 +96,9 @@ func (s Store) Put(ctx context.Context, v *warrant.View) (bool, error) {
 	if err != nil {
 		var be *ledger.BatchError
 		if errors.As(err, &be) {
-			return false, be.Unwrap()
+			return false, stored(be.Unwrap())
 		}
-		return false, err
+		return false, stored(err)
 	}
 	return res.Stored == 1, nil
 }

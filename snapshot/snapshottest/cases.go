@@ -105,7 +105,45 @@ func refused(p parts, field string) Step {
 // Cases returns the history table. It is rebuilt on each call, so a caller
 // may modify what it gets.
 func Cases() []Case {
-	return append(recordCases(), snapshotCases()...)
+	return append(append(recordCases(), snapshotCases()...), surrogateCases()...)
+}
+
+// lone is a JSON string holding a lone UTF-16 surrogate escape.
+func lone(prefix string) json.RawMessage {
+	return json.RawMessage(`"` + prefix + `\ud800"`)
+}
+
+func refusedSurrogate(p parts, field string) Step {
+	return Step{JSON: p.json(), Want: Refused, Code: warrant.CodeLoneSurrogate, Field: field}
+}
+
+// surrogateCases: a lone surrogate anywhere in a view is refused, because
+// JSON clients rewrite it to U+FFFD and could never ask for it again.
+func surrogateCases() []Case {
+	inID := base("v1")
+	inID.extra = obj{"proposition_id": lone("P-")}
+	inID.conflicts = nil
+	inText := base("v1")
+	inText.assertions = []obj{with(a1, "text", lone("text "))}
+	inSource := base("v1")
+	inSource.evidence = []obj{with(e1, "source", with(source("s9", "L9", "extract"), "origin_locator", lone("loc:")))}
+	inSubject := base("v1")
+	inSubject.checks = []obj{with(k1, "subjects", []any{"db-1", lone("db-")})}
+	inLineage := base("v1")
+	inLineage.extra = obj{"lineage": []obj{{"kind": warrant.KindDerivedFrom, "from_id": "e1", "to_id": lone("x")}}}
+	inMeta := base("v1")
+	inMeta.extra = obj{"adapter_meta": obj{"note": lone("n")}}
+	paired := base("v1")
+	paired.assertions = []obj{with(a1, "text", json.RawMessage(`"emoji \ud83d\ude00"`))}
+	return []Case{
+		{"lone surrogate in the proposition id", []Step{refusedSurrogate(inID, "proposition_id")}},
+		{"lone surrogate in an assertion text", []Step{refusedSurrogate(inText, "assertions[0].text")}},
+		{"lone surrogate in a source field", []Step{refusedSurrogate(inSource, "evidence[0].source.origin_locator")}},
+		{"lone surrogate in a check subject", []Step{refusedSurrogate(inSubject, "checks[0].subjects[1]")}},
+		{"lone surrogate in a lineage endpoint", []Step{refusedSurrogate(inLineage, "lineage[0].to_id")}},
+		{"lone surrogate in adapter_meta", []Step{refusedSurrogate(inMeta, "adapter_meta")}},
+		{"a surrogate pair is one character", []Step{stored(paired)}},
+	}
 }
 
 func recordCases() []Case {

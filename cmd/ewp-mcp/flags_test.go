@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ewp-go/ewp/mcp"
+	"github.com/ewp-go/ewp/warrant"
+)
+
+// The deadline and limit flags reach the config, with the documented
+// defaults, and nonsense values are refused.
+func TestDeadlineAndLimitFlags(t *testing.T) {
+	c, err := parseConfig([]string{"--db", "x"}, env())
+	if err != nil || c.timeout != mcp.DefaultRequestTimeout || c.maxRequest != mcp.MaxBodyBytes || c.limits != (warrant.Limits{}) {
+		t.Fatalf("defaults: %+v %v", c, err)
+	}
+	c, err = parseConfig([]string{"--db", "x", "--request-timeout", "90s", "--max-request-bytes", "4096",
+		"--max-view-bytes", "1", "--max-records", "2", "--max-subjects", "3", "--max-string-bytes", "-1"}, env())
+	want := warrant.Limits{MaxViewBytes: 1, MaxRecords: 2, MaxSubjects: 3, MaxStringBytes: -1}
+	if err != nil || c.timeout != 90*time.Second || c.maxRequest != 4096 || c.limits != want {
+		t.Fatalf("flags: %+v %v", c, err)
+	}
+	for _, args := range [][]string{{"--request-timeout", "0s"}, {"--request-timeout", "-1s"}, {"--max-request-bytes", "0"}} {
+		if _, err := parseConfig(append([]string{"--db", "x"}, args...), env()); err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	if mcp.WriteTimeoutFor(90*time.Second) <= 90*time.Second || mcp.WriteTimeoutFor(time.Second) != 60*time.Second {
+		t.Error("the HTTP write timeout must outlast the request deadline")
+	}
+}
+
+// A short token is served with a warning on stderr saying why; a token of
+// only whitespace, in the environment or in the file, stops the start
+// instead of silently meaning "no token".
+func TestIngestTokenStrength(t *testing.T) {
+	db := ledgerFile(t)
+	http := []string{"--db", db, "--http", "127.0.0.1:0"}
+	if _, err := parseConfig(http, env("EWP_INGEST_TOKEN", " \t\n")); err == nil || !strings.Contains(err.Error(), "only whitespace") {
+		t.Errorf("whitespace EWP_INGEST_TOKEN: %v", err)
+	}
+	blank := filepath.Join(t.TempDir(), "blank")
+	_ = os.WriteFile(blank, []byte("   \n\t"), 0o600)
+	if _, err := parseConfig(append(http, "--ingest-token-file", blank), env()); err == nil || !strings.Contains(err.Error(), "only whitespace") {
+		t.Errorf("whitespace token file: %v", err)
+	}
+	c, err := parseConfig(http, env("EWP_INGEST_TOKEN", "x"))
+	if err != nil || c.token != "x" || len(c.notes) != 1 || !strings.Contains(c.notes[0], "only 1 bytes") || !strings.Contains(c.notes[0], "guess") {
+		t.Errorf("short token: %+v %v", c, err)
+	}
+	if c, err := parseConfig(http, env("EWP_INGEST_TOKEN", "0123456789abcdef")); err != nil || len(c.notes) != 0 {
+		t.Errorf("a 16-byte token: %+v %v", c.notes, err)
+	}
+}

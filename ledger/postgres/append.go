@@ -1,0 +1,64 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/snapshot"
+	"github.com/ewp-go/ewp/warrant"
+)
+
+// AppendEvidence stores latest + e as a new snapshot (§9 appends).
+func (l *Ledger) AppendEvidence(ctx context.Context, propositionID string, e warrant.Evidence) (ledger.AppendResult, error) {
+	return l.Append(ctx, propositionID, snapshot.Records{Evidence: []warrant.Evidence{e}})
+}
+
+// AppendCheck stores latest + c as a new snapshot.
+func (l *Ledger) AppendCheck(ctx context.Context, propositionID string, c warrant.Check) (ledger.AppendResult, error) {
+	return l.Append(ctx, propositionID, snapshot.Records{Checks: []warrant.Check{c}})
+}
+
+// Append stores latest + records as a new snapshot with a derived view id.
+// Latest is read under the chain lock, so of two concurrent appends (from
+// any processes) the second extends the first and neither is lost.
+func (l *Ledger) Append(ctx context.Context, propositionID string, r snapshot.Records) (ledger.AppendResult, error) {
+	var res ledger.AppendResult
+	err := l.write(ctx, func(w *wtx) error {
+		var body []byte
+		var seq int64
+		err := w.tx.QueryRow(ctx, `SELECT body, seq FROM snapshots WHERE proposition_id = $1 ORDER BY seq DESC LIMIT 1`, []byte(propositionID)).Scan(&body, &seq)
+		if isNoRows(err) {
+			return missingProposition(propositionID)
+		}
+		if err != nil {
+			return ledgerErr("read latest", err)
+		}
+		latest, err := decodeStored(body)
+		if err != nil {
+			return err
+		}
+		next, err := snapshot.Append(latest, r)
+		if err != nil {
+			return err
+		}
+		if next == latest {
+			res = ledger.AppendResult{View: latest, Seq: seq}
+			return nil
+		}
+		if err := w.load([]string{propositionID}); err != nil {
+			return err
+		}
+		out, err := w.store(prepare(next))
+		if err != nil {
+			return err
+		}
+		if !out.Stored {
+			return &warrant.Error{Code: warrant.CodeImmutableRecord, Field: "view_id",
+				Rule: fmt.Sprintf("the appended snapshot of %q equals the earlier snapshot %q, which is no longer the latest; put the intended view explicitly under a new view_id", propositionID, next.ViewID)}
+		}
+		res = ledger.AppendResult{View: next, Stored: true, Seq: out.Seq}
+		return nil
+	})
+	return res, err
+}

@@ -1,0 +1,209 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ewp-go/ewp/chain"
+	"github.com/ewp-go/ewp/snapshot"
+)
+
+// chainLock is the advisory lock every write transaction takes first. The
+// chain has one head, so writers take turns: the holder reads the head and
+// the next sequence numbers, appends, and commits before the lock is let
+// go (pg_advisory_xact_lock is released at the end of the transaction,
+// after its rows became visible), so the next holder's reads see them.
+// Advisory locks are per database, so ledgers in two databases of one
+// server do not wait for each other. The primary keys on the sequence
+// numbers would refuse a fork even if a writer skipped the lock.
+const chainLock = 0x6577_7000_0000_0001
+
+// wtx is one write transaction holding the chain lock.
+type wtx struct {
+	ctx     context.Context
+	tx      pgx.Tx
+	now     string
+	evSeq   int64
+	head    []byte
+	snapSeq int64
+	primSeq int64
+	props   map[string]*propState
+	pend    pending
+}
+
+// propState is everything the transaction knows about one proposition:
+// loaded once from the database, then kept up to date in memory, so the
+// §9 checks of a batch cost no query per view.
+type propState struct {
+	existed bool
+	views   map[string]storedRef
+	idx     snapshot.Map
+}
+
+type storedRef struct {
+	sum [32]byte
+	seq int64
+}
+
+// pending rows go to the server by COPY, a batch at a time.
+type pending struct {
+	snaps, events, records, props, texts [][]any
+}
+
+// flushRows is how many pending rows of all tables trigger a COPY.
+const flushRows = 4096
+
+// write runs fn in one transaction holding the chain lock: all of it
+// commits or none.
+func (l *Ledger) write(ctx context.Context, fn func(w *wtx) error) error {
+	if l.ro {
+		return l.errReadOnly()
+	}
+	tx, err := l.pool.Begin(ctx)
+	if err != nil {
+		return ledgerErr("begin write transaction", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after Commit
+	w := &wtx{ctx: ctx, tx: tx, now: l.now().UTC().Format(time.RFC3339Nano), props: map[string]*propState{}}
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(chainLock)); err != nil {
+		return ledgerErr("lock the chain head", err)
+	}
+	if err := w.init(); err != nil {
+		return ledgerErr("begin write", err)
+	}
+	if err := fn(w); err != nil {
+		return err
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	return ledgerErrOrNil("commit", tx.Commit(ctx))
+}
+
+// ErrBrokenChain is wrapped by the error of a write refused because the
+// chain is visibly broken at its tail.
+var ErrBrokenChain = errors.New("the ledger's hash chain is broken")
+
+func brokenChain(what string) error {
+	return fmt.Errorf("%w (%s); nothing was written: run `ewp-ingest verify --db URL` to see what changed, and restore the database from a copy that verifies", ErrBrokenChain, what)
+}
+
+// init reads the head and the sequence numbers, and checks in constant
+// time what can be checked before extending the chain: the last link
+// recomputes, the newest rows are the ones the chain records, and the
+// append-only triggers are all there and enabled. Deeper edits are
+// Verify's to find.
+func (w *wtx) init() error {
+	var last, before struct {
+		seq        int64
+		payload    string
+		prev, hash []byte
+	}
+	rows, err := w.tx.Query(w.ctx, `SELECT seq, payload, prev_hash, hash FROM events ORDER BY seq DESC LIMIT 2`)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for rows.Next() {
+		dst := &last
+		if n == 1 {
+			dst = &before
+		}
+		if err := rows.Scan(&dst.seq, &dst.payload, &dst.prev, &dst.hash); err != nil {
+			rows.Close()
+			return err
+		}
+		n++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	w.evSeq, w.head = 0, chain.Genesis()
+	if n > 0 {
+		wantSeq, wantPrev := int64(1), chain.Genesis()
+		if n == 2 {
+			wantSeq, wantPrev = before.seq+1, before.hash
+		}
+		switch {
+		case last.seq != wantSeq:
+			return brokenChain(fmt.Sprintf("last event %d follows event %d", last.seq, before.seq))
+		case !bytes.Equal(last.prev, wantPrev):
+			return brokenChain(fmt.Sprintf("last event %d: prev_hash is not the hash of the event before", last.seq))
+		case !bytes.Equal(last.hash, chain.Hash(last.prev, []byte(last.payload))):
+			return brokenChain(fmt.Sprintf("last event %d: hash is not sha256(prev_hash || payload)", last.seq))
+		}
+		w.evSeq, w.head = last.seq, last.hash
+	}
+	var evSnaps, evPrims int64
+	var triggers int
+	err = w.tx.QueryRow(w.ctx, `SELECT
+		(SELECT COALESCE(MAX(seq), 0) FROM snapshots), (SELECT COALESCE(MAX(seq), 0) FROM primitive_revisions),
+		(SELECT COALESCE(MAX(row_seq), 0) FROM events WHERE tbl = 'snapshots'),
+		(SELECT COALESCE(MAX(row_seq), 0) FROM events WHERE tbl = 'primitive_revisions'),
+		(SELECT count(*) FROM pg_trigger WHERE tgname = ANY($1) AND tgenabled = 'O'
+			AND tgrelid IN (SELECT oid FROM pg_class WHERE relnamespace = current_schema()::regnamespace))`, triggerNames()).
+		Scan(&w.snapSeq, &w.primSeq, &evSnaps, &evPrims, &triggers)
+	if err != nil {
+		return err
+	}
+	if evSnaps != w.snapSeq || evPrims != w.primSeq {
+		return brokenChain(fmt.Sprintf("the newest rows (snapshot %d, graph revision %d) are not the ones the chain records (%d, %d)", w.snapSeq, w.primSeq, evSnaps, evPrims))
+	}
+	if triggers != len(triggerNames()) {
+		return brokenChain(fmt.Sprintf("%d of the %d append-only triggers are missing or disabled", len(triggerNames())-triggers, len(triggerNames())))
+	}
+	return nil
+}
+
+// event queues one link of the hash chain.
+func (w *wtx) event(tbl string, rowSeq int64, payload []byte) {
+	hash := chain.Hash(w.head, payload)
+	w.evSeq++
+	w.pend.events = append(w.pend.events, []any{w.evSeq, tbl, rowSeq, string(payload), w.head, hash})
+	w.head = hash
+}
+
+func (p *pending) size() int {
+	return len(p.snaps) + len(p.events) + len(p.records) + len(p.props) + len(p.texts)
+}
+
+var copies = []struct {
+	table string
+	cols  []string
+	rows  func(p *pending) *[][]any
+}{
+	{"snapshots", []string{"seq", "proposition_id", "view_id", "body", "body_sha256", "canonical_sha256", "created_at"}, func(p *pending) *[][]any { return &p.snaps }},
+	{"events", []string{"seq", "tbl", "row_seq", "payload", "prev_hash", "hash"}, func(p *pending) *[][]any { return &p.events }},
+	{"records", []string{"proposition_id", "kind", "record_id", "sum", "view_id"}, func(p *pending) *[][]any { return &p.records }},
+	{"propositions", []string{"proposition_id", "id_fold"}, func(p *pending) *[][]any { return &p.props }},
+	{"assertion_text", []string{"proposition_id", "assertion_id", "text_fold"}, func(p *pending) *[][]any { return &p.texts }},
+}
+
+// flush sends every pending row, one COPY per table: per row, COPY costs
+// the server a fraction of what an INSERT statement does.
+func (w *wtx) flush() error {
+	for _, c := range copies {
+		rows := c.rows(&w.pend)
+		if len(*rows) == 0 {
+			continue
+		}
+		if _, err := w.tx.CopyFrom(w.ctx, pgx.Identifier{c.table}, c.cols, pgx.CopyFromRows(*rows)); err != nil {
+			return ledgerErr("write "+c.table, err)
+		}
+		*rows = (*rows)[:0]
+	}
+	return nil
+}
+
+func (w *wtx) flushFull() error {
+	if w.pend.size() >= flushRows {
+		return w.flush()
+	}
+	return nil
+}

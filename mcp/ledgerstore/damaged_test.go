@@ -1,0 +1,76 @@
+package ledgerstore_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/mcp"
+	"github.com/ewp-go/ewp/mcp/ledgerstore"
+	"github.com/ewp-go/ewp/warrant"
+)
+
+const supported = `{"proposition_id":"P","view_id":"v1","evidence":[{"evidence_id":"e1","polarity":"supports",` +
+	`"content":"seen","observed_at":"2026-09-01T00:00:00Z","source":{"source_id":"s1","lineage_id":"L1","origin_type":"turn",` +
+	`"origin_locator":"loc:1","snapshot_id":"snap:1","content_hash":"sha256:1","observed_at":"2026-09-01T00:00:00Z"}}]}`
+
+// damagedLedger stores P, then edits its stored polarity behind the
+// ledger's back: the update trigger dropped, the body rewritten.
+func damagedLedger(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "l.db")
+	l, err := ledger.Create(path, ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := warrant.DecodeView([]byte(supported))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Put(context.Background(), []*warrant.View{v}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		`DROP TRIGGER snapshots_no_UPDATE`,
+		`UPDATE snapshots SET body = CAST(replace(CAST(body AS TEXT), '"supports"', '"sideways"') AS BLOB)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return path
+}
+
+// A stored snapshot the kernel refuses is the ledger's fault, not the
+// caller's: warrant_now answers EWP_INTERNAL_ERROR telling the operator
+// to verify the ledger, never EWP_REFUSE_INVALID_EVIDENCE_VIEW.
+func TestDamagedSnapshotIsInternal(t *testing.T) {
+	l, err := ledger.Open(damagedLedger(t), ledger.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	srv := mcp.New(ledgerstore.New(l))
+	var out bytes.Buffer
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"warrant_now",` +
+		`"arguments":{"proposition_id":"P","evaluated_at":"2026-09-21T00:00:00Z"}}}` + "\n"
+	if err := srv.ServeStdio(context.Background(), strings.NewReader(in), &out, false); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if !strings.Contains(got, `{\"error\":\"`+mcp.CodeInternal+`\"`) || !strings.Contains(got, "ewp-ingest verify --db") {
+		t.Fatalf("a damaged ledger blamed on the caller: %s", got)
+	}
+}
