@@ -102,14 +102,41 @@ func (s *Standby) ResumeReplay(t testing.TB) {
 }
 
 // WaitCaughtUp waits until the standby has replayed everything the
-// primary had written when it was called.
+// primary had committed when it was called. The cluster commits
+// asynchronously (a commit is visible before its WAL is written), so it
+// first commits a transaction of its own synchronously, which flushes
+// all WAL before it, and waits for the standby to pass the flush point.
 func (s *Standby) WaitCaughtUp(t testing.TB) {
 	t.Helper()
-	var lsn string
-	if err := query1(s.primary.AdminURL, `SELECT pg_current_wal_lsn()::text`, &lsn); err != nil {
-		t.Fatalf("primary WAL position: %v", err)
+	lsn, err := flushPrimary(s.primary.AdminURL)
+	if err != nil {
+		t.Fatalf("flush the primary's WAL: %v", err)
 	}
 	s.poll(t, "replay to reach "+lsn, `SELECT pg_last_wal_replay_lsn() >= '`+lsn+`'::pg_lsn`)
+}
+
+// flushPrimary commits a transaction that wrote WAL (a transactional
+// logical message: no table needed) under synchronous_commit=on, which
+// flushes the WAL up to its commit, and returns the flush position. A
+// transaction that only took an xid would not do: PostgreSQL commits one
+// that wrote no WAL asynchronously whatever the setting.
+func flushPrimary(adminURL string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `SET synchronous_commit = on`); err != nil {
+		return "", err
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_logical_emit_message(true, 'ewp-pgtest', 'flush')`); err != nil {
+		return "", err
+	}
+	var lsn string
+	err = conn.QueryRow(ctx, `SELECT pg_current_wal_flush_lsn()::text`).Scan(&lsn)
+	return lsn, err
 }
 
 func (s *Standby) poll(t testing.TB, what, sql string) {
