@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -12,14 +14,14 @@ import (
 
 var ctx = context.Background()
 
-// newDB makes a fresh database with the log's schema and returns its URL.
+// newDB makes a fresh database with the log's schema (a copy of a
+// template Init ran on once) and returns its URL.
 func newDB(t testing.TB) string {
 	t.Helper()
-	url := pgtest.DB(t)
-	if err := postgres.Init(ctx, url, ""); err != nil {
-		t.Fatal(err)
-	}
-	return url
+	tpl := pgtest.Template(t, fmt.Sprintf("ewp_audit_tpl_%d", os.Getpid()), func(url string) error {
+		return postgres.Init(ctx, url, "")
+	})
+	return pgtest.DBFrom(t, tpl)
 }
 
 func openLog(t testing.TB, url string, opt postgres.Options) *postgres.Log {

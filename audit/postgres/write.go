@@ -61,45 +61,16 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 	return l.writeErr("record decision "+d.ID, l.wr.submit(ctx, &op{rec: r}))
 }
 
-// records inserts a run of Records in one pipelined batch; a conflict
-// (ON CONFLICT DO NOTHING returned no row) is that Record's refusal.
-func (t *wtx) records(ops []*op, errs []error) error {
-	pb := &pgx.Batch{}
-	for _, o := range ops {
-		r := &o.rec.row
-		var key []byte
-		if r.IdemKey.Valid {
-			key = b(r.IdemKey.String)
-		}
-		pb.Queue(insDecision, b(r.DecisionID), r.TimeNS, b(r.Tool), r.Outcome, b(r.PropositionID),
-			b(r.Credential), key, b(r.ApprovalID), r.Body, r.BodySum)
+// queueRecord adds a Record's INSERT to the pipeline; ON CONFLICT DO
+// NOTHING makes a taken decision_id or idempotency key a missing row, not
+// an error that would abort the transaction and the batch with it.
+func queueRecord(pb *pgx.Batch, r *auditchain.DecisionRow) {
+	var key []byte
+	if r.IdemKey.Valid {
+		key = b(r.IdemKey.String)
 	}
-	br := t.tx.SendBatch(t.ctx, pb)
-	seqs := make([]int64, len(ops))
-	for i := range ops {
-		err := br.QueryRow().Scan(&seqs[i])
-		if errors.Is(err, pgx.ErrNoRows) {
-			seqs[i] = 0
-		} else if err != nil {
-			br.Close()
-			return fmt.Errorf("insert decisions: %w", err)
-		}
-	}
-	if err := br.Close(); err != nil {
-		return fmt.Errorf("insert decisions: %w", err)
-	}
-	for i, o := range ops {
-		if seqs[i] == 0 {
-			errs[i] = t.conflict(&o.rec.row)
-			var te *txError
-			if errors.As(errs[i], &te) {
-				return te.err
-			}
-			continue
-		}
-		t.event(auditchain.TableDecisions, seqs[i], o.rec.pre, o.rec.post)
-	}
-	return nil
+	pb.Queue(insDecision, b(r.DecisionID), r.TimeNS, b(r.Tool), r.Outcome, b(r.PropositionID),
+		b(r.Credential), key, b(r.ApprovalID), r.Body, r.BodySum)
 }
 
 // conflict names why a decision was not inserted: its idempotency key or

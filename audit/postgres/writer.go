@@ -18,9 +18,8 @@ import (
 // writer is the group commit, as in the SQLite log: one goroutine takes
 // every pending write off one channel, and whatever queued while the
 // previous commit ran goes into the next transaction. Over a network a
-// commit costs round trips rather than disk, so a batch is built to need
-// few whatever its size: BEGIN; the chain lock and head; every Record's
-// INSERT pipelined in one batch; all events in one INSERT; COMMIT.
+// commit costs round trips rather than disk, so a batch of Records needs
+// two whatever its size (see commit).
 type writer struct {
 	pool     *pgxpool.Pool
 	ops      chan *op
@@ -62,7 +61,7 @@ func inDoubt(err error) error {
 // within it; its events are sent in one statement before the commit.
 type wtx struct {
 	ctx  context.Context
-	tx   pgx.Tx
+	tx   *pgxpool.Conn
 	seq  int64
 	head []byte
 	buf  []byte
@@ -147,35 +146,19 @@ func (w *writer) gather(batch []*op) []*op {
 	}
 }
 
-// commit runs a batch in one transaction. Refused ops changed nothing and
-// the others still commit; a failure inside an op, or of the commit,
-// fails the whole batch.
+// commit runs a batch in one transaction, in as few round trips as its
+// writes allow: BEGIN, the chain lock, the head and every Record's INSERT
+// go in one pipeline; then the other writes, one by one (approvals and
+// uses, rare); then the events and COMMIT in a second pipeline. The
+// events follow the rows in the order they were inserted, so per table
+// row_seq grows along the chain. Refused writes changed nothing and the
+// others still commit; a failure inside a write, or of the commit, fails
+// the whole batch.
 func (w *writer) commit(batch []*op) {
 	w.commits.Add(1)
 	w.written.Add(int64(len(batch)))
 	errs := make([]error, len(batch))
-	err := w.inTx(func(t *wtx) error {
-		for i := 0; i < len(batch); {
-			if batch[i].rec != nil {
-				j := i + 1
-				for j < len(batch) && batch[j].rec != nil {
-					j++
-				}
-				if err := t.records(batch[i:j], errs[i:j]); err != nil {
-					return err
-				}
-				i = j
-				continue
-			}
-			errs[i] = batch[i].run(t)
-			var te *txError
-			if errors.As(errs[i], &te) {
-				return te.err
-			}
-			i++
-		}
-		return t.flushEvents()
-	})
+	err := w.inTx(batch, errs)
 	for i, o := range batch {
 		if err != nil {
 			var te *txError
@@ -187,39 +170,121 @@ func (w *writer) commit(batch []*op) {
 	}
 }
 
-func (w *writer) inTx(fn func(*wtx) error) error {
+func (w *writer) inTx(batch []*op, errs []error) error {
 	ctx := context.Background()
-	tx, err := w.pool.Begin(ctx)
+	conn, err := w.pool.Acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("begin write transaction: %w", err)
+		return fmt.Errorf("connect: %w", err)
 	}
-	defer tx.Rollback(ctx) //nolint:errcheck // no-op after Commit
-	t := &wtx{ctx: ctx, tx: tx}
-	b := &pgx.Batch{}
-	b.Queue(`SELECT pg_advisory_xact_lock($1)`, int64(chainLock))
-	b.Queue(`SELECT seq, hash FROM ewp_audit.events ORDER BY seq DESC LIMIT 1`)
-	br := tx.SendBatch(ctx, b)
+	// The pool closes a connection released inside a transaction rather
+	// than reuse it; a clean failure is rolled back to keep it.
+	defer conn.Release()
+	t := &wtx{ctx: ctx, tx: conn}
+	if err := t.begin(batch, errs); err != nil {
+		conn.Exec(ctx, `ROLLBACK`) //nolint:errcheck // the connection is dropped if this fails
+		return err
+	}
+	for i, o := range batch {
+		if o.run == nil {
+			continue
+		}
+		errs[i] = o.run(t)
+		var te *txError
+		if errors.As(errs[i], &te) {
+			conn.Exec(ctx, `ROLLBACK`) //nolint:errcheck // as above
+			return te.err
+		}
+	}
+	return t.commit()
+}
+
+// begin sends BEGIN, the lock, the head query and the batch's Records'
+// INSERTs in one pipeline and reads their results; a Record that inserted
+// nothing (ON CONFLICT) gets its refusal in errs.
+func (t *wtx) begin(batch []*op, errs []error) error {
+	pb := &pgx.Batch{}
+	pb.Queue(`BEGIN`)
+	pb.Queue(`SELECT pg_advisory_xact_lock($1)`, int64(chainLock))
+	pb.Queue(`SELECT seq, hash FROM ewp_audit.events ORDER BY seq DESC LIMIT 1`)
+	var recs []int
+	for i, o := range batch {
+		if o.rec != nil {
+			recs = append(recs, i)
+			queueRecord(pb, &o.rec.row)
+		}
+	}
+	br := t.tx.SendBatch(t.ctx, pb)
+	seqs, err := t.readBegin(br, len(recs))
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("begin write transaction: %w", cerr)
+	}
+	if err != nil {
+		return err
+	}
+	for k, i := range recs {
+		r := batch[i].rec
+		if seqs[k] == 0 {
+			errs[i] = t.conflict(&r.row)
+			var te *txError
+			if errors.As(errs[i], &te) {
+				return te.err
+			}
+			continue
+		}
+		t.event(auditchain.TableDecisions, seqs[k], r.pre, r.post)
+	}
+	return nil
+}
+
+func (t *wtx) readBegin(br pgx.BatchResults, records int) ([]int64, error) {
 	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return fmt.Errorf("lock the chain head: %w", err)
+		return nil, fmt.Errorf("begin write transaction: %w", err)
 	}
-	err = br.QueryRow().Scan(&t.seq, &t.head)
+	if _, err := br.Exec(); err != nil {
+		return nil, fmt.Errorf("lock the chain head: %w", err)
+	}
+	err := br.QueryRow().Scan(&t.seq, &t.head)
 	if errors.Is(err, pgx.ErrNoRows) {
 		t.seq, t.head, err = 0, auditchain.Genesis, nil
 	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		return fmt.Errorf("read chain head: %w", err)
+		return nil, fmt.Errorf("read chain head: %w", err)
 	}
-	if err := fn(t); err != nil {
-		return err
+	seqs := make([]int64, records)
+	for k := range seqs {
+		err := br.QueryRow().Scan(&seqs[k])
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return nil, fmt.Errorf("insert decisions: %w", err)
+		}
 	}
-	if err := tx.Commit(ctx); err != nil {
+	return seqs, nil
+}
+
+// commit sends the batch's events in one statement and COMMIT, in one
+// pipeline.
+func (t *wtx) commit() error {
+	pb := &pgx.Batch{}
+	if len(t.ev.seq) > 0 {
+		pb.Queue(`INSERT INTO ewp_audit.events (seq, tbl, row_seq, payload, prev_hash, hash)
+			SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bytea[], $6::bytea[])`,
+			t.ev.seq, t.ev.tbl, t.ev.rowSeq, t.ev.payload, t.ev.prev, t.ev.hash)
+	}
+	pb.Queue(`COMMIT`)
+	br := t.tx.SendBatch(t.ctx, pb)
+	defer br.Close()
+	if len(t.ev.seq) > 0 {
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("write chain events: %w", err)
+		}
+	}
+	tag, err := br.Exec()
+	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	return nil
+	if tag.String() != "COMMIT" {
+		return fmt.Errorf("commit: the server answered %q", tag.String())
+	}
+	return br.Close()
 }
 
 // event queues the chain entry recording row rowSeq of table tbl, whose
@@ -235,20 +300,6 @@ func (t *wtx) event(tbl string, rowSeq int64, pre, post []byte) {
 	t.ev.prev = append(t.ev.prev, t.head)
 	t.ev.hash = append(t.ev.hash, hash)
 	t.head = hash
-}
-
-// flushEvents writes the batch's events in one statement.
-func (t *wtx) flushEvents() error {
-	if len(t.ev.seq) == 0 {
-		return nil
-	}
-	_, err := t.tx.Exec(t.ctx, `INSERT INTO ewp_audit.events (seq, tbl, row_seq, payload, prev_hash, hash)
-		SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bytea[], $6::bytea[])`,
-		t.ev.seq, t.ev.tbl, t.ev.rowSeq, t.ev.payload, t.ev.prev, t.ev.hash)
-	if err != nil {
-		return fmt.Errorf("write chain events: %w", err)
-	}
-	return nil
 }
 
 // stop lets queued writes commit and ends the goroutine.
