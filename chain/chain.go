@@ -112,3 +112,19 @@ func PayloadDiff(recorded string, now []byte) string {
 	}
 	return strings.Join(diffs, "; ")
 }
+
+// Event is one link of a chain with the row it records, as a store lists
+// it for a copy to another store: replaying the rows in order, with their
+// created_at, rebuilds the same chain.
+type Event struct {
+	Seq       int64
+	Table     string // TableSnapshots or TablePrimitives
+	RowSeq    int64
+	Hash      []byte
+	CreatedAt string
+	Body      []byte // the snapshot's stored form, or the revision's body
+	// Snapshots only.
+	PropositionID, ViewID string
+	// Graph revisions only.
+	PrimitiveID, NameFold string
+}

@@ -34,6 +34,7 @@ type Ledger interface {
 
 	Head(ctx context.Context) (ledger.Head, error)
 	Verify(ctx context.Context) (ledger.VerifyReport, error)
+	VerifyHead(ctx context.Context, h ledger.Head) error
 
 	AppendPrimitives(ctx context.Context, validate func(current []ledger.PrimitiveRow) ([]ledger.PrimitiveRow, error)) error
 	CurrentPrimitives(ctx context.Context) ([]ledger.PrimitiveRow, error)
@@ -61,6 +62,8 @@ type Options struct {
 	Create bool
 	// Now stamps created_at; nil means time.Now.
 	Now func() time.Time
+	// MaxViewBytes bounds a snapshot's stored form (see ledger.Options).
+	MaxViewBytes int
 	// Postgres holds the PostgreSQL-only settings (pool size, statement
 	// timeout); ReadOnly and Now above override its fields.
 	Postgres postgres.Options
@@ -80,10 +83,10 @@ func Open(ctx context.Context, dsn string, opt Options) (Ledger, error) {
 			}
 		}
 		po := opt.Postgres
-		po.ReadOnly, po.Now = opt.ReadOnly, opt.Now
+		po.ReadOnly, po.Now, po.MaxViewBytes = opt.ReadOnly, opt.Now, opt.MaxViewBytes
 		return done(postgres.Open(ctx, dsn, po))
 	}
-	lo := ledger.Options{ReadOnly: opt.ReadOnly, Now: opt.Now}
+	lo := ledger.Options{ReadOnly: opt.ReadOnly, Now: opt.Now, MaxViewBytes: opt.MaxViewBytes}
 	if opt.Create {
 		return done(ledger.OpenOrCreate(dsn, lo))
 	}

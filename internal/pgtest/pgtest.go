@@ -309,10 +309,15 @@ func (c *Cluster) run(name string, args ...string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
+// EnvDurable, set to 1, keeps fsync, synchronous_commit and
+// full_page_writes on in the throwaway cluster, for benchmarks that
+// compare with the SQLite ledger's synchronous=FULL commits.
+const EnvDurable = "EWP_PGTEST_DURABLE"
+
 // startServer starts the server on a free local port and a socket in the
-// cluster's directory. fsync and synchronous_commit are off: a test
-// cluster is thrown away, and the ledger's durability is PostgreSQL's, not
-// something these tests measure.
+// cluster's directory. fsync and synchronous_commit are off unless
+// EnvDurable is set: a test cluster is thrown away, and the ledger's
+// durability is PostgreSQL's, not something these tests measure.
 func (c *Cluster) startServer() error {
 	if c.port == 0 {
 		p, err := freePort()
@@ -322,10 +327,14 @@ func (c *Cluster) startServer() error {
 		c.port = p
 		c.AdminURL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", p)
 	}
+	durability := "off"
+	if os.Getenv(EnvDurable) == "1" {
+		durability = "on"
+	}
 	opts := strings.Join([]string{
 		"-c listen_addresses=127.0.0.1", "-p " + strconv.Itoa(c.port), "-k " + c.dir,
-		"-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off",
-		"-c max_connections=200", "-c shared_buffers=64MB",
+		"-c fsync=" + durability, "-c synchronous_commit=" + durability, "-c full_page_writes=" + durability,
+		"-c max_connections=200", "-c shared_buffers=128MB",
 	}, " ")
 	out, err := c.run("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "server.log"), "-o", opts, "-w", "-t", "60", "start")
 	if err != nil {

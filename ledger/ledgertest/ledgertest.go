@@ -67,6 +67,8 @@ func Run(t *testing.T, fresh Fresh) {
 		{"Primitives", testPrimitives},
 		{"HeadAndVerify", testHeadAndVerify},
 		{"PutEachLarge", testPutEachLarge},
+		{"MaxViewBytes", testMaxViewBytes},
+		{"VerifyHead", testVerifyHead},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, fresh) })
@@ -452,13 +454,12 @@ func testList(t *testing.T, fresh Fresh) {
 	}
 }
 
-// testListUnicode: case-insensitive means Unicode case folding. The SQLite
-// ledger gained full folding on the ledger branch; the cases that need
-// more than simple lower-casing run there once it is merged.
+// testListUnicode: case-insensitive means Unicode full case folding, in
+// ids and texts alike.
 func testListUnicode(t *testing.T, fresh Fresh) {
 	l := Open(t, fresh(t), false)
-	put(t, l, decode(t, strings.NewReplacer("P-db", "P-Ärger", "PostgreSQL 13", "ΩMEGA läuft").Replace(ViewP)))
-	for _, q := range []string{"ärger", "ÄRGER", "ωmega", "LÄUFT"} {
+	put(t, l, decode(t, strings.NewReplacer("P-db", "P-Ärger", "PostgreSQL 13", "ΩMEGA läuft auf der Straße").Replace(ViewP)))
+	for _, q := range []string{"ärger", "ÄRGER", "ωmega", "LÄUFT", "STRASSE", "straße"} {
 		if got := listIDs(t, l, q); !slices.Equal(got, []string{"P-Ärger"}) {
 			t.Errorf("List(%q) = %v", q, got)
 		}
@@ -580,5 +581,66 @@ func testPutEachLarge(t *testing.T, fresh Fresh) {
 	}
 	if rep, err := l.Verify(ctx); err != nil || rep.Snapshots != n-1 {
 		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
+
+// Open with a limit on stored forms.
+func openLimited(t testing.TB, dsn string, max int) store.Ledger {
+	t.Helper()
+	l, err := store.Open(context.Background(), dsn, store.Options{Create: true, Now: FixedNow, MaxViewBytes: max})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// testMaxViewBytes: a stored form over the ledger's limit is refused on
+// put, and a reader with a lower limit than the writer's refuses to read
+// it, both with CodeLimitExceeded.
+func testMaxViewBytes(t *testing.T, fresh Fresh) {
+	ctx := context.Background()
+	dsn := fresh(t)
+	big := openLimited(t, dsn, -1)
+	small := openLimited(t, dsn, 300)
+	_, err := small.Put(ctx, []*warrant.View{decode(t, ViewP)})
+	wantCode(t, err, warrant.CodeLimitExceeded)
+	put(t, big, decode(t, ViewP))
+	_, err = small.Latest(ctx, "P-db")
+	wantCode(t, err, warrant.CodeLimitExceeded)
+	_, err = small.Get(ctx, "P-db", "v1")
+	wantCode(t, err, warrant.CodeLimitExceeded)
+	_, err = small.LatestSnapshot(ctx, "P-db")
+	wantCode(t, err, warrant.CodeLimitExceeded)
+	_, err = small.AppendEvidence(ctx, "P-db", evidence("e2", "h2"))
+	wantCode(t, err, warrant.CodeLimitExceeded)
+	if _, err := small.Verify(ctx); err != nil {
+		t.Fatalf("verify reads every body whatever the limit: %v", err)
+	}
+}
+
+func testVerifyHead(t *testing.T, fresh Fresh) {
+	ctx := context.Background()
+	l := Open(t, fresh(t), false)
+	put(t, l, decode(t, ViewP))
+	kept, err := l.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := l.Verify(ctx)
+	if err != nil || rep.Head != kept {
+		t.Fatalf("verify reports head %v, want %v (%v)", rep.Head, kept, err)
+	}
+	put(t, l, decode(t, strings.ReplaceAll(ViewP, "P-db", "P-more")))
+	if err := l.VerifyHead(ctx, kept); err != nil {
+		t.Fatalf("a grown ledger fails its kept head: %v", err)
+	}
+	var brk *ledger.Break
+	if err := l.VerifyHead(ctx, ledger.Head{Seq: 9, Hash: kept.Hash}); !errors.As(err, &brk) || !strings.Contains(brk.What, "cut off") {
+		t.Fatalf("a head beyond the end: %v", err)
+	}
+	other := ledger.Head{Seq: 1, Hash: strings.Repeat("0", 64)}
+	if err := l.VerifyHead(ctx, other); !errors.As(err, &brk) || !strings.Contains(brk.What, "rewritten") {
+		t.Fatalf("another hash: %v", err)
 	}
 }

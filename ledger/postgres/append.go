@@ -26,13 +26,17 @@ func (l *Ledger) Append(ctx context.Context, propositionID string, r snapshot.Re
 	var res ledger.AppendResult
 	err := l.write(ctx, func(w *wtx) error {
 		var body []byte
-		var seq int64
-		err := w.tx.QueryRow(ctx, `SELECT body, seq FROM snapshots WHERE proposition_id = $1 ORDER BY seq DESC LIMIT 1`, []byte(propositionID)).Scan(&body, &seq)
+		var seq, n int64
+		err := w.tx.QueryRow(ctx, `SELECT CASE WHEN length(body) <= $2 THEN body END, length(body), seq FROM snapshots
+			WHERE proposition_id = $1 ORDER BY seq DESC LIMIT 1`, []byte(propositionID), w.maxBody).Scan(&body, &n, &seq)
 		if isNoRows(err) {
 			return missingProposition(propositionID)
 		}
 		if err != nil {
 			return ledgerErr("read latest", err)
+		}
+		if body == nil {
+			return bodyLimit(propositionID, "", n, w.maxBody)
 		}
 		latest, err := decodeStored(body)
 		if err != nil {
@@ -49,7 +53,11 @@ func (l *Ledger) Append(ctx context.Context, propositionID string, r snapshot.Re
 		if err := w.load([]string{propositionID}); err != nil {
 			return err
 		}
-		out, err := w.store(prepare(next))
+		p, err := prepare(next, w.maxBody)
+		if err != nil {
+			return err
+		}
+		out, err := w.store(p)
 		if err != nil {
 			return err
 		}

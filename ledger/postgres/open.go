@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"runtime"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/warrant"
 )
 
 // Options tune how a ledger is opened.
@@ -34,16 +36,24 @@ type Options struct {
 	ConnectTimeout time.Duration
 	// Now stamps created_at; nil means time.Now. Tests and copies fix it.
 	Now func() time.Time
+	// MaxViewBytes bounds a snapshot's stored form as the SQLite ledger's
+	// option does: Put and appends refuse a bigger one, reads refuse one
+	// stored bigger before its bytes leave the server, both with
+	// warrant.CodeLimitExceeded. Zero means
+	// warrant.DefaultLimits.MaxViewBytes, negative no limit. Verify reads
+	// every body whatever the limit.
+	MaxViewBytes int
 }
 
 // Ledger is an EWP ledger in a PostgreSQL database. It is safe for
 // concurrent use; any number of processes may open the same database, and
 // their writes are serialised on the chain head (see write).
 type Ledger struct {
-	url  string
-	ro   bool
-	now  func() time.Time
-	pool *pgxpool.Pool
+	url     string
+	ro      bool
+	now     func() time.Time
+	pool    *pgxpool.Pool
+	maxBody int64
 }
 
 // Open connects to an existing ledger (made by Init). A database without
@@ -57,7 +67,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*Ledger, error) {
 	if err != nil {
 		return nil, ledgerErr("connect", err)
 	}
-	l := &Ledger{url: redact(dsn), ro: opt.ReadOnly, now: opt.Now, pool: pool}
+	l := &Ledger{url: redact(dsn), ro: opt.ReadOnly, now: opt.Now, pool: pool, maxBody: maxBody(opt.MaxViewBytes)}
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -66,6 +76,16 @@ func Open(ctx context.Context, dsn string, opt Options) (*Ledger, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+func maxBody(n int) int64 {
+	switch {
+	case n == 0:
+		return int64(warrant.DefaultLimits.MaxViewBytes)
+	case n < 0:
+		return math.MaxInt64
+	}
+	return int64(n)
 }
 
 func poolConfig(dsn string, opt Options) (*pgxpool.Config, error) {

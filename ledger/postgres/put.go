@@ -34,7 +34,13 @@ func (l *Ledger) Put(ctx context.Context, views []*warrant.View) (ledger.PutResu
 // the index; an error aborts the batch with a *BatchError naming it.
 func (l *Ledger) PutEach(ctx context.Context, n int, view func(i int) (*warrant.View, error)) (ledger.PutResult, error) {
 	res := ledger.PutResult{Views: make([]ledger.Outcome, 0, n)}
-	chunks, stop := prepareChunks(n, view)
+	chunks, stop := prepareChunks(n, func(i int) (*prepared, error) {
+		v, err := view(i)
+		if err != nil || v == nil {
+			return nil, err
+		}
+		return prepare(v, l.maxBody)
+	})
 	defer stop()
 	err := l.write(ctx, func(w *wtx) error {
 		for c := range chunks {
@@ -86,10 +92,19 @@ type prepared struct {
 	fps     []snapshot.Fingerprint
 }
 
-func prepare(v *warrant.View) *prepared {
+// prepare refuses what no store may hold (snapshot.CheckSurrogates) and
+// what this ledger may not (a stored form over max bytes), and computes
+// the rest.
+func prepare(v *warrant.View, max int64) (*prepared, error) {
+	if err := snapshot.CheckSurrogates(v); err != nil {
+		return nil, err
+	}
 	body := warrant.Encode(v)
+	if int64(len(body)) > max {
+		return nil, bodyLimit(v.PropositionID, v.ViewID, int64(len(body)), max)
+	}
 	return &prepared{v: v, body: body, bodySum: sha256.Sum256(body),
-		canon: sha256.Sum256(warrant.Canonical(v)), fps: snapshot.Fingerprints(v)}
+		canon: sha256.Sum256(warrant.Canonical(v)), fps: snapshot.Fingerprints(v)}, nil
 }
 
 // chunk is a run of consecutive views prepared together.
@@ -104,7 +119,7 @@ const chunkSize = 256
 // prepareChunks decodes, encodes and hashes views on every core, a chunk
 // at a time and at most two chunks ahead of the writer. stop ends it
 // early (after a refusal) and waits, so no goroutine outlives the call.
-func prepareChunks(n int, view func(i int) (*warrant.View, error)) (<-chan chunk, func()) {
+func prepareChunks(n int, prep func(i int) (*prepared, error)) (<-chan chunk, func()) {
 	out := make(chan chunk, 2)
 	quit := make(chan struct{})
 	done := make(chan struct{})
@@ -112,7 +127,7 @@ func prepareChunks(n int, view func(i int) (*warrant.View, error)) (<-chan chunk
 		defer close(done)
 		defer close(out)
 		for start := 0; start < n; start += chunkSize {
-			c := prepareChunk(start, min(n, start+chunkSize), view)
+			c := prepareChunk(start, min(n, start+chunkSize), prep)
 			select {
 			case out <- c:
 			case <-quit:
@@ -130,18 +145,14 @@ func prepareChunks(n int, view func(i int) (*warrant.View, error)) (<-chan chunk
 	}
 }
 
-func prepareChunk(start, end int, view func(i int) (*warrant.View, error)) chunk {
+func prepareChunk(start, end int, prep func(i int) (*prepared, error)) chunk {
 	c := chunk{start: start, preps: make([]*prepared, end-start), errs: make([]error, end-start)}
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), end-start)
 	for k := range workers {
 		wg.Go(func() {
 			for i := k; i < end-start; i += workers {
-				v, err := view(start + i)
-				if err == nil && v != nil {
-					c.preps[i] = prepare(v)
-				}
-				c.errs[i] = err
+				c.preps[i], c.errs[i] = prep(start + i)
 			}
 		})
 	}

@@ -14,16 +14,20 @@ import (
 	"github.com/ewp-go/ewp/warrant"
 )
 
+// Every body read names the limit as $1 and gets NULL for a body over it,
+// with its length, so an oversized snapshot is refused before its bytes
+// leave the server (Options.MaxViewBytes).
 const (
-	latestBodySQL = `SELECT body FROM snapshots WHERE proposition_id = $1 ORDER BY seq DESC LIMIT 1`
-	getBodySQL    = `SELECT body FROM snapshots WHERE proposition_id = $1 AND view_id = $2`
-	snapCols      = `SELECT seq, proposition_id, view_id, body, created_at FROM snapshots `
+	bodyCols      = `SELECT CASE WHEN length(body) <= $1 THEN body END, length(body) FROM snapshots `
+	latestBodySQL = bodyCols + `WHERE proposition_id = $2 ORDER BY seq DESC LIMIT 1`
+	getBodySQL    = bodyCols + `WHERE proposition_id = $2 AND view_id = $3`
+	snapCols      = `SELECT CASE WHEN length(body) <= $1 THEN body END, length(body), seq, proposition_id, view_id, created_at FROM snapshots `
 )
 
 // Latest returns the most recently stored snapshot of a proposition, or a
 // *warrant.Error with CodeMissingView.
 func (l *Ledger) Latest(ctx context.Context, propositionID string) (*warrant.View, error) {
-	v, err := l.readView(ctx, latestBodySQL, []byte(propositionID))
+	v, err := l.readView(ctx, propositionID, "", latestBodySQL, l.maxBody, []byte(propositionID))
 	if isNoRows(err) {
 		return nil, missingProposition(propositionID)
 	}
@@ -32,27 +36,42 @@ func (l *Ledger) Latest(ctx context.Context, propositionID string) (*warrant.Vie
 
 // Get returns one stored snapshot by view id, or CodeMissingView.
 func (l *Ledger) Get(ctx context.Context, propositionID, viewID string) (*warrant.View, error) {
-	v, err := l.readView(ctx, getBodySQL, []byte(propositionID), []byte(viewID))
+	v, err := l.readView(ctx, propositionID, viewID, getBodySQL, l.maxBody, []byte(propositionID), []byte(viewID))
 	if isNoRows(err) {
 		return nil, missingSnapshot(propositionID, viewID)
 	}
 	return v, err
 }
 
-func (l *Ledger) readView(ctx context.Context, query string, args ...any) (*warrant.View, error) {
+func (l *Ledger) readView(ctx context.Context, prop, view, query string, args ...any) (*warrant.View, error) {
 	var body []byte
-	if err := l.pool.QueryRow(ctx, query, args...).Scan(&body); err != nil {
+	var n int64
+	if err := l.pool.QueryRow(ctx, query, args...).Scan(&body, &n); err != nil {
 		if isNoRows(err) {
 			return nil, err
 		}
 		return nil, ledgerErr("read snapshot", err)
 	}
+	if body == nil {
+		return nil, bodyLimit(prop, view, n, l.maxBody)
+	}
 	return decodeStored(body)
+}
+
+// bodyLimit is the refusal of a stored form over max bytes, worded as the
+// SQLite ledger's.
+func bodyLimit(prop, view string, n, max int64) error {
+	which := fmt.Sprintf("the latest snapshot of %q", prop)
+	if view != "" {
+		which = fmt.Sprintf("snapshot %q of %q", view, prop)
+	}
+	return &warrant.Error{Code: warrant.CodeLimitExceeded, Field: "view",
+		Rule: fmt.Sprintf("%s is %d bytes in its stored form, over this ledger's limit of %d (MaxViewBytes); open the ledger with a higher limit to store or read it", which, n, max)}
 }
 
 // LatestSnapshot is Latest without decoding.
 func (l *Ledger) LatestSnapshot(ctx context.Context, propositionID string) (*ledger.Snapshot, error) {
-	s, err := l.readSnapshot(ctx, snapCols+`WHERE proposition_id = $1 ORDER BY seq DESC LIMIT 1`, []byte(propositionID))
+	s, err := l.readSnapshot(ctx, snapCols+`WHERE proposition_id = $2 ORDER BY seq DESC LIMIT 1`, l.maxBody, []byte(propositionID))
 	if isNoRows(err) {
 		return nil, missingProposition(propositionID)
 	}
@@ -61,7 +80,7 @@ func (l *Ledger) LatestSnapshot(ctx context.Context, propositionID string) (*led
 
 // GetSnapshot is Get without decoding.
 func (l *Ledger) GetSnapshot(ctx context.Context, propositionID, viewID string) (*ledger.Snapshot, error) {
-	s, err := l.readSnapshot(ctx, snapCols+`WHERE proposition_id = $1 AND view_id = $2`, []byte(propositionID), []byte(viewID))
+	s, err := l.readSnapshot(ctx, snapCols+`WHERE proposition_id = $2 AND view_id = $3`, l.maxBody, []byte(propositionID), []byte(viewID))
 	if isNoRows(err) {
 		return nil, missingSnapshot(propositionID, viewID)
 	}
@@ -71,7 +90,8 @@ func (l *Ledger) GetSnapshot(ctx context.Context, propositionID, viewID string) 
 func (l *Ledger) readSnapshot(ctx context.Context, query string, args ...any) (*ledger.Snapshot, error) {
 	var s ledger.Snapshot
 	var prop, view []byte
-	err := l.pool.QueryRow(ctx, query, args...).Scan(&s.Seq, &prop, &view, &s.Body, &s.CreatedAt)
+	var n int64
+	err := l.pool.QueryRow(ctx, query, args...).Scan(&s.Body, &n, &s.Seq, &prop, &view, &s.CreatedAt)
 	if isNoRows(err) {
 		return nil, err
 	}
@@ -79,6 +99,9 @@ func (l *Ledger) readSnapshot(ctx context.Context, query string, args ...any) (*
 		return nil, ledgerErr("read snapshot", err)
 	}
 	s.PropositionID, s.ViewID = string(prop), string(view)
+	if s.Body == nil {
+		return nil, bodyLimit(s.PropositionID, s.ViewID, n, l.maxBody)
+	}
 	return &s, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -33,7 +34,7 @@ func (l *Ledger) Verify(ctx context.Context) (ledger.VerifyReport, error) {
 	v := &verifier{ctx: ctx, tx: tx, rep: &rep, head: chain.Genesis(),
 		records: map[string]snapshot.Stored{}, props: map[string]bool{}, texts: map[string]string{}}
 	steps := []func() (*ledger.Break, error){v.walk, v.orphans, v.derived}
-	for _, step := range steps {
+	for i, step := range steps {
 		brk, err := step()
 		if err != nil {
 			return rep, err
@@ -41,6 +42,9 @@ func (l *Ledger) Verify(ctx context.Context) (ledger.VerifyReport, error) {
 		if brk != nil {
 			rep.Broken = brk
 			return rep, brk
+		}
+		if i == 0 && rep.Events > 0 { // the whole chain has been walked
+			rep.Head = ledger.Head{Seq: rep.Events, Hash: hex.EncodeToString(v.head)}
 		}
 	}
 	return rep, nil

@@ -3,13 +3,13 @@ package postgres
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ewp-go/ewp/chain"
+	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/snapshot"
 )
 
@@ -34,6 +34,7 @@ type wtx struct {
 	primSeq int64
 	props   map[string]*propState
 	pend    pending
+	maxBody int64 // Options.MaxViewBytes, resolved
 }
 
 // propState is everything the transaction knows about one proposition:
@@ -69,7 +70,7 @@ func (l *Ledger) write(ctx context.Context, fn func(w *wtx) error) error {
 		return ledgerErr("begin write transaction", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after Commit
-	w := &wtx{ctx: ctx, tx: tx, now: l.now().UTC().Format(time.RFC3339Nano), props: map[string]*propState{}}
+	w := &wtx{ctx: ctx, tx: tx, now: l.now().UTC().Format(time.RFC3339Nano), props: map[string]*propState{}, maxBody: l.maxBody}
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(chainLock)); err != nil {
 		return ledgerErr("lock the chain head", err)
 	}
@@ -85,9 +86,9 @@ func (l *Ledger) write(ctx context.Context, fn func(w *wtx) error) error {
 	return ledgerErrOrNil("commit", tx.Commit(ctx))
 }
 
-// ErrBrokenChain is wrapped by the error of a write refused because the
-// chain is visibly broken at its tail.
-var ErrBrokenChain = errors.New("the ledger's hash chain is broken")
+// ErrBrokenChain is the SQLite ledger's: wrapped by the error of a write
+// refused because the chain is visibly broken at its tail.
+var ErrBrokenChain = ledger.ErrBrokenChain
 
 func brokenChain(what string) error {
 	return fmt.Errorf("%w (%s); nothing was written: run `ewp-ingest verify --db URL` to see what changed, and restore the database from a copy that verifies", ErrBrokenChain, what)
