@@ -32,7 +32,10 @@
 //
 // # Durability
 //
-// Record returns once its transaction committed on the server: with
-// PostgreSQL's default synchronous_commit=on, the commit's WAL is flushed
-// to disk, and with synchronous standbys configured, on them too.
+// Record returns once its transaction committed on the server, with
+// synchronous_commit=on for the log's connections whatever the server's
+// default: the commit's WAL is flushed to disk (and with synchronous
+// standbys configured, to them) before Record returns.
+// TestSurvivesDatabaseRestart crashes the server (pg_ctl stop -m
+// immediate) under a cluster whose default is off, and loses nothing.
 package postgres
