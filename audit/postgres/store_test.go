@@ -15,6 +15,7 @@ import (
 	"github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/internal/pgtest"
+	ledgerpg "github.com/ewp-go/ewp/ledger/postgres"
 )
 
 func connect(t testing.TB, url string) *pgx.Conn {
@@ -229,5 +230,49 @@ func TestManyWritersOneChainAcrossPools(t *testing.T) {
 	rep := audittest.MustVerify(t, pools[2])
 	if rep.Decisions != int64(24+recorded) || recorded != 3*24*10 || rep.Approvals != 24 || rep.Uses != 24 || uses != 24 {
 		t.Fatalf("report %+v; %d recorded, %d uses", rep, recorded, uses)
+	}
+}
+
+// TestBesideTheLedger: the log's Init beside the ledger's, in one
+// database, with the ledger's roles: a login in the server role reads the
+// ledger and writes the log, and cannot write the ledger; a login in the
+// reader role reads the ledger and cannot touch the log.
+func TestBesideTheLedger(t *testing.T) {
+	url := pgtest.DB(t)
+	if err := ledgerpg.Init(ctx, url, ledgerpg.Roles{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.Init(ctx, url, ledgerpg.DefaultRoles.Server); err != nil {
+		t.Fatal(err)
+	}
+	admin := connect(t, url)
+	for _, q := range []string{
+		`DO $$ BEGIN CREATE ROLE audit_test_mcp LOGIN IN ROLE ewp_server; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
+		`DO $$ BEGIN CREATE ROLE audit_test_reader LOGIN IN ROLE ewp_reader; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
+	} {
+		mustExec(t, admin, q)
+	}
+	serverURL := pgtest.WithUser(url, "audit_test_mcp")
+	led, err := ledgerpg.Open(ctx, serverURL, ledgerpg.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	if _, err := led.Head(ctx); err != nil {
+		t.Fatalf("the server role reads the ledger: %v", err)
+	}
+	l := openLog(t, serverURL, postgres.Options{})
+	history(t, l)
+	audittest.MustVerify(t, l)
+	server := connect(t, serverURL)
+	if _, err := server.Exec(ctx, `INSERT INTO ledger_meta (key, value) VALUES ('x', 'y')`); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("the server role wrote the ledger: %v", err)
+	}
+	reader := connect(t, pgtest.WithUser(url, "audit_test_reader"))
+	if _, err := reader.Exec(ctx, `SELECT count(*) FROM ledger_meta`); err != nil {
+		t.Errorf("the reader role reads the ledger: %v", err)
+	}
+	if _, err := reader.Exec(ctx, `SELECT count(*) FROM ewp_audit.decisions`); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("the reader role read the log: %v", err)
 	}
 }
