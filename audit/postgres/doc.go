@@ -33,9 +33,9 @@
 // # Durability
 //
 // Record returns once its transaction committed on the server, with
-// synchronous_commit=on for the log's connections whatever the server's
-// default: the commit's WAL is flushed to disk (and with synchronous
-// standbys configured, to them) before Record returns.
-// TestSurvivesDatabaseRestart crashes the server (pg_ctl stop -m
-// immediate) under a cluster whose default is off, and loses nothing.
+// synchronous_commit=on for the log's write transactions whatever the
+// server's or the pool's setting: the commit's WAL is flushed to disk
+// (and with synchronous standbys configured, to them) before Record
+// returns. TestSurvivesDatabaseRestart crashes the server (pg_ctl stop
+// -m immediate) under a cluster whose default is off, and loses nothing.
 package postgres

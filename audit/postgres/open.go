@@ -120,11 +120,6 @@ func poolConfig(dsn string, opt Options) (*pgxpool.Config, error) {
 	if opt.ReadOnly {
 		cc.RuntimeParams["default_transaction_read_only"] = "on"
 	}
-	// Record promises a decision on record before its answer is sent,
-	// whatever the server's default: a database tuned for ingest with
-	// synchronous_commit=off would otherwise lose the last decisions a
-	// crash caught in its WAL buffers, after their answers went out.
-	cc.RuntimeParams["synchronous_commit"] = "on"
 	return cfg, nil
 }
 

@@ -204,6 +204,12 @@ func (w *writer) inTx(batch []*op, errs []error) error {
 func (t *wtx) begin(batch []*op, errs []error) error {
 	pb := &pgx.Batch{}
 	pb.Queue(`BEGIN`)
+	// Record promises a decision on record before its answer is sent,
+	// whatever the server's or the pool's setting: with
+	// synchronous_commit=off (a database tuned for ingest) a crash would
+	// lose the last decisions in the WAL buffers after their answers went
+	// out. SET LOCAL holds for this transaction only.
+	pb.Queue(`SET LOCAL synchronous_commit = on`)
 	pb.Queue(`SELECT pg_advisory_xact_lock($1)`, int64(chainLock))
 	pb.Queue(`SELECT seq, hash FROM ewp_audit.events ORDER BY seq DESC LIMIT 1`)
 	var recs []int
@@ -237,11 +243,10 @@ func (t *wtx) begin(batch []*op, errs []error) error {
 }
 
 func (t *wtx) readBegin(br pgx.BatchResults, records int) ([]int64, error) {
-	if _, err := br.Exec(); err != nil {
-		return nil, fmt.Errorf("begin write transaction: %w", err)
-	}
-	if _, err := br.Exec(); err != nil {
-		return nil, fmt.Errorf("lock the chain head: %w", err)
+	for _, step := range []string{"begin write transaction", "set synchronous_commit", "lock the chain head"} {
+		if _, err := br.Exec(); err != nil {
+			return nil, fmt.Errorf("%s: %w", step, err)
+		}
 	}
 	err := br.QueryRow().Scan(&t.seq, &t.head)
 	if errors.Is(err, pgx.ErrNoRows) {
