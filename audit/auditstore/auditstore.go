@@ -80,19 +80,27 @@ func Open(ctx context.Context, db, auditFlag string, opt Options) (Log, error) {
 	}
 	if !IsPostgres(where) {
 		so := sqlite.Options{ReadOnly: opt.ReadOnly, Now: opt.Now}
+		open := sqlite.Open
 		if opt.Create && !opt.ReadOnly {
-			return sqlite.OpenOrCreate(where, so)
+			open = sqlite.OpenOrCreate
 		}
-		return sqlite.Open(where, so)
+		l, err := open(where, so)
+		if err != nil {
+			return nil, err // not a nil *sqlite.Log in a non-nil Log
+		}
+		return l, nil
 	}
 	po := opt.Postgres
 	po.ReadOnly, po.Now = opt.ReadOnly, opt.Now
 	l, err := postgres.Open(ctx, where, po)
-	if err == nil || !errors.Is(err, postgres.ErrNoLog) || !opt.Create || opt.ReadOnly {
-		return l, err
+	if err != nil && errors.Is(err, postgres.ErrNoLog) && opt.Create && !opt.ReadOnly {
+		if ierr := postgres.Init(ctx, where, ""); ierr != nil {
+			return nil, fmt.Errorf("%w; creating it failed too: %v", err, ierr)
+		}
+		l, err = postgres.Open(ctx, where, po)
 	}
-	if ierr := postgres.Init(ctx, where, ""); ierr != nil {
-		return nil, fmt.Errorf("%w; creating it failed too: %v", err, ierr)
+	if err != nil {
+		return nil, err
 	}
-	return postgres.Open(ctx, where, po)
+	return l, nil
 }
