@@ -129,7 +129,7 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// client that half-closes its socket after sending a complete request
 	// (net/http then cancels r.Context()) still gets its answer, and its
 	// write is committed. Each call has its own deadline (Server.run).
-	r = r.WithContext(withRole(context.WithoutCancel(r.Context()), f.role(r)))
+	r = r.WithContext(withRole(withTransport(context.WithoutCancel(r.Context()), transportHTTP, r.RemoteAddr), f.role(r)))
 	if r.Method != http.MethodPost {
 		f.inner.ServeHTTP(w, r)
 		return

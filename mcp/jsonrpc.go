@@ -193,6 +193,9 @@ func (s *Server) screenRead(ctx context.Context, m, params message, msg []byte, 
 		v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.uri must be a string", nil)
 		return v
 	}
+	if strings.HasPrefix(uri, decisionPrefix) {
+		return s.screenDecision(ctx, id, uri, msg, v)
+	}
 	if !strings.HasPrefix(uri, propositionPrefix) {
 		v.forward = msg
 		return v

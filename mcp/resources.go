@@ -36,6 +36,7 @@ func (s *Server) registerResources() {
 		mcp.WithTemplateDescription("The WarrantView of a proposition's latest snapshot at evaluated_at "+
 			"(ISO 8601; a raw '+' in the offset is kept as '+')."),
 		mcp.WithTemplateMIMEType("application/json")), s.readResource)
+	s.registerDecisionResource()
 }
 
 func (s *Server) readProtocol(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {

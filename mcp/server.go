@@ -38,6 +38,8 @@ type Server struct {
 	maxRequest int
 	// limits bound the views the server decodes (WithLimits).
 	limits warrant.Limits
+	// decisions is the decision log; nil unless WithDecisionLog.
+	decisions *DecisionLog
 }
 
 // DefaultRequestTimeout is how long a tool call or resource read may run
@@ -145,6 +147,7 @@ func (s *Server) registerTools() {
 	if s.guard != nil {
 		tools = append(tools, s.checkGroundingTool(), s.gapTemplateTool(), s.learnGapTool())
 	}
+	tools = s.withDecisionTools(tools)
 	s.tools = make(map[string]*toolSpec, len(tools))
 	for i := range tools {
 		t := &tools[i]
@@ -218,32 +221,43 @@ func (s *Server) run(ctx context.Context, t *toolSpec, raw []byte, argErr error)
 			return failure(err), nil
 		}
 	}
-	if argErr != nil {
-		s.logRefusal(t.tool.Name, argErr)
-		return failure(argErr), nil
-	}
 	ctx, cancel := s.callContext(ctx)
 	defer cancel()
+	ctx, dr := s.beginRecord(ctx, t)
+	defer dr.release()
 	var out any
-	var err error
-	if t.write {
-		// A write is waited for: the ledger gives up at the deadline
-		// itself, so the answer never says "timed out" about a write
-		// that then commits.
-		out, err = s.guarded(ctx, t, raw)
-	} else {
-		out, err = s.bounded(ctx, t, raw)
+	err := argErr
+	if err == nil {
+		if t.write {
+			// A write is waited for: the ledger gives up at the deadline
+			// itself, so the answer never says "timed out" about a write
+			// that then commits.
+			out, err = s.guarded(ctx, t, raw)
+		} else {
+			out, err = s.bounded(ctx, t, raw)
+		}
 	}
 	if err != nil {
 		if isPanic(err) {
 			return toolResult{}, err
 		}
 		err = s.timedOut(ctx, err)
+	}
+	// A decision is recorded even when its call ran out of time: the
+	// refusal is on record, on a context of its own.
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), recordGrace)
+	defer rcancel()
+	out, err = s.finishRecord(rctx, dr, out, err)
+	if err != nil {
 		s.logRefusal(t.tool.Name, err)
 		return failure(err), nil
 	}
 	return success(out)
 }
+
+// recordGrace is how long recording a decision may take after its call
+// ended; the answer waits for it, since nothing is answered unrecorded.
+const recordGrace = 10 * time.Second
 
 // callContext is the context a request is served on: detached from the
 // connection's or the input's lifetime, ending only at the server's

@@ -28,7 +28,7 @@ import (
 // os.Stdout) holds all of them when ServeStdio returns.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, allowIngest bool) error {
 	r := role{ingest: allowIngest, why: whyStdioReadOnly}
-	ctx = withRole(ctx, r)
+	ctx = withRole(withTransport(ctx, transportStdio, ""), r)
 	w := &lineWriter{w: out}
 	owed := &answers{}
 	pr, pw := io.Pipe()
@@ -36,7 +36,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, al
 
 	ss := server.NewStdioServer(s.mcp)
 	ss.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
-	ss.SetContextFunc(func(c context.Context) context.Context { return withRole(c, r) })
+	ss.SetContextFunc(func(c context.Context) context.Context { return withRole(withTransport(c, transportStdio, ""), r) })
 	err := ss.Listen(ctx, pr, answerWriter{w, owed})
 	_ = pr.Close() // unblocks the pump if Listen ended first
 	if errors.Is(err, context.Canceled) {

@@ -30,7 +30,8 @@ func (s *Server) checkGroundingTool() toolSpec {
 // groundingOutput is a check result plus the graph version it ran on.
 type groundingOutput struct {
 	grounding.Result
-	GraphVersion int64 `json:"graph_version"`
+	GraphVersion int64  `json:"graph_version"`
+	DecisionID   string `json:"decision_id,omitempty"` // with a decision log
 }
 
 func (s *Server) checkGrounding(ctx context.Context, a args) (any, error) {

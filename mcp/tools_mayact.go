@@ -27,6 +27,7 @@ func (s *Server) mayActTool() toolSpec {
 		},
 		"required": required,
 	}
+	addDecisionArgs(in["properties"].(schema))
 	t := readTool("may_act",
 		"The live action gate: MAY_ACT, REQUIRE_CONFIRMATION or DENY for an action that relies on a stored "+
 			"proposition, decided on its latest stored snapshot at the server clock. It never takes an inline "+
@@ -56,7 +57,7 @@ func mayActOutput(guard bool) schema {
 		required = []string{"decision", "layers", "evaluated_at", "action", "risk_policy"}
 	}
 	layer := object("One layer's verdict.", schema{
-		"layer":    str("warrant, then any guard layers (grounding, edge_policies)."),
+		"layer":    str("warrant, then any guard layers (grounding, edge_policies), then approval when approval_id was given."),
 		"decision": enum("SKIPPED only for the warrant layer of an action without proposition_id.", decisions...),
 		"reasons":  idList("The rules that produced the decision."),
 		"detail":   schema{"description": "Layer-specific detail."},
@@ -106,6 +107,9 @@ func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if replay, err := s.beginMayAct(ctx, a, pid, action, gc, policy); replay != nil || err != nil {
+		return replay, err
+	}
 	now := s.now()
 	if err := checkSkew(a, now); err != nil {
 		return nil, err
@@ -118,10 +122,15 @@ func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
 		return nil, err
 	}
 	layers, err := s.runLayers(ctx, in, first)
+	noteGraph(ctx, gc)
 	if err != nil {
 		return nil, err
 	}
-	out["decision"], out["layers"] = combine(layers), layers
+	layers, decision, err := s.withApproval(ctx, layers)
+	if err != nil {
+		return nil, err
+	}
+	out["decision"], out["layers"] = decision, layers
 	return out, nil
 }
 
@@ -162,6 +171,7 @@ func (s *Server) warrantLayer(ctx context.Context, a args, in *GateInput, p warr
 		return LayerDecision{}, err
 	}
 	in.Warrant = *filled(w)
+	s.noteView(ctx, in.PropositionID, latest, in.Warrant.Warrant)
 	out["proposition_id"], out["view_id"], out["warrant"] = in.PropositionID, latest.ViewID, in.Warrant.Warrant
 	return warrantDecision(w.Warrant, in.Action, p)
 }

@@ -128,8 +128,8 @@ func TestWarrantNowStored(t *testing.T) {
 		}
 		mustOK(t, call(t, c, "warrant_now", obj{"proposition_id": "P-verified", "evaluated_at": testT,
 			"policy_id": "reference-v2", "policy_version": "reference-v2"}))
-		// Numbers are read as their text: proposition 12, and 20260922 is a basic-format date.
-		num := mustOK(t, call(t, c, "warrant_now", obj{"proposition_id": 12, "evaluated_at": 20260922}))
+		// An id given as a number is read as its text; evaluated_at must be a string.
+		num := mustOK(t, call(t, c, "warrant_now", obj{"proposition_id": 12, "evaluated_at": "20260922"}))
 		if num["proposition_id"] != "12" || num["evaluated_at"] != "20260922" {
 			t.Fatalf("numbers as text: %v", num)
 		}

@@ -67,6 +67,11 @@ Flags:
   --max-string-bytes N      each string. 0 (the default) is the kernel's default (4 MiB,
                             20000, 10000, 64 KiB); -1 is no limit. A view over one is
                             refused with EWP_REFUSE_LIMIT_EXCEEDED naming the limit.
+  --audit PATH|off          The decision log: every may_act and check_grounding call is
+                            recorded there before it is answered, and operator approvals
+                            (ewp-audit approve) are read from it. Default: beside the
+                            ledger (PATH.audit). "off" runs without one: nothing is
+                            recorded and may_act refuses approval_id.
   --help                    This text.
 
 Environment:
@@ -100,6 +105,7 @@ type config struct {
 	timeout     time.Duration
 	maxRequest  int
 	limits      warrant.Limits
+	audit       string // --audit: the decision log's path, "off", or "" for the default
 	notes       []string
 }
 
@@ -136,6 +142,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.limits.MaxRecords, "max-records", 0, "")
 	fs.IntVar(&c.limits.MaxSubjects, "max-subjects", 0, "")
 	fs.IntVar(&c.limits.MaxStringBytes, "max-string-bytes", 0, "")
+	fs.StringVar(&c.audit, "audit", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, errHelp

@@ -88,6 +88,14 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 	if guard != nil {
 		opts = append(opts, guard)
 	}
+	decisions, closeLog, err := decisionLogOption(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	if decisions != nil {
+		opts = append(opts, decisions)
+	}
 	srv := mcp.New(store, opts...)
 	if cfg.httpAddr == "" {
 		log.Info("serving MCP on stdio", "db", cfg.db, "ingest", cfg.allowIngest)

@@ -49,10 +49,21 @@ func TestServesLedgerOnReadOnlyStorage(t *testing.T) {
 		}
 	}
 	makeReadOnly(t, db)
-	var out, errb syncBuffer
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_propositions","arguments":{}}}`
+	// The decision log is written, so it lives on writable storage: the
+	// operator names it, or turns it off.
+	for _, audit := range []string{filepath.Join(t.TempDir(), "decisions.audit"), "off"} {
+		var out, errb syncBuffer
+		code := run(context.Background(), []string{"--db", db, "--audit", audit}, env(), strings.NewReader(list+"\n"), &out, &errb, openStore)
+		if code != 0 || !strings.Contains(out.String(), `\"proposition_id\":\"P\"`) {
+			t.Fatalf("--audit %s: exit %d, stdout %s, stderr %s", audit, code, out.String(), errb.String())
+		}
+	}
+	// Left to its default beside the read-only ledger, the log cannot be
+	// created: the server says so and what to do, rather than run unrecorded.
+	var out, errb syncBuffer
 	code := run(context.Background(), []string{"--db", db}, env(), strings.NewReader(list+"\n"), &out, &errb, openStore)
-	if code != 0 || !strings.Contains(out.String(), `\"proposition_id\":\"P\"`) {
-		t.Fatalf("exit %d, stdout %s, stderr %s", code, out.String(), errb.String())
+	if code == 0 || !strings.Contains(errb.String(), "--audit") {
+		t.Fatalf("default log beside a read-only ledger: exit %d, stderr %s", code, errb.String())
 	}
 }

@@ -1,0 +1,153 @@
+package memlog
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ewp-go/ewp/audit"
+)
+
+var t0 = time.Date(2026, 9, 21, 21, 0, 0, 0, time.UTC)
+
+func rc(id string) *audit.Decision {
+	return &audit.Decision{ID: id, Time: t0, Tool: audit.ToolMayAct, Outcome: audit.OutcomeRequireConfirmation,
+		PropositionID: "P", Caller: audit.Caller{Transport: "stdio", Role: "evaluate", Credential: "none"},
+		Layers: []audit.Layer{{Layer: "warrant", Decision: "REQUIRE_CONFIRMATION", Reasons: []string{"r"}}}}
+}
+
+func TestRecordIsACopy(t *testing.T) {
+	ctx := context.Background()
+	l := New(nil)
+	d := rc("d1")
+	if err := l.Record(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	d.Outcome = audit.OutcomeMayAct
+	d.Layers[0].Reasons[0] = "changed"
+	got, err := l.Decision(ctx, "d1")
+	if err != nil || got.Outcome != audit.OutcomeRequireConfirmation || got.Layers[0].Reasons[0] != "r" {
+		t.Fatalf("the record changed with the caller's value: %+v %v", got, err)
+	}
+	if err := l.Record(ctx, rc("d1")); err == nil {
+		t.Error("a decision id was recorded twice")
+	}
+	if _, err := l.Decision(ctx, "nope"); !errors.Is(err, audit.ErrNotFound) {
+		t.Errorf("unknown decision: %v", err)
+	}
+}
+
+func TestIdempotencyKeyPerCredential(t *testing.T) {
+	ctx := context.Background()
+	l := New(nil)
+	a, b, c := rc("d1"), rc("d2"), rc("d3")
+	a.IdempotencyKey, b.IdempotencyKey, c.IdempotencyKey = "k", "k", "k"
+	c.Caller.Credential = "ingest-token"
+	if err := l.Record(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Record(ctx, b); !errors.Is(err, audit.ErrDuplicateKey) {
+		t.Errorf("same key, same credential: %v", err)
+	}
+	if err := l.Record(ctx, c); err != nil {
+		t.Errorf("same key, other credential: %v", err)
+	}
+	if got, err := l.ByIdempotencyKey(ctx, "none", "k"); err != nil || got.ID != "d1" {
+		t.Errorf("by key: %v %v", got, err)
+	}
+	if _, err := l.Decision(ctx, "d2"); !errors.Is(err, audit.ErrNotFound) {
+		t.Error("a refused duplicate was recorded")
+	}
+}
+
+func TestApprovalsAndPending(t *testing.T) {
+	ctx := context.Background()
+	l := New(func() time.Time { return t0 })
+	for _, id := range []string{"d1", "d2"} {
+		if err := l.Record(ctx, rc(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	allowed := &audit.Decision{ID: "d3", Time: t0, Outcome: audit.OutcomeMayAct}
+	if err := l.Record(ctx, allowed); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Approve(ctx, &audit.Approval{DecisionID: "d3", Verdict: audit.Approved, Approver: "ops"}); err == nil {
+		t.Error("a MAY_ACT decision was approved")
+	}
+	if err := l.Approve(ctx, &audit.Approval{DecisionID: "d1", Verdict: audit.Approved}); err == nil {
+		t.Error("an approval without approver was recorded")
+	}
+	ap := &audit.Approval{DecisionID: "d1", Verdict: audit.Approved, Approver: "ops", Once: true}
+	if err := l.Approve(ctx, ap); err != nil || ap.ID == "" || !ap.CreatedAt.Equal(t0) {
+		t.Fatalf("approve: %v %+v", err, ap)
+	}
+	pending, err := l.List(ctx, audit.Filter{Pending: true})
+	if err != nil || len(pending) != 1 || pending[0].ID != "d2" {
+		t.Errorf("pending: %+v %v", pending, err)
+	}
+	trail, err := l.ApprovalsFor(ctx, "d1")
+	if err != nil || len(trail) != 1 || trail[0].ID != ap.ID {
+		t.Errorf("trail: %+v %v", trail, err)
+	}
+	page, err := l.List(ctx, audit.Filter{After: "d1", Limit: 1})
+	if err != nil || len(page) != 1 || page[0].ID != "d2" {
+		t.Errorf("page: %+v %v", page, err)
+	}
+}
+
+func TestConsumeExactlyOnce(t *testing.T) {
+	ctx := context.Background()
+	l := New(nil)
+	if err := l.Record(ctx, rc("d1")); err != nil {
+		t.Fatal(err)
+	}
+	once := &audit.Approval{DecisionID: "d1", Verdict: audit.Approved, Approver: "ops", Once: true}
+	scoped := &audit.Approval{DecisionID: "d1", Verdict: audit.Approved, Approver: "ops",
+		Scope: &audit.Scope{PropositionID: "P"}, Until: t0.Add(time.Hour)}
+	for _, a := range []*audit.Approval{once, scoped} {
+		if err := l.Approve(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, _ := l.Head(ctx)
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := l.Consume(ctx, once.ID, "use-"+string(rune('A'+i)))
+			switch {
+			case err == nil:
+				wins.Add(1)
+			case !errors.Is(err, audit.ErrApprovalUsed):
+				t.Errorf("consume: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Errorf("%d calls consumed one single-use approval", wins.Load())
+	}
+	if after, _ := l.Head(ctx); after.Seq != before.Seq+1 || after.Hash == before.Hash {
+		t.Errorf("the use is not one chain entry: %v → %v", before, after)
+	}
+	if err := l.Consume(ctx, scoped.ID, "x"); err == nil || errors.Is(err, audit.ErrApprovalUsed) {
+		t.Errorf("a scoped approval was consumed: %v", err)
+	}
+	if err := l.Consume(ctx, "nope", "x"); !errors.Is(err, audit.ErrNotFound) {
+		t.Errorf("unknown approval: %v", err)
+	}
+}
+
+func TestClosed(t *testing.T) {
+	l := New(nil)
+	_ = l.Close()
+	if err := l.Record(context.Background(), rc("d1")); !errors.Is(err, ErrClosed) {
+		t.Errorf("record after close: %v", err)
+	}
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/memlog"
+	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/fixtures"
+	"github.com/ewp-go/ewp/mcp"
+)
+
+// auditOff is the --audit value that runs without a decision log.
+const auditOff = "off"
+
+// defaultAuditPath is where the decision log lives when --audit is not
+// given: beside the ledger, so ewp-audit --db finds the same one.
+func defaultAuditPath(ledgerPath string) string { return auditsqlite.DefaultPath(ledgerPath) }
+
+// auditPath is the decision log cfg asks for; "" when it is off.
+func auditPath(cfg config) string {
+	switch cfg.audit {
+	case auditOff:
+		return ""
+	case "":
+		return defaultAuditPath(cfg.db)
+	}
+	return cfg.audit
+}
+
+// openDecisionLog opens the decision log at path. It is a variable only so
+// the tests can share one log between the server and the operator's side
+// of the loop within one process.
+var openDecisionLog = openAuditStore
+
+// openAuditStore opens the durable decision log at path, creating it on
+// first use: the server is the log's only writer of decisions, so unlike
+// the read-only ledger it must be able to start one.
+func openAuditStore(path string, _ *slog.Logger) (audit.Log, error) {
+	return auditsqlite.OpenOrCreate(path, auditsqlite.Options{})
+}
+
+// decisionLogOption opens the decision log cfg asks for and returns the
+// server option and a close; nil option when --audit off. --demo keeps its
+// log in memory like its ledger: nothing of a demo outlives it.
+func decisionLogOption(cfg config, log *slog.Logger) (mcp.Option, func(), error) {
+	path := auditPath(cfg)
+	if path == "" {
+		log.Warn("running without a decision log (--audit off): decisions are not recorded and approvals are disabled")
+		return nil, func() {}, nil
+	}
+	var l audit.Log
+	var err error
+	if cfg.demo && cfg.audit == "" {
+		l = memlog.New(nil)
+	} else if l, err = openDecisionLog(path, log); err != nil {
+		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", path, err)
+	}
+	hash, err := policySetHash(cfg)
+	if err != nil {
+		_ = l.Close()
+		return nil, nil, err
+	}
+	log.Info("decision log ready", "audit", path)
+	return mcp.WithDecisionLog(mcp.DecisionLog{Log: l, PolicySetHash: hash}), func() { _ = l.Close() }, nil
+}
+
+// policySetHash is the sha256 of the edge-policy file the guard loads (see
+// loadPolicies), recorded with every decision; "" without policies.
+func policySetHash(cfg config) (string, error) {
+	var src []byte
+	switch {
+	case cfg.policies != "":
+		b, err := os.ReadFile(cfg.policies)
+		if err != nil {
+			return "", fmt.Errorf("--policies: %w", err)
+		}
+		src = b
+	case cfg.demo:
+		src = fixtures.DemoPolicies
+	default:
+		return "", nil
+	}
+	sum := sha256.Sum256(src)
+	return hex.EncodeToString(sum[:]), nil
+}

@@ -1,0 +1,171 @@
+package console_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ewp-go/ewp/console"
+)
+
+func TestNewRefusesWithoutOperatorToken(t *testing.T) {
+	_, err := console.New(console.Config{Addr: "127.0.0.1:1"})
+	if err != console.ErrNoOperatorToken {
+		t.Fatalf("New without a token: %v, want ErrNoOperatorToken", err)
+	}
+}
+
+func TestSignInSetsStrictSessionCookie(t *testing.T) {
+	for _, tls := range []bool{false, true} {
+		e := newEnv(t, func(c *console.Config) { c.TLS = tls })
+		c := e.client()
+		_, page := c.get("/console/login")
+		_, _, hdr := c.do("POST", "/console/login", url.Values{"csrf": {csrfOf(t, page)}, "operator": {"Ada"}, "token": {testToken}}, nil)
+		var got *http.Cookie
+		for _, ck := range (&http.Response{Header: hdr}).Cookies() {
+			if ck.Name == "ewp_console" {
+				got = ck
+			}
+		}
+		if got == nil || got.Value == "" {
+			t.Fatalf("tls=%v: no session cookie in %v", tls, hdr["Set-Cookie"])
+		}
+		if !got.HttpOnly || got.SameSite != http.SameSiteStrictMode || got.Path != "/console/" || got.Secure != tls {
+			t.Errorf("tls=%v: cookie %+v: want HttpOnly, SameSite=Strict, Path=/console/, Secure=%v", tls, got, tls)
+		}
+	}
+}
+
+func TestPagesNeedSignIn(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	for _, p := range []string{"/console/", "/console/propositions", "/console/inbox", "/console/graph", "/console/decisions"} {
+		code, _, hdr := c.do("GET", p, nil, nil)
+		if code != http.StatusSeeOther || hdr.Get("Location") != "/console/login" {
+			t.Errorf("GET %s signed out: %d → %q, want 303 to the sign-in page", p, code, hdr.Get("Location"))
+		}
+	}
+	code, _, _ := c.do("POST", "/console/approve", url.Values{"decision_id": {e.pending.ID}, "verdict": {"once"}}, nil)
+	if code != http.StatusUnauthorized {
+		t.Errorf("POST approve signed out: %d, want 401", code)
+	}
+}
+
+func TestWrongTokenRefused(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	code, body := c.signIn("Mallory", "ingest-token-is-not-operator")
+	if code != http.StatusUnauthorized || !strings.Contains(body, "Wrong operator token") {
+		t.Fatalf("wrong token: %d, want 401 with a message\n%s", code, body)
+	}
+	if code, _ := c.get("/console/"); code != http.StatusSeeOther {
+		t.Fatalf("after a wrong token the overview answered %d, want a redirect to sign in", code)
+	}
+}
+
+func TestSignInThrottled(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	for i := 0; i < 5; i++ {
+		if code, _ := c.signIn("Mallory", "guess"); code != http.StatusUnauthorized {
+			t.Fatalf("attempt %d: %d, want 401", i+1, code)
+		}
+	}
+	// Even the right token is refused while the address is throttled.
+	if code, _ := c.signIn("Ada", testToken); code != http.StatusTooManyRequests {
+		t.Fatalf("sixth attempt: %d, want 429", code)
+	}
+}
+
+func TestSignInNeedsLoginCSRF(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	code, _, _ := c.do("POST", "/console/login", url.Values{"operator": {"Ada"}, "token": {testToken}}, nil)
+	if code != http.StatusForbidden {
+		t.Fatalf("sign-in without the form's CSRF token: %d, want 403", code)
+	}
+}
+
+func TestPostWithoutCSRFRefused(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	c.mustSignIn()
+	for _, form := range []url.Values{
+		{"decision_id": {e.pending.ID}, "verdict": {"once"}},
+		{"decision_id": {e.pending.ID}, "verdict": {"once"}, "csrf": {"not-this-sessions-token"}},
+	} {
+		code, body, _ := c.do("POST", "/console/approve", form, nil)
+		if code != http.StatusForbidden || !strings.Contains(body, "CSRF") {
+			t.Errorf("approve with csrf=%q: %d, want 403 naming CSRF", form.Get("csrf"), code)
+		}
+	}
+	if aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID); len(aps) != 0 {
+		t.Fatalf("a refused form still recorded %d approval(s)", len(aps))
+	}
+}
+
+func TestForeignOriginAndHostRefused(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	csrf := c.mustSignIn()
+	form := url.Values{"csrf": {csrf}, "decision_id": {e.pending.ID}, "verdict": {"once"}}
+	code, body, _ := c.do("POST", "/console/approve", form, map[string]string{"Origin": "http://evil.example"})
+	if code != http.StatusForbidden || !strings.Contains(body, "evil.example") {
+		t.Errorf("foreign Origin: %d, want 403 naming it", code)
+	}
+	code, _, _ = c.do("GET", "/console/", nil, map[string]string{"Host": "rebound.example:80"})
+	if code != http.StatusForbidden {
+		t.Errorf("foreign Host: %d, want 403", code)
+	}
+	if aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID); len(aps) != 0 {
+		t.Fatalf("a refused form still recorded %d approval(s)", len(aps))
+	}
+	// The console's own origin passes.
+	code, _, _ = c.do("POST", "/console/approve", form, map[string]string{"Origin": e.srv.URL})
+	if code != http.StatusSeeOther {
+		t.Errorf("own Origin: %d, want 303", code)
+	}
+}
+
+func TestSignOutEndsSession(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	csrf := c.mustSignIn()
+	if code, _, _ := c.do("POST", "/console/logout", url.Values{"csrf": {csrf}}, nil); code != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", code)
+	}
+	if code, _ := c.get("/console/"); code != http.StatusSeeOther {
+		t.Fatalf("after sign out: %d, want redirect to sign in", code)
+	}
+}
+
+// A session ends on the server when its time is up, whatever the cookie
+// says; the throttle forgets an address after its window.
+func TestSessionExpiresAndThrottleWindowEnds(t *testing.T) {
+	var now atomic.Int64
+	now.Store(clockAt.UnixNano())
+	e := newEnv(t, func(c *console.Config) {
+		c.Now = func() time.Time { return time.Unix(0, now.Load()).UTC() }
+		c.SessionTTL = time.Hour
+	})
+	c := e.client()
+	c.mustSignIn()
+	now.Add(int64(61 * time.Minute))
+	if code, _ := c.get("/console/"); code != http.StatusSeeOther {
+		t.Fatalf("an expired session still opened the overview (%d)", code)
+	}
+	m := e.client()
+	for range 5 {
+		m.signIn("Mallory", "guess")
+	}
+	if code, _ := m.signIn("Ada", testToken); code != http.StatusTooManyRequests {
+		t.Fatalf("throttled: %d, want 429", code)
+	}
+	now.Add(int64(61 * time.Second))
+	if code, _ := m.signIn("Ada", testToken); code != http.StatusSeeOther {
+		t.Fatalf("after the window: %d, want a sign-in", code)
+	}
+}

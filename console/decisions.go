@@ -1,0 +1,286 @@
+package console
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/edgepolicy"
+)
+
+var outcomes = []string{audit.OutcomeMayAct, audit.OutcomeRequireConfirmation, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered}
+
+type decisionsData struct {
+	Outcome, Prop, Since, Until, After string
+	Pending                            bool
+	Outcomes                           []string
+	Rows                               []audit.Decision
+	Next                               string // the cursor of the next page, "" at the end
+	Newest                             bool   // the page shown is the newest one
+	NewestFirst                        bool   // rows run newest first; Next pages back
+	Err                                string
+}
+
+// decisions is the feed, in the log's order (oldest first within a page),
+// paginated by cursor; with no cursor and no filter it opens on the
+// newest page, found from the background tail.
+func (c *Console) decisions(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.cfg.Log == nil {
+		c.errorPage(w, r, http.StatusNotFound, "No decision log", "This server runs without a decision log (--audit off), so there are no decisions to show.")
+		return
+	}
+	q := r.URL.Query()
+	d := decisionsData{Outcome: q.Get("outcome"), Prop: strings.TrimSpace(q.Get("prop")), Since: q.Get("since"), Until: q.Get("until"),
+		After: q.Get("after"), Pending: q.Get("pending") == "on", Outcomes: outcomes}
+	f := audit.Filter{Outcome: d.Outcome, PropositionID: d.Prop, Pending: d.Pending, After: d.After, Limit: pageSize}
+	var err error
+	if f.Since, err = parseFormTime(d.Since); err != nil {
+		d.Err = "since: " + err.Error()
+	}
+	if f.Until, err = parseFormTime(d.Until); err != nil {
+		d.Err = "until: " + err.Error()
+	}
+	list := c.cfg.Log.List
+	switch {
+	case c.cfg.ListNewest != nil && q.Get("from") != "start":
+		list, d.NewestFirst, d.Newest = c.cfg.ListNewest, true, d.After == ""
+	case d.After == "" && f == (audit.Filter{Limit: pageSize}) && q.Get("from") != "start":
+		f.After, d.Newest = c.tail.newestCursor(pageSize), true
+	}
+	if d.Err == "" {
+		if d.Rows, err = list(r.Context(), f); err != nil {
+			d.Err = err.Error()
+		}
+	}
+	if len(d.Rows) == pageSize {
+		d.Next = d.Rows[len(d.Rows)-1].ID
+	}
+	c.render(w, r, http.StatusOK, "decisions", signedIn(s, "decisions", "Decisions", d))
+}
+
+// parseFormTime reads an <input type="datetime-local"> value as UTC.
+func parseFormTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05", time.RFC3339} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, errors.New("want a time like 2026-12-01T14:30 (UTC)")
+}
+
+type decisionData struct {
+	D         *audit.Decision
+	Approvals []approvalRow
+	Pending   bool
+	JSON      string
+	Layers    []layerRow
+	RiskJSON  string
+	Done      string
+	Tomorrow  time.Time
+	// Placements are where the decision's policies sit in the graph.
+	Placements []edgepolicy.Orphan
+}
+
+type layerRow struct {
+	audit.Layer
+	DetailJSON string
+}
+
+func (c *Console) decision(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.cfg.Log == nil {
+		c.errorPage(w, r, http.StatusNotFound, "No decision log", "This server runs without a decision log.")
+		return
+	}
+	d, status, err := c.loadDecision(r, r.URL.Query().Get("id"))
+	if err != nil {
+		c.errorPage(w, r, status, "No such decision", err.Error())
+		return
+	}
+	d.Done = r.URL.Query().Get("done")
+	c.render(w, r, http.StatusOK, "decision", signedIn(s, "decisions", "Decision "+d.D.ID, d))
+}
+
+func (c *Console) loadDecision(r *http.Request, id string) (*decisionData, int, error) {
+	dec, err := c.cfg.Log.Decision(r.Context(), id)
+	if errors.Is(err, audit.ErrNotFound) {
+		return nil, http.StatusNotFound, errors.New("no decision " + strconvQuote(id) + " in the log")
+	}
+	if err != nil {
+		return nil, http.StatusInternalServerError, err
+	}
+	aps, err := c.cfg.Log.ApprovalsFor(r.Context(), id)
+	if err != nil {
+		return nil, http.StatusInternalServerError, err
+	}
+	rows, err := c.trail(r, aps)
+	if err != nil {
+		return nil, http.StatusInternalServerError, err
+	}
+	d := &decisionData{D: dec, Approvals: rows, JSON: pretty(dec), RiskJSON: pretty(dec.RiskPolicy), Tomorrow: c.cfg.Now().Add(24 * time.Hour)}
+	d.Pending = dec.Outcome == audit.OutcomeRequireConfirmation && len(aps) == 0
+	for _, p := range placements(c.cfg.Policies) {
+		if slices.Contains(dec.PolicyIDs, p.PolicyID) {
+			d.Placements = append(d.Placements, p)
+		}
+	}
+	for _, l := range dec.Layers {
+		row := layerRow{Layer: l}
+		if l.Detail != nil {
+			row.DetailJSON = pretty(l.Detail)
+		}
+		d.Layers = append(d.Layers, row)
+	}
+	return d, http.StatusOK, nil
+}
+
+func pretty(v any) string {
+	if v == nil {
+		return ""
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+type inboxData struct {
+	Rows     []audit.Decision
+	Next     string
+	Tomorrow time.Time
+	Err      string
+}
+
+// inbox lists the confirmations waiting for an operator, oldest first.
+func (c *Console) inbox(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.cfg.Log == nil {
+		c.errorPage(w, r, http.StatusNotFound, "No decision log", "Approvals need a decision log; this server runs without one.")
+		return
+	}
+	d := inboxData{Tomorrow: c.cfg.Now().Add(24 * time.Hour)}
+	var err error
+	d.Rows, err = c.cfg.Log.List(r.Context(), audit.Filter{Pending: true, After: r.URL.Query().Get("after"), Limit: pageSize})
+	if err != nil {
+		d.Err = err.Error()
+	}
+	if len(d.Rows) == pageSize {
+		d.Next = d.Rows[len(d.Rows)-1].ID
+	}
+	c.render(w, r, http.StatusOK, "inbox", signedIn(s, "inbox", "Inbox", d))
+}
+
+// approve records an operator's answer to a pending decision, in the
+// signed-in operator's name: approve once, approve within a scope until
+// a time, or reject with a note.
+func (c *Console) approve(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.cfg.Log == nil {
+		c.errorPage(w, r, http.StatusNotFound, "No decision log", "Approvals need a decision log.")
+		return
+	}
+	d, status, err := c.loadDecision(r, r.PostFormValue("decision_id"))
+	if err != nil {
+		c.errorPage(w, r, status, "No such decision", err.Error())
+		return
+	}
+	if !d.Pending {
+		c.errorPage(w, r, http.StatusConflict, "Not pending", "Decision "+d.D.ID+" is not a confirmation waiting for an answer (its outcome is "+d.D.Outcome+", with "+itoa(int64(len(d.Approvals)))+" answer(s) on record).")
+		return
+	}
+	a, msg := c.approvalFromForm(r, d.D, s.operator)
+	if msg != "" {
+		c.errorPage(w, r, http.StatusBadRequest, "Approval not recorded", msg)
+		return
+	}
+	if err := c.cfg.Log.Approve(r.Context(), a); err != nil {
+		c.errorPage(w, r, approveStatus(err), "Approval not recorded", err.Error())
+		return
+	}
+	http.Redirect(w, r, BasePath+"decision?id="+urlQuery(d.D.ID)+"&done="+urlQuery(a.ID), http.StatusSeeOther)
+}
+
+// approvalRow is an approval with the calls that presented it.
+type approvalRow struct {
+	audit.Approval
+	Presented []audit.Decision
+}
+
+// maxPresented bounds the calls listed under one approval.
+const maxPresented = 20
+
+func (c *Console) trail(r *http.Request, aps []audit.Approval) ([]approvalRow, error) {
+	out := make([]approvalRow, len(aps))
+	for i, a := range aps {
+		out[i].Approval = a
+		if c.cfg.Presented == nil {
+			continue
+		}
+		ds, err := c.cfg.Presented(r.Context(), a.ID, maxPresented)
+		if err != nil {
+			return nil, err
+		}
+		out[i].Presented = ds
+	}
+	return out, nil
+}
+
+// approveStatus is the HTTP status of a store's refusal of an approval.
+func approveStatus(err error) int {
+	switch {
+	case errors.Is(err, audit.ErrInvalidApproval):
+		return http.StatusBadRequest
+	case errors.Is(err, audit.ErrAnswered), errors.Is(err, audit.ErrNotPending):
+		return http.StatusConflict
+	case errors.Is(err, audit.ErrNotFound):
+		return http.StatusNotFound
+	}
+	return http.StatusInternalServerError
+}
+
+// approvalFromForm builds the approval, or says what the form lacks.
+func (c *Console) approvalFromForm(r *http.Request, d *audit.Decision, operator string) (*audit.Approval, string) {
+	now := c.cfg.Now().UTC()
+	a := &audit.Approval{ID: audit.NewID(), DecisionID: d.ID, Approver: operator, CreatedAt: now,
+		Note: strings.TrimSpace(r.PostFormValue("note"))}
+	switch r.PostFormValue("verdict") {
+	case "reject":
+		a.Verdict = audit.Rejected
+		if a.Note == "" {
+			return nil, "A rejection needs a note saying why (or what to change)."
+		}
+		return a, ""
+	case "once":
+		a.Verdict, a.Once = audit.Approved, true
+		return a, ""
+	case "scope":
+		a.Verdict = audit.Approved
+	default:
+		return nil, "Choose approve once, approve within a scope, or reject."
+	}
+	until, err := parseFormTime(r.PostFormValue("until"))
+	if err != nil || until.IsZero() {
+		return nil, "A scoped approval needs an expiry (until), e.g. 2026-12-02T09:00 (UTC)."
+	}
+	if !until.After(now) {
+		return nil, "The expiry (until) must be in the future."
+	}
+	a.Until = until
+	sc := &audit.Scope{PropositionID: d.PropositionID}
+	if r.PostFormValue("scope_action_kind") == "on" {
+		sc.ActionKind = d.ActionKind
+	}
+	if r.PostFormValue("scope_tool") == "on" {
+		sc.ToolName = d.ToolName
+	}
+	if r.PostFormValue("scope_concepts") == "on" {
+		sc.Concepts = d.Concepts
+	}
+	a.Scope = sc
+	return a, ""
+}

@@ -1,0 +1,275 @@
+package console_test
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ewp-go/ewp/audit"
+)
+
+func TestPagesRender(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	c.mustSignIn()
+	for _, tc := range []struct {
+		path string
+		want []string
+	}{
+		{"/console/", []string{"Propositions by state", "conflict OPEN", "STALE", "DEGRADED", "SUPERSEDED", "UNACCEPTED", "as of", "Pending confirmations", "REQUIRE_CONFIRMATION", "Verify the ledger"}},
+		{"/console/propositions", []string{"P-api-cert-valid", "ACCEPTED"}},
+		{"/console/propositions?state=stale", []string{"STALE"}},
+		{"/console/propositions?q=certificate", []string{"P-api-cert-valid"}},
+		{"/console/proposition?id=P-api-cert-valid", []string{"Warrant over time", "<svg", "openssl-2026-11-20", "Snapshot history", "L-openssl"}},
+		{"/console/decisions", []string{"MAY_ACT", "DENY", "REQUIRE_CONFIRMATION"}},
+		{"/console/decisions?outcome=DENY", []string{"DENY"}},
+		{"/console/decision?id=" + e.pending.ID, []string{"Layers", "protected_file", "delete APPLIES_TO file at D3 (filesystem-demo.cedar:11:1)", "Approve once", "Approval trail"}},
+		{"/console/inbox", []string{"Approve once", "Approve within scope", "Reject", "Ada Operator"}},
+		{"/console/graph", []string{"<svg", "delete", "file", "protected_file", "bulk_delete"}},
+		{"/console/graph?q=delete,file", []string{"GROUNDED", "Grounding trace"}},
+		{"/console/graph?q=delete,unicorn", []string{"EXISTENCE", "unicorn"}},
+	} {
+		code, body := c.get(tc.path)
+		if code != http.StatusOK {
+			t.Errorf("GET %s: %d\n%s", tc.path, code, body)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("GET %s: page lacks %q", tc.path, w)
+			}
+		}
+	}
+	if code, _ := c.get("/console/static/console.css"); code != http.StatusOK {
+		t.Errorf("stylesheet: %d", code)
+	}
+}
+
+// The state filter shows only propositions in that state.
+func TestPropositionsFilterByState(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	c.mustSignIn()
+	_, all := c.get("/console/propositions")
+	_, open := c.get("/console/propositions?state=open")
+	if strings.Count(open, "/console/proposition?id=") >= strings.Count(all, "/console/proposition?id=") {
+		t.Fatalf("state=open lists as many propositions as no filter")
+	}
+	if strings.Count(open, "b-open") == 0 {
+		t.Fatalf("state=open lists no proposition with an OPEN conflict")
+	}
+}
+
+func TestInboxApproveOnce(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	csrf := c.mustSignIn()
+	code, _, hdr := c.do("POST", "/console/approve", url.Values{"csrf": {csrf}, "decision_id": {e.pending.ID}, "verdict": {"once"}}, nil)
+	if code != http.StatusSeeOther {
+		t.Fatalf("approve once: %d", code)
+	}
+	aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID)
+	if len(aps) != 1 {
+		t.Fatalf("%d approvals recorded, want 1", len(aps))
+	}
+	a := aps[0]
+	if a.Approver != "Ada Operator" || !a.Once || a.Verdict != audit.Approved || !a.CreatedAt.Equal(clockAt) || a.Covers(e.pending, clockAt) != nil {
+		t.Fatalf("approval %+v: want approved once by Ada Operator at the server clock, covering the decision", a)
+	}
+	if !strings.Contains(hdr.Get("Location"), a.ID) {
+		t.Errorf("redirect %q does not name the approval", hdr.Get("Location"))
+	}
+	_, page := c.get("/console/decision?id=" + e.pending.ID)
+	if !strings.Contains(page, a.ID) || !strings.Contains(page, "Ada Operator") || strings.Contains(page, "Approve once") {
+		t.Errorf("decision page after approval: want the approval in its trail and no more forms")
+	}
+	// A second answer to the same decision is refused.
+	if code, _, _ := c.do("POST", "/console/approve", url.Values{"csrf": {csrf}, "decision_id": {e.pending.ID}, "verdict": {"once"}}, nil); code != http.StatusConflict {
+		t.Errorf("second answer: %d, want 409", code)
+	}
+	if _, inbox := c.get("/console/inbox"); !strings.Contains(inbox, "Nothing is waiting") {
+		t.Errorf("the inbox still lists the answered decision")
+	}
+}
+
+func TestInboxApproveScopeAndReject(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	csrf := c.mustSignIn()
+	until := clockAt.Add(2 * time.Hour).Format("2006-01-02T15:04")
+	// A scope without an expiry is refused, with the reason.
+	code, body, _ := c.do("POST", "/console/approve", url.Values{"csrf": {csrf}, "decision_id": {e.pending.ID}, "verdict": {"scope"}}, nil)
+	if code != http.StatusBadRequest || !strings.Contains(body, "expiry") {
+		t.Fatalf("scope without until: %d", code)
+	}
+	code, _, _ = c.do("POST", "/console/approve", url.Values{"csrf": {csrf}, "decision_id": {e.pending.ID}, "verdict": {"scope"},
+		"until": {until}, "scope_action_kind": {"on"}, "scope_tool": {"on"}, "note": {"for the migration"}}, nil)
+	if code != http.StatusSeeOther {
+		t.Fatalf("approve scope: %d", code)
+	}
+	aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID)
+	if len(aps) != 1 {
+		t.Fatalf("%d approvals", len(aps))
+	}
+	a := aps[0]
+	if a.Once || a.Scope == nil || a.Scope.PropositionID != "P-api-cert-valid" || a.Scope.ActionKind != "delete" || a.Scope.ToolName != "fs_delete" ||
+		len(a.Scope.Concepts) != 0 || !a.Until.Equal(clockAt.Add(2*time.Hour)) || a.Note != "for the migration" || a.Covers(e.pending, clockAt) != nil {
+		t.Fatalf("scoped approval %+v (scope %+v)", a, a.Scope)
+	}
+
+	// Reject needs a note; with one it is recorded as a rejection.
+	d := *e.pending
+	d.ID = "0192f000-0000-7000-8000-000000000099"
+	e.log.Record(t.Context(), &d)
+	if code, _, _ := c.do("POST", "/console/approve", url.Values{"csrf": {csrf}, "decision_id": {d.ID}, "verdict": {"reject"}}, nil); code != http.StatusBadRequest {
+		t.Fatalf("reject without note: %d, want 400", code)
+	}
+	if code, _, _ := c.do("POST", "/console/approve", url.Values{"csrf": {csrf}, "decision_id": {d.ID}, "verdict": {"reject"}, "note": {"use the trash instead"}}, nil); code != http.StatusSeeOther {
+		t.Fatalf("reject: %d", code)
+	}
+	aps, _ = e.log.ApprovalsFor(t.Context(), d.ID)
+	if len(aps) != 1 || aps[0].Verdict != audit.Rejected || aps[0].Note != "use the trash instead" || aps[0].Approver != "Ada Operator" || aps[0].Covers(&d, clockAt) == nil {
+		t.Fatalf("rejection %+v", aps)
+	}
+}
+
+func TestVerifyOnDemandRemembered(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	csrf := c.mustSignIn()
+	for _, target := range []string{"ledger", "log"} {
+		if code, _, _ := c.do("POST", "/console/verify", url.Values{"csrf": {csrf}, "target": {target}}, nil); code != http.StatusSeeOther {
+			t.Fatalf("verify %s: %d", target, code)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, page := c.get("/console/")
+		if strings.Count(page, "intact") >= 2 && strings.Contains(page, "snapshots") && strings.Contains(page, "3 decisions, 0 approvals") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("verify results never shown:\n%s", page)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A proposition with two snapshots: the chart marks the exact instant the
+// first turned STALE (its check + five days), and the default comparison
+// shows the check the second added.
+func TestPropositionChartAndDiff(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	c.mustSignIn()
+	code, page := c.get("/console/proposition?id=P-restic-snapshots")
+	if code != http.StatusOK {
+		t.Fatalf("%d", code)
+	}
+	for _, want := range []string{
+		"STALE after 2026-11-26 08:00:00Z", // the red rule's label, in the SVG
+		`<tr class="diff-added"><td>added</td><td>check</td><td><code>k-restic-2</code>`,
+		"Difference from <code>restic-1</code> to <code>restic-2</code>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("proposition page lacks %q", want)
+		}
+	}
+	// Comparing a snapshot with itself shows no difference.
+	_, page = c.get("/console/proposition?id=P-restic-snapshots&a=restic-1&b=restic-1")
+	if !strings.Contains(page, "No difference.") {
+		t.Errorf("a snapshot compared with itself shows differences")
+	}
+}
+
+// Links carry ids with URL-special characters intact (html/template
+// escapes query values itself; escaping them first would double-escape).
+func TestLinksKeepSpecialIDs(t *testing.T) {
+	e := newEnv(t)
+	d := *e.pending
+	d.ID, d.PropositionID = "0192f000-0000-7000-8000-000000000077", "P a/b+c&d%"
+	d.Outcome = audit.OutcomeDeny
+	e.log.Record(t.Context(), &d)
+	c := e.client()
+	c.mustSignIn()
+	_, feed := c.get("/console/decisions?outcome=DENY")
+	m := regexp.MustCompile(`href="(/console/proposition\?id=[^"]*)"`).FindAllStringSubmatch(feed, -1)
+	var link string
+	for _, x := range m {
+		if strings.Contains(x[1], "P%20a") {
+			link = html.UnescapeString(x[1])
+		}
+	}
+	if link == "" {
+		t.Fatalf("no link to the proposition in the feed:\n%s", feed)
+	}
+	_, page := c.get(link)
+	if !strings.Contains(html.UnescapeString(page), strconv.Quote("P a/b+c&d%")) {
+		t.Fatalf("following %s did not ask for proposition %q:\n%s", link, "P a/b+c&d%", page)
+	}
+}
+
+// With a newest-first lister the feed opens on the latest decision and
+// pages back to the first.
+func TestDecisionsFeedNewestFirst(t *testing.T) {
+	e := newEnv(t)
+	for i := 10; i < 70; i++ {
+		d := *e.pending
+		d.ID = fmt.Sprintf("0192f000-0000-7000-8000-%012d", i)
+		d.Time = clockAt.Add(time.Duration(i) * time.Second)
+		d.Outcome = audit.OutcomeMayAct
+		if err := e.log.Record(t.Context(), &d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := e.client()
+	c.mustSignIn()
+	idRE := regexp.MustCompile(`decision\?id=(0192f000-0000-7000-8000-0000000000\d\d)`)
+	ids := func(page string) []string {
+		var out []string
+		for _, m := range idRE.FindAllStringSubmatch(page, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	_, first := c.get("/console/decisions")
+	got := ids(first)
+	if len(got) != 50 || !strings.HasSuffix(got[0], "69") || !strings.HasSuffix(got[49], "20") {
+		t.Fatalf("first page: %d rows from %v to %v, want 50 from …69 down to …20", len(got), got[0], got[len(got)-1])
+	}
+	older := regexp.MustCompile(`href="([^"]*)">Older</a>`).FindStringSubmatch(first)
+	if older == nil {
+		t.Fatal("no link to older decisions")
+	}
+	_, second := c.get(html.UnescapeString(older[1]))
+	got = ids(second)
+	if len(got) != 13 || !strings.HasSuffix(got[0], "19") || !strings.HasSuffix(got[12], "01") {
+		t.Fatalf("older page: %v, want …19 to …10 then the three seeded", got)
+	}
+}
+
+// The approval trail lists the calls that presented the approval.
+func TestApprovalTrailShowsPresentedCalls(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	csrf := c.mustSignIn()
+	if code, _, _ := c.do("POST", "/console/approve", url.Values{"csrf": {csrf}, "decision_id": {e.pending.ID}, "verdict": {"once"}}, nil); code != http.StatusSeeOther {
+		t.Fatalf("approve: %d", code)
+	}
+	aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID)
+	use := *e.pending
+	use.ID, use.Time, use.Outcome, use.ApprovalID = "0192f000-0000-7000-8000-000000000555", clockAt, audit.OutcomeMayAct, aps[0].ID
+	if err := e.log.Record(t.Context(), &use); err != nil {
+		t.Fatal(err)
+	}
+	_, page := c.get("/console/decision?id=" + e.pending.ID)
+	if !strings.Contains(page, "Presented by:") || !strings.Contains(page, "decision?id="+use.ID) {
+		t.Fatalf("the approval trail does not list the call that presented the approval")
+	}
+}

@@ -1,0 +1,292 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/warrant"
+)
+
+// DecisionLog configures WithDecisionLog.
+type DecisionLog struct {
+	// Log is where decisions are recorded and approvals are read.
+	Log audit.Log
+	// PolicySetHash is the sha256 (hex) of the edge-policy file the guard
+	// loaded, recorded with every decision; "" when none was loaded.
+	PolicySetHash string
+
+	keys   *keyLocks
+	hashes *viewHashes
+}
+
+// WithDecisionLog records every may_act and check_grounding call in the
+// log before its answer is sent, refusals included, and answers carry the
+// decision_id. It also enables may_act's approval_id and idempotency_key,
+// the decision_get tool and the ewp://decision/{decision_id} resource.
+// Without it the server answers as before and refuses approval_id and
+// idempotency_key with a code that says the log is off.
+func WithDecisionLog(d DecisionLog) Option {
+	return func(s *Server) {
+		if d.Log != nil {
+			d.keys, d.hashes = &keyLocks{}, &viewHashes{}
+			s.decisions = &d
+		}
+	}
+}
+
+// recordedTools are the calls that are decisions.
+var recordedTools = map[string]bool{audit.ToolMayAct: true, audit.ToolCheckGrounding: true}
+
+// draft is a decision being made: the tool fills it in as it learns what
+// it judges, and finishRecord records it with the outcome.
+type draft struct {
+	d audit.Decision
+	// axes is the warrant the warrant layer judged; the record keeps it as
+	// that layer's detail so a replay can answer with it.
+	axes any
+	// replay is set when the call answered an earlier decision under its
+	// idempotency key: nothing new is recorded.
+	replay bool
+	// unlock releases the call's idempotency key (see keyLocks); nil when
+	// it holds none.
+	unlock func()
+}
+
+// release ends the call's hold on its idempotency key, if any. run defers
+// it, so a key is released even when the tool panics.
+func (dr *draft) release() {
+	if dr != nil && dr.unlock != nil {
+		dr.unlock()
+		dr.unlock = nil
+	}
+}
+
+// keyLocks serialises the calls of one idempotency key within the server,
+// from the look-up until the decision is recorded. Without it two
+// concurrent retries could both decide; the log's unique key makes one of
+// them answer the other's decision, but a single-use approval the loser
+// consumed would be spent on a decision nobody received.
+type keyLocks struct {
+	mu   sync.Mutex
+	held map[string]*keyLock
+}
+
+type keyLock struct {
+	mu      sync.Mutex
+	waiters int
+}
+
+// lock takes key's lock and returns its release.
+func (k *keyLocks) lock(key string) func() {
+	k.mu.Lock()
+	if k.held == nil {
+		k.held = map[string]*keyLock{}
+	}
+	l := k.held[key]
+	if l == nil {
+		l = &keyLock{}
+		k.held[key] = l
+	}
+	l.waiters++
+	k.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		k.mu.Lock()
+		if l.waiters--; l.waiters == 0 {
+			delete(k.held, key)
+		}
+		k.mu.Unlock()
+	}
+}
+
+type draftKey struct{}
+
+// draftFrom is the decision ctx's call is making; nil without a log.
+func draftFrom(ctx context.Context) *draft {
+	d, _ := ctx.Value(draftKey{}).(*draft)
+	return d
+}
+
+// beginRecord starts the decision of a recorded tool's call; ctx and nil
+// for anything else or without a log.
+func (s *Server) beginRecord(ctx context.Context, t *toolSpec) (context.Context, *draft) {
+	if s.decisions == nil || !recordedTools[t.tool.Name] {
+		return ctx, nil
+	}
+	dr := &draft{d: audit.Decision{Tool: t.tool.Name, Time: s.now().UTC(), Caller: callerFrom(ctx)}}
+	if id, err := uuid.NewV7(); err == nil {
+		dr.d.ID = id.String()
+	}
+	if s.guard != nil && s.guard.policies != nil {
+		dr.d.PolicyIDs, dr.d.PolicySetHash = s.guard.policies.IDs(), s.decisions.PolicySetHash
+	}
+	return context.WithValue(ctx, draftKey{}, dr), dr
+}
+
+// finishRecord records the call's decision (out, or the refusal err) and
+// only then lets the answer go, with its decision_id. A decision that
+// cannot be recorded is not answered: the call fails with
+// EWP_INTERNAL_ERROR.
+func (s *Server) finishRecord(ctx context.Context, dr *draft, out any, err error) (any, error) {
+	if dr == nil || dr.replay {
+		return out, err
+	}
+	d := &dr.d
+	if d.ID == "" {
+		return nil, errors.New("no decision_id could be generated (the system's random source failed), so the call is not answered")
+	}
+	if err != nil {
+		te := asToolError(err)
+		// A refusal does not bind the idempotency key: the retry that
+		// fixes the arguments is decided afresh.
+		d.Outcome, d.Code, d.Message, d.IdempotencyKey = audit.OutcomeRefused, te.Error, te.Message, ""
+	} else {
+		dr.fill(out)
+	}
+	rerr := s.decisions.Log.Record(ctx, d)
+	if errors.Is(rerr, audit.ErrDuplicateKey) && d.IdempotencyKey != "" {
+		// A concurrent retry with the same key was recorded first: answer
+		// as it was answered.
+		return s.replayKey(ctx, dr)
+	}
+	if rerr != nil {
+		return nil, fmt.Errorf("recording decision %s in the decision log failed, so it is not answered "+
+			"(the operator must check the log's storage): %w", d.ID, rerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return withDecisionID(out, d.ID), nil
+}
+
+// fill completes the decision from a tool's answer.
+func (dr *draft) fill(out any) {
+	switch o := out.(type) {
+	case map[string]any: // may_act
+		dr.d.Outcome, _ = o["decision"].(string)
+		at, _ := o["evaluated_at"].(string)
+		if t, err := time.Parse(timeLayout, at); err == nil {
+			dr.d.Time = t // the instant the gate decided at, to the digit
+		}
+		layers, _ := o["layers"].([]LayerDecision)
+		dr.d.Layers = make([]audit.Layer, len(layers))
+		for i, l := range layers {
+			dr.d.Layers[i] = audit.Layer(l)
+			if l.Layer == warrantLayer && l.Detail == nil && dr.axes != nil {
+				dr.d.Layers[i].Detail = dr.axes
+			}
+		}
+	case groundingOutput:
+		// The concepts as the graph names them (as sent when unknown).
+		dr.d.Outcome, dr.d.GraphVersion, dr.d.Concepts = audit.OutcomeAnswered, o.GraphVersion, o.Resolved
+		l := audit.Layer{Layer: groundingLayerName, Decision: "GROUNDED", Reasons: []string{},
+			Detail: groundingDetail{Grounded: o.Grounded, Resolved: o.Resolved, Gaps: o.Gaps, GraphVersion: o.GraphVersion}}
+		if !o.Grounded {
+			l.Decision = "NOT_GROUNDED"
+			for _, g := range o.Gaps {
+				l.Reasons = append(l.Reasons, g.Message)
+			}
+		}
+		dr.d.Layers = []audit.Layer{l}
+	}
+}
+
+// withDecisionID adds the decision_id to an answer.
+func withDecisionID(out any, id string) any {
+	switch o := out.(type) {
+	case map[string]any:
+		o["decision_id"] = id
+	case groundingOutput:
+		o.DecisionID = id
+		return o
+	}
+	return out
+}
+
+// noteAction records what a may_act call asks about, as soon as it is
+// decoded, so even a later refusal shows the proposition and the action.
+func noteAction(ctx context.Context, pid string, act warrant.Action, gc *guardCall, p warrant.RiskPolicy) {
+	dr := draftFrom(ctx)
+	if dr == nil {
+		return
+	}
+	d := &dr.d
+	d.PropositionID, d.ActionID, d.ActionKind, d.Risk = pid, act.ActionID, act.Kind, act.Risk
+	d.Reversible, d.RiskPolicy = ptr(act.Reversible), p
+	if gc != nil {
+		d.Concepts, d.ToolName = gc.act.concepts, gc.act.toolName
+		if gc.act.arguments != nil {
+			d.ArgumentsHash = argumentsHash(gc.act.arguments)
+		}
+	}
+}
+
+// noteView records the snapshot the warrant layer judged, with the hash of
+// its canonical form (EWP §8), and the warrant it gave.
+func (s *Server) noteView(ctx context.Context, pid string, v *warrant.View, axes any) {
+	if dr := draftFrom(ctx); dr != nil {
+		dr.d.ViewID, dr.d.ViewHash, dr.axes = v.ViewID, s.decisions.hashes.viewHash(pid, v), axes
+	}
+}
+
+// viewHashes caches the canonical hash of the snapshots judged. A Store
+// keeps a snapshot immutable under its (proposition_id, view_id) (see
+// Store), so the hash of one is computed once instead of re-serialising
+// the view on every call — a tenth of may_act's work otherwise. The cache
+// is bounded: when full it starts over.
+type viewHashes struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+const viewHashesMax = 4096
+
+func (c *viewHashes) viewHash(pid string, v *warrant.View) string {
+	key := pid + "\x00" + v.ViewID
+	c.mu.Lock()
+	h, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return h
+	}
+	sum := sha256.Sum256(warrant.Canonical(v))
+	h = hex.EncodeToString(sum[:])
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= viewHashesMax {
+		c.m = make(map[string]string)
+	}
+	c.m[key] = h
+	c.mu.Unlock()
+	return h
+}
+
+// noteGraph records the concept-graph version a call was judged on.
+func noteGraph(ctx context.Context, gc *guardCall) {
+	if dr := draftFrom(ctx); dr != nil && gc != nil && gc.graph != nil {
+		dr.d.GraphVersion = gc.version
+	}
+}
+
+// argumentsHash is the sha256 (hex) of action.arguments as canonical JSON:
+// object keys sorted, no insignificant whitespace, numbers exactly as
+// sent, no HTML escaping. Two calls with the same arguments hash alike
+// however their keys were ordered.
+func argumentsHash(args map[string]any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(args) // decoded from JSON with UseNumber: always encodable
+	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	return hex.EncodeToString(sum[:])
+}
