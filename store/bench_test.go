@@ -69,26 +69,48 @@ func BenchmarkLatest(b *testing.B) {
 	for _, s := range benchStores {
 		for _, n := range sizes {
 			b.Run(fmt.Sprintf("%s/%dk", s.name, n/1000), func(b *testing.B) {
-				ctx := context.Background()
-				dsn := filled(parent, s.name, s.fresh, n)
-				l, err := store.Open(ctx, dsn, store.Options{ReadOnly: true})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer l.Close()
-				props := n / 2
-				b.ResetTimer()
-				cpu := startCPU(b, s.name)
-				defer cpu.report(b, b.N, "op")
-				for i := 0; i < b.N; i++ {
-					id := fmt.Sprintf("P-%07d", rand.IntN(props))
-					if _, err := l.Latest(ctx, id); err != nil {
-						b.Fatal(err)
-					}
-				}
+				benchLatest(b, filled(parent, s.name, s.fresh, n), s.name, n, false)
+			})
+			b.Run(fmt.Sprintf("%s/%dk/parallel", s.name, n/1000), func(b *testing.B) {
+				benchLatest(b, filled(parent, s.name, s.fresh, n), s.name, n, true)
 			})
 		}
 	}
+}
+
+// benchLatest reads random propositions' latest snapshots, one call at a
+// time or from 16 goroutines (a replica's concurrent requests; calls/s is
+// then the throughput on this machine's cores, shared with the database).
+func benchLatest(b *testing.B, dsn, name string, n int, parallel bool) {
+	ctx := context.Background()
+	l, err := store.Open(ctx, dsn, store.Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	props := n / 2
+	read := func() {
+		if _, err := l.Latest(ctx, fmt.Sprintf("P-%07d", rand.IntN(props))); err != nil {
+			b.Error(err)
+		}
+	}
+	b.ResetTimer()
+	cpu := startCPU(b, name)
+	start := time.Now()
+	if parallel {
+		b.SetParallelism(8)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				read()
+			}
+		})
+	} else {
+		for i := 0; i < b.N; i++ {
+			read()
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+	cpu.report(b, b.N, "op")
 }
 
 var (
@@ -139,10 +161,11 @@ type cpuMeter struct {
 }
 
 func startCPU(b *testing.B, store string) *cpuMeter {
-	m := &cpuMeter{self: selfCPU(), store: store}
+	m := &cpuMeter{store: store}
 	if store == "postgres" {
 		m.db, m.dbOK = pgtest.Get(b).CPUTime()
 	}
+	m.self = selfCPU() // after the /proc scan, which is not the store's
 	return m
 }
 
@@ -160,4 +183,37 @@ func selfCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkAppend appends one evidence item per call to one of 100
+// propositions: the small write agents' tools make, each its own
+// transaction (and, on PostgreSQL, its own turn on the chain lock).
+func BenchmarkAppend(b *testing.B) {
+	for _, s := range benchStores {
+		b.Run(s.name, func(b *testing.B) {
+			ctx := context.Background()
+			l, err := store.Open(ctx, s.fresh(b), store.Options{Create: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Close()
+			if _, err := l.PutEach(ctx, 100, func(j int) (*warrant.View, error) {
+				return warrant.DecodeView(snapshottest.SyntheticView(j, 0))
+			}); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			cpu := startCPU(b, s.name)
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				e := warrant.Evidence{EvidenceID: fmt.Sprintf("e-bench-%d", i), Polarity: warrant.Supports, Content: "c",
+					ObservedAt: "2026-09-20T00:00:00Z", Source: warrant.SourceRef{ContentHash: "h", ObservedAt: "2026-09-20T00:00:00Z"}}
+				if _, err := l.AppendEvidence(ctx, fmt.Sprintf("P-%07d", i%100), e); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "appends/s")
+			cpu.report(b, b.N, "op")
+		})
+	}
 }

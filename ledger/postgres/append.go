@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/snapshot"
 	"github.com/ewp-go/ewp/warrant"
@@ -25,10 +27,19 @@ func (l *Ledger) AppendCheck(ctx context.Context, propositionID string, c warran
 func (l *Ledger) Append(ctx context.Context, propositionID string, r snapshot.Records) (ledger.AppendResult, error) {
 	var res ledger.AppendResult
 	err := l.write(ctx, func(w *wtx) error {
+		// Latest and what the §9 checks need, in one round trip.
+		b := &pgx.Batch{}
+		b.Queue(`SELECT CASE WHEN length(body) <= $2 THEN body END, length(body), seq FROM snapshots
+			WHERE proposition_id = $1 ORDER BY seq DESC LIMIT 1`, []byte(propositionID), w.maxBody)
+		load := w.queueLoad(b, []string{propositionID})
+		br := w.tx.SendBatch(ctx, b)
+		defer br.Close()
 		var body []byte
 		var seq, n int64
-		err := w.tx.QueryRow(ctx, `SELECT CASE WHEN length(body) <= $2 THEN body END, length(body), seq FROM snapshots
-			WHERE proposition_id = $1 ORDER BY seq DESC LIMIT 1`, []byte(propositionID), w.maxBody).Scan(&body, &n, &seq)
+		err := br.QueryRow().Scan(&body, &n, &seq)
+		if err == nil {
+			err = load(br)
+		}
 		if isNoRows(err) {
 			return missingProposition(propositionID)
 		}
@@ -50,8 +61,8 @@ func (l *Ledger) Append(ctx context.Context, propositionID string, r snapshot.Re
 			res = ledger.AppendResult{View: latest, Seq: seq}
 			return nil
 		}
-		if err := w.load([]string{propositionID}); err != nil {
-			return err
+		if err := br.Close(); err != nil {
+			return ledgerErr("read latest", err)
 		}
 		p, err := prepare(next, w.maxBody)
 		if err != nil {

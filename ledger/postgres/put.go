@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/ewp-go/ewp/chain"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/snapshot"
@@ -169,9 +171,19 @@ func hasErr(errs []error) bool {
 	return false
 }
 
-// load reads, in two queries, the snapshots and records of the given
+// load reads, in one round trip, the snapshots and records of the given
 // propositions that the transaction does not know yet.
 func (w *wtx) load(ids []string) error {
+	b := &pgx.Batch{}
+	read := w.queueLoad(b, ids)
+	br := w.tx.SendBatch(w.ctx, b)
+	defer br.Close()
+	return read(br)
+}
+
+// queueLoad queues the queries of load on b and returns what reads their
+// results, so a caller can send other queries in the same round trip.
+func (w *wtx) queueLoad(b *pgx.Batch, ids []string) func(pgx.BatchResults) error {
 	var need [][]byte
 	seen := map[string]bool{}
 	for _, id := range ids {
@@ -182,18 +194,29 @@ func (w *wtx) load(ids []string) error {
 		}
 	}
 	if len(need) == 0 {
-		return nil
+		return func(pgx.BatchResults) error { return nil }
 	}
-	rows, err := w.tx.Query(w.ctx, `SELECT proposition_id, view_id, body_sha256, seq FROM snapshots WHERE proposition_id = ANY($1)`, need)
+	b.Queue(`SELECT proposition_id, view_id, body_sha256, seq FROM snapshots WHERE proposition_id = ANY($1)`, need)
+	b.Queue(`SELECT proposition_id, kind, record_id, sum, view_id FROM records WHERE proposition_id = ANY($1)`, need)
+	return func(br pgx.BatchResults) error {
+		if err := w.readViews(br); err != nil {
+			return ledgerErr("probe propositions", err)
+		}
+		return ledgerErrOrNil("look up records", w.readRecords(br))
+	}
+}
+
+func (w *wtx) readViews(br pgx.BatchResults) error {
+	rows, err := br.Query()
 	if err != nil {
-		return ledgerErr("probe propositions", err)
+		return err
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var prop, view, sum []byte
 		var seq int64
 		if err := rows.Scan(&prop, &view, &sum, &seq); err != nil {
-			rows.Close()
-			return ledgerErr("probe propositions", err)
+			return err
 		}
 		st := w.props[string(prop)]
 		st.existed = true
@@ -201,26 +224,26 @@ func (w *wtx) load(ids []string) error {
 		copy(r.sum[:], sum)
 		st.views[string(view)] = r
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return ledgerErr("probe propositions", err)
-	}
-	rows, err = w.tx.Query(w.ctx, `SELECT proposition_id, kind, record_id, sum, view_id FROM records WHERE proposition_id = ANY($1)`, need)
+	return rows.Err()
+}
+
+func (w *wtx) readRecords(br pgx.BatchResults) error {
+	rows, err := br.Query()
 	if err != nil {
-		return ledgerErr("look up records", err)
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var prop, id, sum, view []byte
 		var kind string
 		if err := rows.Scan(&prop, &kind, &id, &sum, &view); err != nil {
-			return ledgerErr("look up records", err)
+			return err
 		}
 		s := snapshot.Stored{ViewID: string(view)}
 		copy(s.Sum[:], sum)
 		w.props[string(prop)].idx[snapshot.Key{Kind: snapshot.Kind(kind), ID: string(id)}] = s
 	}
-	return ledgerErrOrNil("look up records", rows.Err())
+	return rows.Err()
 }
 
 // store writes one prepared view, or finds it already stored; the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -71,9 +72,6 @@ func (l *Ledger) write(ctx context.Context, fn func(w *wtx) error) error {
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after Commit
 	w := &wtx{ctx: ctx, tx: tx, now: l.now().UTC().Format(time.RFC3339Nano), props: map[string]*propState{}, maxBody: l.maxBody}
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(chainLock)); err != nil {
-		return ledgerErr("lock the chain head", err)
-	}
 	if err := w.init(); err != nil {
 		return ledgerErr("begin write", err)
 	}
@@ -94,63 +92,56 @@ func brokenChain(what string) error {
 	return fmt.Errorf("%w (%s); nothing was written: run `ewp-ingest verify --db URL` to see what changed, and restore the database from a copy that verifies", ErrBrokenChain, what)
 }
 
-// init reads the head and the sequence numbers, and checks in constant
-// time what can be checked before extending the chain: the last link
-// recomputes, the newest rows are the ones the chain records, and the
-// append-only triggers are all there and enabled. Deeper edits are
-// Verify's to find.
+// tailSQL reads, after the lock is granted, the last two events, the
+// newest rows of each table, the rows the chain records last, and how many
+// of the append-only triggers of this schema are in place and enabled.
+const tailSQL = `SELECT
+	(SELECT COALESCE(MAX(seq), 0) FROM snapshots), (SELECT COALESCE(MAX(seq), 0) FROM primitive_revisions),
+	(SELECT COALESCE(MAX(row_seq), 0) FROM events WHERE tbl = 'snapshots'),
+	(SELECT COALESCE(MAX(row_seq), 0) FROM events WHERE tbl = 'primitive_revisions'),
+	(SELECT count(*) FROM pg_trigger WHERE tgname = ANY($1) AND tgenabled = 'O'
+		AND tgrelid IN (SELECT oid FROM pg_class WHERE relnamespace = current_schema()::regnamespace))`
+
+type tailEvent struct {
+	seq        int64
+	payload    string
+	prev, hash []byte
+}
+
+// init takes the chain lock and reads the head and the sequence numbers,
+// in one round trip (the statements of a batch run in order, each seeing
+// what was committed before it began, so the reads see the last holder's
+// commit). It checks in constant time what can be checked before
+// extending the chain: the last link recomputes, the newest rows are the
+// ones the chain records, and the append-only triggers are all there and
+// enabled. Deeper edits are Verify's to find.
 func (w *wtx) init() error {
-	var last, before struct {
-		seq        int64
-		payload    string
-		prev, hash []byte
+	b := &pgx.Batch{}
+	b.Queue(`SELECT pg_advisory_xact_lock($1)`, int64(chainLock))
+	b.Queue(`SELECT seq, payload, prev_hash, hash FROM events ORDER BY seq DESC LIMIT 2`)
+	b.Queue(tailSQL, triggerNames())
+	br := w.tx.SendBatch(w.ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return fmt.Errorf("lock the chain head: %w", err)
 	}
-	rows, err := w.tx.Query(w.ctx, `SELECT seq, payload, prev_hash, hash FROM events ORDER BY seq DESC LIMIT 2`)
+	rows, err := br.Query()
 	if err != nil {
 		return err
 	}
-	n := 0
-	for rows.Next() {
-		dst := &last
-		if n == 1 {
-			dst = &before
-		}
-		if err := rows.Scan(&dst.seq, &dst.payload, &dst.prev, &dst.hash); err != nil {
-			rows.Close()
-			return err
-		}
-		n++
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	evs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tailEvent, error) {
+		var e tailEvent
+		return e, r.Scan(&e.seq, &e.payload, &e.prev, &e.hash)
+	})
+	if err != nil {
 		return err
-	}
-	w.evSeq, w.head = 0, chain.Genesis()
-	if n > 0 {
-		wantSeq, wantPrev := int64(1), chain.Genesis()
-		if n == 2 {
-			wantSeq, wantPrev = before.seq+1, before.hash
-		}
-		switch {
-		case last.seq != wantSeq:
-			return brokenChain(fmt.Sprintf("last event %d follows event %d", last.seq, before.seq))
-		case !bytes.Equal(last.prev, wantPrev):
-			return brokenChain(fmt.Sprintf("last event %d: prev_hash is not the hash of the event before", last.seq))
-		case !bytes.Equal(last.hash, chain.Hash(last.prev, []byte(last.payload))):
-			return brokenChain(fmt.Sprintf("last event %d: hash is not sha256(prev_hash || payload)", last.seq))
-		}
-		w.evSeq, w.head = last.seq, last.hash
 	}
 	var evSnaps, evPrims int64
 	var triggers int
-	err = w.tx.QueryRow(w.ctx, `SELECT
-		(SELECT COALESCE(MAX(seq), 0) FROM snapshots), (SELECT COALESCE(MAX(seq), 0) FROM primitive_revisions),
-		(SELECT COALESCE(MAX(row_seq), 0) FROM events WHERE tbl = 'snapshots'),
-		(SELECT COALESCE(MAX(row_seq), 0) FROM events WHERE tbl = 'primitive_revisions'),
-		(SELECT count(*) FROM pg_trigger WHERE tgname = ANY($1) AND tgenabled = 'O'
-			AND tgrelid IN (SELECT oid FROM pg_class WHERE relnamespace = current_schema()::regnamespace))`, triggerNames()).
-		Scan(&w.snapSeq, &w.primSeq, &evSnaps, &evPrims, &triggers)
-	if err != nil {
+	if err := br.QueryRow().Scan(&w.snapSeq, &w.primSeq, &evSnaps, &evPrims, &triggers); err != nil {
+		return err
+	}
+	if err := w.checkLink(evs); err != nil {
 		return err
 	}
 	if evSnaps != w.snapSeq || evPrims != w.primSeq {
@@ -159,6 +150,29 @@ func (w *wtx) init() error {
 	if triggers != len(triggerNames()) {
 		return brokenChain(fmt.Sprintf("%d of the %d append-only triggers are missing or disabled", len(triggerNames())-triggers, len(triggerNames())))
 	}
+	return nil
+}
+
+// checkLink checks the last event (evs[0]) against the one before it and
+// sets the head from it.
+func (w *wtx) checkLink(evs []tailEvent) error {
+	w.evSeq, w.head = 0, chain.Genesis()
+	if len(evs) == 0 {
+		return nil
+	}
+	last, wantSeq, wantPrev := evs[0], int64(1), chain.Genesis()
+	if len(evs) == 2 {
+		wantSeq, wantPrev = evs[1].seq+1, evs[1].hash
+	}
+	switch {
+	case last.seq != wantSeq:
+		return brokenChain(fmt.Sprintf("last event %d follows event %d", last.seq, wantSeq-1))
+	case !bytes.Equal(last.prev, wantPrev):
+		return brokenChain(fmt.Sprintf("last event %d: prev_hash is not the hash of the event before", last.seq))
+	case !bytes.Equal(last.hash, chain.Hash(last.prev, []byte(last.payload))):
+		return brokenChain(fmt.Sprintf("last event %d: hash is not sha256(prev_hash || payload)", last.seq))
+	}
+	w.evSeq, w.head = last.seq, last.hash
 	return nil
 }
 
@@ -186,9 +200,20 @@ var copies = []struct {
 	{"assertion_text", []string{"proposition_id", "assertion_id", "text_fold"}, func(p *pending) *[][]any { return &p.texts }},
 }
 
-// flush sends every pending row, one COPY per table: per row, COPY costs
-// the server a fraction of what an INSERT statement does.
+// smallFlush is the most pending rows sent as INSERTs in one batch
+// rather than by COPY: a COPY costs a round trip or two per table, which
+// for the handful of rows of an append is most of the write.
+const smallFlush = 64
+
+// flush sends every pending row: a large load one COPY per table (per
+// row, COPY costs the server a fraction of what an INSERT does), a small
+// write all its INSERTs in one round trip.
 func (w *wtx) flush() error {
+	if n := w.pend.size(); n == 0 {
+		return nil
+	} else if n <= smallFlush {
+		return w.insertAll()
+	}
 	for _, c := range copies {
 		rows := c.rows(&w.pend)
 		if len(*rows) == 0 {
@@ -200,6 +225,27 @@ func (w *wtx) flush() error {
 		*rows = (*rows)[:0]
 	}
 	return nil
+}
+
+func (w *wtx) insertAll() error {
+	b := &pgx.Batch{}
+	for _, c := range copies {
+		rows := c.rows(&w.pend)
+		q := insertSQL(c.table, c.cols)
+		for _, r := range *rows {
+			b.Queue(q, r...)
+		}
+		*rows = (*rows)[:0]
+	}
+	return ledgerErrOrNil("write", w.tx.SendBatch(w.ctx, b).Close())
+}
+
+func insertSQL(table string, cols []string) string {
+	ps := make([]string, len(cols))
+	for i := range cols {
+		ps[i] = fmt.Sprintf("$%d", i+1)
+	}
+	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(ps, ", ") + ")"
 }
 
 func (w *wtx) flushFull() error {
