@@ -100,11 +100,15 @@ func (r *ReadRouter) Lag(ctx context.Context) (int64, error) {
 	if err := r.primary.pool.QueryRow(ctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&cur); err != nil {
 		return 0, ledgerErr("read the primary's WAL position", err)
 	}
-	if err := r.standby.pool.QueryRow(ctx, `SELECT coalesce(pg_last_wal_replay_lsn()::text, '')`).Scan(&replay); err != nil {
+	// pg_is_in_recovery, not a NULL replay position: a primary that went
+	// through crash recovery keeps the position it replayed to.
+	var standby bool
+	err := r.standby.pool.QueryRow(ctx, `SELECT pg_is_in_recovery(), coalesce(pg_last_wal_replay_lsn()::text, '')`).Scan(&standby, &replay)
+	if err != nil {
 		return 0, ledgerErr("read the standby's replay position", err)
 	}
-	if replay == "" {
-		return 0, fmt.Errorf("%s is not a standby (pg_last_wal_replay_lsn is NULL): open the standby's URL as the standby", r.standby.url)
+	if !standby || replay == "" {
+		return 0, fmt.Errorf("%s is not a standby (not in recovery): open the standby's URL as the standby", r.standby.url)
 	}
 	a, err := parseLSN(cur)
 	if err != nil {
