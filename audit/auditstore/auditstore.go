@@ -72,6 +72,15 @@ func Where(db, auditFlag string) (string, error) {
 	return "", errors.New("say which log: --db LEDGER (the log is beside it: LEDGER.audit for a file, schema ewp_audit in a PostgreSQL database) or --audit PATH|URL")
 }
 
+// Redact is where (a path or a URL) with a URL's password hidden, for
+// messages and logs.
+func Redact(where string) string {
+	if IsPostgres(where) {
+		return postgres.Redact(where)
+	}
+	return where
+}
+
 // Open opens the log --db db and --audit auditFlag name (see Where).
 func Open(ctx context.Context, db, auditFlag string, opt Options) (Log, error) {
 	where, err := Where(db, auditFlag)

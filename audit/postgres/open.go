@@ -123,6 +123,9 @@ func poolConfig(dsn string, opt Options) (*pgxpool.Config, error) {
 	return cfg, nil
 }
 
+// Redact is dsn with its password hidden, for messages and logs.
+func Redact(dsn string) string { return redact(dsn) }
+
 // redact drops the password from a URL for messages.
 func redact(dsn string) string {
 	u, err := url.Parse(dsn)

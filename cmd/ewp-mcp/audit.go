@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/audit/memlog"
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/fixtures"
@@ -18,8 +20,14 @@ import (
 const auditOff = "off"
 
 // defaultAuditPath is where the decision log lives when --audit is not
-// given: beside the ledger, so ewp-audit --db finds the same one.
-func defaultAuditPath(ledgerPath string) string { return auditsqlite.DefaultPath(ledgerPath) }
+// given: beside the ledger, so ewp-audit --db finds the same one (in the
+// same database for a postgres:// ledger).
+func defaultAuditPath(ledgerPath string) string {
+	if auditstore.IsPostgres(ledgerPath) {
+		return ledgerPath
+	}
+	return auditsqlite.DefaultPath(ledgerPath)
+}
 
 // auditPath is the decision log cfg asks for; "" when it is off.
 func auditPath(cfg config) string {
@@ -41,7 +49,7 @@ var openDecisionLog = openAuditStore
 // first use: the server is the log's only writer of decisions, so unlike
 // the read-only ledger it must be able to start one.
 func openAuditStore(path string, _ *slog.Logger) (audit.Log, error) {
-	return auditsqlite.OpenOrCreate(path, auditsqlite.Options{})
+	return auditstore.Open(context.Background(), "", path, auditstore.Options{Create: true})
 }
 
 // decisionLogOption opens the decision log cfg asks for and returns the
@@ -58,14 +66,14 @@ func decisionLogOption(cfg config, log *slog.Logger) (mcp.Option, func(), error)
 	if cfg.demo && cfg.audit == "" {
 		l = memlog.New(nil)
 	} else if l, err = openDecisionLog(path, log); err != nil {
-		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", path, err)
+		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", auditstore.Redact(path), err)
 	}
 	hash, err := policySetHash(cfg)
 	if err != nil {
 		_ = l.Close()
 		return nil, nil, err
 	}
-	log.Info("decision log ready", "audit", path)
+	log.Info("decision log ready", "audit", auditstore.Redact(path))
 	return mcp.WithDecisionLog(mcp.DecisionLog{Log: l, PolicySetHash: hash}), func() { _ = l.Close() }, nil
 }
 
