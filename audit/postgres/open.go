@@ -71,9 +71,10 @@ func Open(ctx context.Context, dsn string, opt Options) (*Log, error) {
 	return l, nil
 }
 
-// OpenPool is Open over a pool the caller keeps (the ledger's, when
-// ledger and log share a database and a role); Close leaves it open.
-// ReadOnly then only refuses writes in this process.
+// OpenPool is Open over a pool the caller keeps; Close leaves it open.
+// The pool must allow writes unless opt.ReadOnly: a replica's ledger pool
+// is read-only (default_transaction_read_only), so a replica opens the log
+// with Open instead. ReadOnly here only refuses writes in this process.
 func OpenPool(ctx context.Context, pool *pgxpool.Pool, opt Options) (*Log, error) {
 	return open(ctx, pool, redact(pool.Config().ConnString()), opt)
 }
