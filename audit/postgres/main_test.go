@@ -7,9 +7,10 @@ import (
 )
 
 // TestMain runs the tests on a throwaway cluster (pgtest), or this binary
-// as a recording replica for TestKillKeepsEveryReturnedRecord.
+// as a replica for TestKillKeepsEveryReturnedRecord (recording) or
+// TestConsumeRaceAcrossProcesses (consuming).
 func TestMain(m *testing.M) {
-	if recorderChild() {
+	if recorderChild() || consumerChild() {
 		return
 	}
 	pgtest.Main(m)
