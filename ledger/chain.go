@@ -21,6 +21,7 @@ var (
 	snapshotEvent  = chain.SnapshotPayload
 	primitiveEvent = chain.PrimitivePayload
 	chainHash      = chain.Hash
+	payloadDiff    = chain.PayloadDiff
 )
 
 // mustJSON marshals values that cannot fail to marshal (the search index

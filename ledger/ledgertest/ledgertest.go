@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ewp-go/ewp/graphstore"
+	"github.com/ewp-go/ewp/grounding"
 	"github.com/ewp-go/ewp/internal/sharedtest"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
@@ -69,6 +71,7 @@ func Run(t *testing.T, fresh Fresh) {
 		{"PutEachLarge", testPutEachLarge},
 		{"MaxViewBytes", testMaxViewBytes},
 		{"VerifyHead", testVerifyHead},
+		{"ConceptGraph", testConceptGraph},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, fresh) })
@@ -642,5 +645,37 @@ func testVerifyHead(t *testing.T, fresh Fresh) {
 	other := ledger.Head{Seq: 1, Hash: strings.Repeat("0", 64)}
 	if err := l.VerifyHead(ctx, other); !errors.As(err, &brk) || !strings.Contains(brk.What, "rewritten") {
 		t.Fatalf("another hash: %v", err)
+	}
+}
+
+const twoConcepts = `{"graph": "g", "primitives": [
+ {"name": "File", "depths": [{"level": 0}, {"level": 1, "properties": {"d": "a file"}}]},
+ {"name": "delete", "depths": [{"level": 0}, {"level": 1, "properties": {"d": "remove"}},
+   {"level": 2, "properties": {"d": "x"}, "relata": [{"type": "APPLIES_TO", "target": "file", "target_depth": 1}]}]}]}`
+
+// testConceptGraph: the concept graph (package graphstore) over the store:
+// what one handle writes another reads, at the ledger's graph version,
+// and the revisions are on the chain.
+func testConceptGraph(t *testing.T, fresh Fresh) {
+	ctx := context.Background()
+	dsn := fresh(t)
+	w := graphstore.New(Open(t, dsn, false), FixedNow)
+	doc, err := grounding.DecodeDocument([]byte(twoConcepts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Ingest(ctx, doc); err != nil {
+		t.Fatal(err)
+	}
+	l := Open(t, dsn, true)
+	g, version, err := graphstore.New(l, FixedNow).Graph(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gv, _ := l.GraphVersion(ctx); g.Len() != 2 || version != gv || version == 0 {
+		t.Fatalf("read back %d primitives at version %d (ledger at %d)", g.Len(), version, gv)
+	}
+	if rep, err := l.Verify(ctx); err != nil || rep.Primitives != version {
+		t.Fatalf("verify: %+v %v", rep, err)
 	}
 }

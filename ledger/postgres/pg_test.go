@@ -286,3 +286,19 @@ func TestWritersRefuseABrokenTail(t *testing.T) {
 		})
 	}
 }
+
+// TestReadOnlyHandleCannotWrite: a handle opened ReadOnly runs read-only
+// transactions on the server, so even a role that may write cannot
+// through it.
+func TestReadOnlyHandleCannotWrite(t *testing.T) {
+	_, url := seeded(t)
+	r, err := postgres.Open(ctxT(t), url, postgres.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	_, err = r.Pool().Exec(ctxT(t), `INSERT INTO ledger_meta VALUES ('k', 'v')`)
+	if err == nil || !strings.Contains(err.Error(), "read-only transaction") {
+		t.Fatalf("insert through a read-only handle: %v", err)
+	}
+}

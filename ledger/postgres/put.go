@@ -106,7 +106,7 @@ func prepare(v *warrant.View, max int64) (*prepared, error) {
 		return nil, bodyLimit(v.PropositionID, v.ViewID, int64(len(body)), max)
 	}
 	return &prepared{v: v, body: body, bodySum: sha256.Sum256(body),
-		canon: sha256.Sum256(warrant.Canonical(v)), fps: snapshot.Fingerprints(v)}, nil
+		canon: snapshot.CanonicalSum(body, v), fps: snapshot.Fingerprints(v)}, nil
 }
 
 // chunk is a run of consecutive views prepared together.
