@@ -10,12 +10,19 @@ import (
 	"github.com/ewp-go/ewp/internal/pgtest"
 )
 
-// TestSurvivesDatabaseRestart: while the database is down, Record and
+// TestSurvivesDatabaseRestart: the server crashes (an immediate stop)
+// under a database whose default is synchronous_commit=off: no decision
+// Record returned for is lost; while the database is down, Record and
 // Consume fail within the connect timeout, naming the log, instead of
-// hanging; once it is back the same Log records again, no reopening,
-// and the chain verifies.
+// hanging; once it is back the same Log records again, no reopening, and
+// the chain verifies.
 func TestSurvivesDatabaseRestart(t *testing.T) {
 	url := newDB(t)
+	// A database tuned for ingest: asynchronous commits by default. The
+	// log must not inherit that (it lost decisions here when it did).
+	admin := connect(t, url)
+	mustExec(t, admin, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET synchronous_commit = off', current_database()); END $$`)
+	admin.Close(ctx)
 	l := openLog(t, url, postgres.Options{ConnectTimeout: 2 * time.Second})
 	for i := range 10 {
 		if err := l.Record(ctx, audittest.PendingDecision("P", i)); err != nil {
