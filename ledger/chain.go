@@ -1,73 +1,31 @@
 package ledger
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
+
+	"github.com/ewp-go/ewp/chain"
 )
+
+// The payloads and the link hash are package chain's, shared by every
+// store so that a ledger copied between stores keeps its chain head.
 
 // genesis is the prev_hash of the first event.
-var genesis = make([]byte, sha256.Size)
-
-// snapshotPayload is what the chain commits to for a snapshot row. Keys are
-// declared in sorted order so the JSON is canonical; body and canonical
-// form enter through their sha256, which keeps events small while any
-// change of a stored byte still breaks the chain.
-type snapshotPayload struct {
-	BodySHA256      string `json:"body_sha256"`
-	CanonicalSHA256 string `json:"canonical_sha256"`
-	CreatedAt       string `json:"created_at"`
-	PropositionID   string `json:"proposition_id"`
-	Seq             int64  `json:"seq"`
-	Table           string `json:"table"`
-	ViewID          string `json:"view_id"`
-}
-
-// primitivePayload is what the chain commits to for a graph revision.
-type primitivePayload struct {
-	BodySHA256  string `json:"body_sha256"`
-	CreatedAt   string `json:"created_at"`
-	NameFold    string `json:"name_fold"`
-	PrimitiveID string `json:"primitive_id"`
-	Seq         int64  `json:"seq"`
-	Table       string `json:"table"`
-}
+var genesis = chain.Genesis()
 
 const (
-	tableSnapshots  = "snapshots"
-	tablePrimitives = "primitive_revisions"
+	tableSnapshots  = chain.TableSnapshots
+	tablePrimitives = chain.TablePrimitives
 )
 
-// snapshotEvent takes the body's and canonical form's sha256 rather than
-// the bytes, so a writer can hash on every core ahead of its transaction.
-func snapshotEvent(seq int64, prop, view string, bodySum, canonSum []byte, createdAt string) []byte {
-	return mustJSON(snapshotPayload{
-		BodySHA256: hex.EncodeToString(bodySum), CanonicalSHA256: hex.EncodeToString(canonSum), CreatedAt: createdAt,
-		PropositionID: prop, Seq: seq, Table: tableSnapshots, ViewID: view,
-	})
-}
+var (
+	snapshotEvent  = chain.SnapshotPayload
+	primitiveEvent = chain.PrimitivePayload
+	chainHash      = chain.Hash
+	payloadDiff    = chain.PayloadDiff
+)
 
-func primitiveEvent(seq int64, id, nameFold string, body []byte, createdAt string) []byte {
-	return mustJSON(primitivePayload{
-		BodySHA256: hexSum(body), CreatedAt: createdAt, NameFold: nameFold,
-		PrimitiveID: id, Seq: seq, Table: tablePrimitives,
-	})
-}
-
-// chainHash links an event to its predecessor.
-func chainHash(prev, payload []byte) []byte {
-	h := sha256.New()
-	h.Write(prev)
-	h.Write(payload)
-	return h.Sum(nil)
-}
-
-func hexSum(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
-// mustJSON marshals structs of strings and ints, which cannot fail.
+// mustJSON marshals values that cannot fail to marshal (the search index
+// rows written in one statement).
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -97,28 +96,6 @@ func prepare(v *warrant.View, max int64) (*prepared, error) {
 	}
 	return &prepared{
 		v: v, body: body, bodySum: sha256.Sum256(body),
-		canon: canonicalSum(body, v), fps: snapshot.Fingerprints(v),
+		canon: snapshot.CanonicalSum(body, v), fps: snapshot.Fingerprints(v),
 	}, nil
-}
-
-// canonicalSum is sha256(warrant.Canonical(v)) computed from the stored
-// form, which is the canonical form with "adapter_meta" spliced in first
-// and "view_id" appended last (keys sorted): hashing the middle of the
-// body saves serialising every view twice on a large load. When the body
-// does not have that shape it falls back to Canonical; a test holds the
-// two equal over the pack, the corpus and synthetic views, and Verify
-// recomputes the canonical form from scratch.
-func canonicalSum(body []byte, v *warrant.View) [32]byte {
-	prefix := `{"adapter_meta": ` + v.AdapterMeta + `, `
-	tail := bytes.LastIndex(body, []byte(`, "view_id": `))
-	if !bytes.HasPrefix(body, []byte(prefix)) || tail < len(prefix) {
-		return sha256.Sum256(warrant.Canonical(v))
-	}
-	h := sha256.New()
-	h.Write([]byte("{"))
-	h.Write(body[len(prefix):tail])
-	h.Write([]byte("}"))
-	var out [32]byte
-	h.Sum(out[:0])
-	return out
 }

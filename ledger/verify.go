@@ -5,11 +5,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 )
 
 // VerifyReport is the result of walking the ledger.
@@ -268,27 +265,4 @@ func (v *verifier) orphans() (*Break, error) {
 		return &Break{Table: t, RowSeq: seq, What: "row is not recorded by any event (inserted behind the chain)"}, nil
 	}
 	return nil, nil
-}
-
-// payloadDiff names the fields in which the recorded payload and the one
-// rebuilt from the row differ; "" when they are equal.
-func payloadDiff(recorded string, now []byte) string {
-	if recorded == string(now) {
-		return ""
-	}
-	var a, b map[string]any
-	if json.Unmarshal([]byte(recorded), &a) != nil || json.Unmarshal(now, &b) != nil {
-		return "payload is not valid JSON"
-	}
-	var diffs []string
-	for k := range b {
-		if fmt.Sprint(a[k]) != fmt.Sprint(b[k]) {
-			diffs = append(diffs, fmt.Sprintf("%s (event: %v, row now: %v)", k, a[k], b[k]))
-		}
-	}
-	slices.Sort(diffs)
-	if len(diffs) == 0 {
-		return "payload text differs"
-	}
-	return strings.Join(diffs, "; ")
 }

@@ -164,3 +164,13 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+func TestFold(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "", "abc": "abc", "PostgreSQL": "postgresql", "Straße": "strasse", "ΩMEGA": "ωmega", "İ": "i̇",
+	} {
+		if got := snapshot.Fold(in); got != want {
+			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditchain"
 )
 
 // Record stores a decision and its chain entry, and returns once they are
@@ -37,7 +38,7 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 		return fmt.Errorf("record decision %s: its JSON cannot be written: %w", d.ID, err)
 	}
 	row := decisionColumns(d, body)
-	pre, post := splitPayload(row.payload())
+	pre, post := splitPayload(row.Payload())
 	err = l.wr.submit(ctx, func(t *wtx) error {
 		res, err := t.exec(t.st.insDecision, row.DecisionID, row.TimeNS, row.Tool, row.Outcome,
 			row.PropositionID, row.Credential, row.IdemKey, row.ApprovalID, row.Body, row.BodySum)
@@ -56,20 +57,6 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 		return t.event(tableDecisions, seq, pre, post)
 	})
 	return l.writeErr("record decision "+d.ID, err)
-}
-
-// checkDecision refuses what no gate call produces.
-func checkDecision(d *audit.Decision) error {
-	switch {
-	case d == nil:
-		return errors.New("record decision: nil decision")
-	case d.Tool == "":
-		return errors.New("record decision: tool is empty (may_act or check_grounding)")
-	}
-	if knownOutcome(d.Outcome) {
-		return nil
-	}
-	return fmt.Errorf("record decision: outcome %q is not one of MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED, ANSWERED", d.Outcome)
 }
 
 // Approve stores an operator's approval or rejection of a decision.
@@ -110,7 +97,7 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 		if err != nil {
 			return inDoubt(err)
 		}
-		pre, post := splitPayload(row.payload())
+		pre, post := splitPayload(row.Payload())
 		return t.event(tableApprovals, seq, pre, post)
 	})
 	return l.writeErr("approve decision "+a.DecisionID, err)
@@ -144,8 +131,7 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 			if err := t.tx.QueryRow(`SELECT used_by FROM approval_uses WHERE approval_id = ?`, u.ApprovalID).Scan(&by); err != nil {
 				return inDoubt(err)
 			}
-			return &audit.CoverageError{ApprovalID: approvalID, Reason: audit.ErrApprovalUsed,
-				Detail: fmt.Sprintf("a once approval was already used by decision %s", by)}
+			return auditchain.Used(approvalID, by)
 		}
 		if err != nil {
 			return inDoubt(err)
@@ -154,7 +140,7 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		if err != nil {
 			return inDoubt(err)
 		}
-		pre, post := splitPayload(u.payload())
+		pre, post := splitPayload(u.Payload())
 		return t.event(tableUses, seq, pre, post)
 	})
 	return l.writeErr("consume approval "+approvalID, err)
@@ -167,16 +153,6 @@ func (l *Log) writeErr(op string, err error) error {
 		return err
 	}
 	return l.storeErr(op, err)
-}
-
-func isRefusalErr(err error) bool {
-	var ce *audit.CoverageError
-	for _, e := range []error{audit.ErrNotFound, audit.ErrDuplicateKey, audit.ErrInvalidApproval, audit.ErrNotPending, audit.ErrAnswered} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return errors.As(err, &ce)
 }
 
 func (t *wtx) decision(id string) (*audit.Decision, error) {
@@ -201,28 +177,4 @@ func (t *wtx) approval(id string) (*audit.Approval, error) {
 		return nil, inDoubt(err)
 	}
 	return decodeApproval(body)
-}
-
-func decodeDecision(body []byte) (*audit.Decision, error) {
-	d := new(audit.Decision)
-	if err := json.Unmarshal(body, d); err != nil {
-		return nil, fmt.Errorf("stored decision does not decode: %w", err)
-	}
-	return d, nil
-}
-
-func decodeApproval(body []byte) (*audit.Approval, error) {
-	a := new(audit.Approval)
-	if err := json.Unmarshal(body, a); err != nil {
-		return nil, fmt.Errorf("stored approval does not decode: %w", err)
-	}
-	return a, nil
-}
-
-func knownOutcome(o string) bool {
-	switch o {
-	case audit.OutcomeMayAct, audit.OutcomeRequireConfirmation, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered:
-		return true
-	}
-	return false
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/audit/memlog"
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/mcp"
@@ -14,8 +16,14 @@ import (
 const auditOff = "off"
 
 // defaultAuditPath is where the decision log lives when --audit is not
-// given: beside the ledger, so ewp-audit --db finds the same one.
-func defaultAuditPath(ledgerPath string) string { return auditsqlite.DefaultPath(ledgerPath) }
+// given: beside the ledger, so ewp-audit --db finds the same one (in the
+// same database for a postgres:// ledger).
+func defaultAuditPath(ledgerPath string) string {
+	if auditstore.IsPostgres(ledgerPath) {
+		return ledgerPath
+	}
+	return auditsqlite.DefaultPath(ledgerPath)
+}
 
 // auditPath is the decision log cfg asks for; "" when it is off.
 func auditPath(cfg config) string {
@@ -37,7 +45,7 @@ var openDecisionLog = openAuditStore
 // first use: the server is the log's only writer of decisions, so unlike
 // the read-only ledger it must be able to start one.
 func openAuditStore(path string, _ *slog.Logger) (audit.Log, error) {
-	return auditsqlite.OpenOrCreate(path, auditsqlite.Options{})
+	return auditstore.Open(context.Background(), "", path, auditstore.Options{Create: true})
 }
 
 // decisionLogOption opens the decision log cfg asks for and returns the
@@ -56,8 +64,8 @@ func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Opt
 	if cfg.demo && cfg.audit == "" {
 		l = memlog.New(nil)
 	} else if l, err = openDecisionLog(path, log); err != nil {
-		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", path, err)
+		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", auditstore.Redact(path), err)
 	}
-	log.Info("decision log ready", "audit", path)
+	log.Info("decision log ready", "audit", auditstore.Redact(path))
 	return mcp.WithDecisionLog(mcp.DecisionLog{Log: l, PolicySetHash: policyHash}), func() { _ = l.Close() }, nil
 }

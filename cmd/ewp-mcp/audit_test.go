@@ -28,6 +28,11 @@ func TestAuditPath(t *testing.T) {
 			t.Errorf("--audit %q: %q, want %q", tc.flag, got, tc.want)
 		}
 	}
+	// A PostgreSQL ledger keeps its log in the same database.
+	const url = "postgres://mcp@db.internal/ewp"
+	if got := auditPath(config{db: url}); got != url {
+		t.Errorf("--db %s: the log is %q, want the same database", url, got)
+	}
 }
 
 // sharedLog makes the command open ml as its decision log, as the real

@@ -1,14 +1,15 @@
-package ledger
+package snapshot_test
 
 import (
 	"crypto/sha256"
 	"testing"
 
+	"github.com/ewp-go/ewp/snapshot"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 	"github.com/ewp-go/ewp/warrant"
 )
 
-// TestCanonicalSumMatchesKernel holds the shortcut in canonicalSum to the
+// TestCanonicalSumMatchesKernel holds the shortcut in CanonicalSum to the
 // kernel's Canonical. The ingest round-trip tests cover the pack and the
 // corpus through Put; this covers odd adapter_meta and ids directly.
 func TestCanonicalSumMatchesKernel(t *testing.T) {
@@ -25,8 +26,8 @@ func TestCanonicalSumMatchesKernel(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", d, err)
 		}
-		if got, want := canonicalSum(warrant.Encode(v), v), sha256.Sum256(warrant.Canonical(v)); got != want {
-			t.Errorf("%s: canonicalSum differs from sha256(Canonical)", d)
+		if got, want := snapshot.CanonicalSum(warrant.Encode(v), v), sha256.Sum256(warrant.Canonical(v)); got != want {
+			t.Errorf("%s: CanonicalSum differs from sha256(Canonical)", d)
 		}
 	}
 }

@@ -1,0 +1,110 @@
+// Package store opens an EWP ledger by its --db value: a postgres:// or
+// postgresql:// URL selects the PostgreSQL ledger (package ledger/postgres),
+// anything else is an SQLite file (package ledger). Both stores keep the
+// same rules and the same hash chain; [Ledger] is the method set they
+// share, which is what ingest, the MCP server and the concept graph use.
+package store
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	auditpg "github.com/ewp-go/ewp/audit/postgres"
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/postgres"
+	"github.com/ewp-go/ewp/snapshot"
+	"github.com/ewp-go/ewp/warrant"
+)
+
+// Ledger is what both stores offer.
+type Ledger interface {
+	Put(ctx context.Context, views []*warrant.View) (ledger.PutResult, error)
+	PutEach(ctx context.Context, n int, view func(i int) (*warrant.View, error)) (ledger.PutResult, error)
+	AppendEvidence(ctx context.Context, propositionID string, e warrant.Evidence) (ledger.AppendResult, error)
+	AppendCheck(ctx context.Context, propositionID string, c warrant.Check) (ledger.AppendResult, error)
+	Append(ctx context.Context, propositionID string, r snapshot.Records) (ledger.AppendResult, error)
+
+	Latest(ctx context.Context, propositionID string) (*warrant.View, error)
+	Get(ctx context.Context, propositionID, viewID string) (*warrant.View, error)
+	LatestSnapshot(ctx context.Context, propositionID string) (*ledger.Snapshot, error)
+	GetSnapshot(ctx context.Context, propositionID, viewID string) (*ledger.Snapshot, error)
+	LatestViewID(ctx context.Context, propositionID string) (string, error)
+	History(ctx context.Context, propositionID string) ([]ledger.Snapshot, error)
+	List(ctx context.Context, query string, limit int) ([]ledger.PropositionSummary, error)
+
+	Head(ctx context.Context) (ledger.Head, error)
+	Verify(ctx context.Context) (ledger.VerifyReport, error)
+	VerifyHead(ctx context.Context, h ledger.Head) error
+
+	AppendPrimitives(ctx context.Context, validate func(current []ledger.PrimitiveRow) ([]ledger.PrimitiveRow, error)) error
+	CurrentPrimitives(ctx context.Context) ([]ledger.PrimitiveRow, error)
+	GraphVersion(ctx context.Context) (int64, error)
+	PrimitivesSince(ctx context.Context, seq int64) ([]ledger.PrimitiveRow, error)
+
+	Path() string
+	ReadOnly() bool
+	Close() error
+}
+
+var (
+	_ Ledger = (*ledger.Ledger)(nil)
+	_ Ledger = (*postgres.Ledger)(nil)
+)
+
+// Options tune Open.
+type Options struct {
+	// ReadOnly opens for reading only (ewp-mcp, verify).
+	ReadOnly bool
+	// Create makes the ledger when missing: a new SQLite file, or the
+	// schema and roles in an empty PostgreSQL database (postgres.Init,
+	// idempotent), with the decision log's schema beside it
+	// (audit/postgres.Init). Writers (ewp-ingest) set it; readers never
+	// do, so a mistyped --db is an error, not a new empty ledger.
+	Create bool
+	// Now stamps created_at; nil means time.Now.
+	Now func() time.Time
+	// MaxViewBytes bounds a snapshot's stored form (see ledger.Options).
+	MaxViewBytes int
+	// Postgres holds the PostgreSQL-only settings (pool size, statement
+	// timeout); ReadOnly and Now above override its fields.
+	Postgres postgres.Options
+}
+
+// IsPostgres reports whether dsn names a PostgreSQL database.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Open opens the ledger dsn names.
+func Open(ctx context.Context, dsn string, opt Options) (Ledger, error) {
+	if IsPostgres(dsn) {
+		if opt.Create && !opt.ReadOnly {
+			if err := postgres.Init(ctx, dsn, postgres.Roles{}); err != nil {
+				return nil, err
+			}
+			// The decision log lives in the same database, written by
+			// the ledger's server role only (audit/postgres).
+			if err := auditpg.Init(ctx, dsn, postgres.DefaultRoles.Server); err != nil {
+				return nil, err
+			}
+		}
+		po := opt.Postgres
+		po.ReadOnly, po.Now, po.MaxViewBytes = opt.ReadOnly, opt.Now, opt.MaxViewBytes
+		return done(postgres.Open(ctx, dsn, po))
+	}
+	lo := ledger.Options{ReadOnly: opt.ReadOnly, Now: opt.Now, MaxViewBytes: opt.MaxViewBytes}
+	if opt.Create {
+		return done(ledger.OpenOrCreate(dsn, lo))
+	}
+	return done(ledger.Open(dsn, lo))
+}
+
+// done keeps a failed open's nil pointer out of the interface, where it
+// would not compare equal to nil.
+func done[L Ledger](l L, err error) (Ledger, error) {
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
