@@ -194,7 +194,9 @@ func TestHostileNumbersAreCheap(t *testing.T) {
 			}
 			start := time.Now()
 			serr := ValidateView(doc)
-			if d := time.Since(start); d > 200*time.Millisecond {
+			// A hang or a super-linear parse takes seconds to minutes; the
+			// bound leaves room for a machine shared with other work.
+			if d := time.Since(start); d > 2*time.Second {
 				t.Errorf("%s = %.20s...: validation took %v", f, lit, d)
 			}
 			if kernelRefuses(raw) == nil && serr != nil {
