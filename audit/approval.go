@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ewp-go/ewp/grounding"
 )
 
 // Action is what a decision judged: the proposition and the action as
@@ -103,7 +105,8 @@ func CodeOf(err error) string {
 
 // CoverageError says why an approval does not cover a call: Reason is
 // one of the ErrApproval* values (errors.Is works on the error), Detail
-// names the field and both values, for the approval layer's reasons.
+// names the field and both values, for the approval layer's reasons (the
+// server adds what the agent should do next).
 type CoverageError struct {
 	ApprovalID string
 	Reason     error
@@ -138,9 +141,9 @@ func (a *Approval) Covers(d *Decision, now time.Time) error {
 		if a.Note != "" {
 			note = fmt.Sprintf(" (note: %q)", a.Note)
 		}
-		return fail(ErrApprovalRejected, "%s rejected decision %s%s; ask for a new confirmation", a.Approver, a.DecisionID, note)
+		return fail(ErrApprovalRejected, "%s rejected decision %s%s", a.Approver, a.DecisionID, note)
 	case !a.Until.IsZero() && !now.Before(a.Until):
-		return fail(ErrApprovalExpired, "expired at %s (server time %s); ask for a new confirmation",
+		return fail(ErrApprovalExpired, "expired at %s (server time %s)",
 			a.Until.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 	case a.Action == nil:
 		return fail(ErrApprovalWrongAction, "the approval records no action to compare with")
@@ -179,8 +182,9 @@ func (a *Approval) coversScope(d *Decision, fail failer) error {
 		if len(act.Concepts) == 0 {
 			return fail(ErrApprovalOutOfScope, "the action names no concepts; the scope covers actions on %s", strings.Join(s.Concepts, ", "))
 		}
+		scope := foldSet(s.Concepts)
 		for _, c := range act.Concepts {
-			if !slices.Contains(s.Concepts, c) {
+			if _, ok := slices.BinarySearch(scope, grounding.Fold(c)); !ok {
 				return fail(ErrApprovalOutOfScope, "concept %q is not among the scope's %s", c, strings.Join(s.Concepts, ", "))
 			}
 		}
@@ -188,23 +192,53 @@ func (a *Approval) coversScope(d *Decision, fail failer) error {
 	return nil
 }
 
-// actionDiff names the fields in which two actions differ ("" if none).
-// Concepts compare as sets: their order carries no meaning.
+// actionDiff says in which fields got differs from want, with both
+// values ("" if none).
 func actionDiff(want, got Action) string {
-	var diffs []string
+	var out []string
+	for _, d := range diffs(want, got) {
+		out = append(out, fmt.Sprintf("%s (approved %q, presented %q)", d.name, d.want, d.got))
+	}
+	return strings.Join(out, ", ")
+}
+
+// Differs names the fields in which got differs from a (JSON names,
+// proposition_id first), compared as Covers compares a once approval's
+// action: through their JSON form, concepts as a set of folded names;
+// nil when got is the same proposition and action. The server uses it
+// to tell an idempotent retry from a new call.
+func (a Action) Differs(got Action) []string {
+	var names []string
+	for _, d := range diffs(a.jsonForm(), got.jsonForm()) {
+		names = append(names, d.name)
+	}
+	return names
+}
+
+type fieldDiff struct{ name, want, got string }
+
+// diffs lists the fields of two actions (in JSON form) that differ.
+// Concepts compare as sets of names folded as grounding folds them
+// (NFC, then Unicode case folding): the guard judges "Database" and
+// "database" as one concept, so an approval must too.
+func diffs(want, got Action) []fieldDiff {
+	var out []fieldDiff
 	field := func(name, w, g string) {
 		if w != g {
-			diffs = append(diffs, fmt.Sprintf("%s (approved %q, presented %q)", name, w, g))
+			out = append(out, fieldDiff{name, w, g})
 		}
 	}
+	field("proposition_id", want.PropositionID, got.PropositionID)
 	field("action_id", want.ActionID, got.ActionID)
 	field("action_kind", want.ActionKind, got.ActionKind)
 	field("risk", want.Risk, got.Risk)
 	field("reversible", boolText(want.Reversible), boolText(got.Reversible))
-	field("concepts", setText(want.Concepts), setText(got.Concepts))
+	if !slices.Equal(foldSet(want.Concepts), foldSet(got.Concepts)) {
+		out = append(out, fieldDiff{"concepts", strings.Join(want.Concepts, ","), strings.Join(got.Concepts, ",")})
+	}
 	field("tool_name", want.ToolName, got.ToolName)
 	field("arguments_hash", want.ArgumentsHash, got.ArgumentsHash)
-	return strings.Join(diffs, ", ")
+	return out
 }
 
 func boolText(b *bool) string {
@@ -214,10 +248,14 @@ func boolText(b *bool) string {
 	return fmt.Sprint(*b)
 }
 
-func setText(s []string) string {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return strings.Join(slices.Compact(s), ",")
+// foldSet is the sorted set of concept names as grounding folds them.
+func foldSet(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = grounding.Fold(n)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Validate checks an approval before it is stored, against the decision

@@ -81,6 +81,13 @@ func TestCovers(t *testing.T) {
 		{"scope, other tool", scopeApproval, func(d *audit.Decision) { d.ToolName = "sh" }, t0, audit.ErrApprovalOutOfScope, audit.CodeApprovalOutOfScope, "tool_name"},
 		{"scope, concept outside", scopeApproval, func(d *audit.Decision) { d.Concepts = []string{"database", "users"} }, t0, audit.ErrApprovalOutOfScope, audit.CodeApprovalOutOfScope, `"users"`},
 		{"scope, no concepts", scopeApproval, func(d *audit.Decision) { d.Concepts = nil }, t0, audit.ErrApprovalOutOfScope, audit.CodeApprovalOutOfScope, "names no concepts"},
+		{"once, concepts folded as grounding folds them", onceApproval, func(d *audit.Decision) { d.Concepts = []string{"SCHEMA", "Database"} }, t0, nil, "", ""},
+		{"scope, concept in another case", scopeApproval, func(d *audit.Decision) { d.Concepts = []string{"Index"} }, t0, nil, "", ""},
+		{"scope, concept in another Unicode form", func() *audit.Approval {
+			a := scopeApproval()
+			a.Scope.Concepts = []string{"caf\u00e9"} // é precomposed
+			return a
+		}, func(d *audit.Decision) { d.Concepts = []string{"CAFE\u0301"} }, t0, nil, "", ""},
 		{"scope without kind covers any kind", func() *audit.Approval {
 			a := scopeApproval()
 			a.Scope.ActionKind = ""
@@ -208,5 +215,21 @@ func TestCoversAcrossJSON(t *testing.T) {
 	stored.Scope = &audit.Scope{PropositionID: "P-\xed\xa0\x80", Concepts: []string{"db-\xff"}}
 	if err := stored.Covers(d, t0); err != nil {
 		t.Fatalf("scope: %v", err)
+	}
+}
+
+// Differs names the fields an idempotent retry must repeat, compared as
+// Covers compares them.
+func TestActionDiffers(t *testing.T) {
+	a := answered().Action()
+	same := a
+	same.Concepts = []string{"Schema", "DATABASE"}
+	if got := a.Differs(same); got != nil {
+		t.Errorf("the same action: %v", got)
+	}
+	other := a
+	other.PropositionID, other.Risk, other.Reversible = "P-x", "low", nil
+	if got := strings.Join(a.Differs(other), ","); got != "proposition_id,risk,reversible" {
+		t.Errorf("differs in %q", got)
 	}
 }

@@ -6,7 +6,7 @@
 // scope of them, go ahead.
 //
 // The types here are store-neutral; a Log is implemented by a store
-// package (SQLite today, PostgreSQL later) and consumed by package mcp and
+// package (audit/sqlite, audit/postgres) and consumed by package mcp and
 // by cmd/ewp-audit.
 package audit
 

@@ -68,8 +68,14 @@ func warrantChart(segs []segment, hist []SnapshotInfo, now warrant.Instant) stri
 	}
 	for _, s := range segs {
 		if s.StaleAt != 0 {
-			fmt.Fprintf(&b, `<line class="stale-rule" x1="%.2f" x2="%.2f" y1="%d" y2="%d"/><text class="stale-label" x="%.2f" y="%d">STALE after %s</text>`,
-				x(s.StaleAt), x(s.StaleAt), chartTop-4, bottom+4, x(s.StaleAt)+3, bottom+16, esc(timeOf(s.StaleAt).Format("2006-01-02 15:04:05Z")))
+			// In the right half the label runs leftwards from the rule, so
+			// a crossing near now is not cut off at the chart's edge.
+			lx, anchor := x(s.StaleAt)+3, "start"
+			if x(s.StaleAt) > chartLeft+plotW/2 {
+				lx, anchor = x(s.StaleAt)-3, "end"
+			}
+			fmt.Fprintf(&b, `<line class="stale-rule" x1="%.2f" x2="%.2f" y1="%d" y2="%d"/><text class="stale-label" x="%.2f" y="%d" text-anchor="%s">STALE after %s</text>`,
+				x(s.StaleAt), x(s.StaleAt), chartTop-4, bottom+4, lx, bottom+16, anchor, esc(timeOf(s.StaleAt).Format("2006-01-02 15:04:05Z")))
 		}
 	}
 	for k := 0; k <= 4; k++ {

@@ -2,10 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"errors"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/ewp-go/ewp/snapshot"
 	"github.com/ewp-go/ewp/warrant"
@@ -17,7 +13,12 @@ import (
 // not half-read), then the attestation of trusted origins. A refusal is a
 // *warrant.Error.
 func DecodeItem(raw []byte, attest bool) (*warrant.View, error) {
-	doc, err := warrant.DecodeDocument(raw)
+	return decodeWith(&warrant.Decoder{}, raw, attest)
+}
+
+// decodeWith is DecodeItem with the given decoder (and its limits).
+func decodeWith(d *warrant.Decoder, raw []byte, attest bool) (*warrant.View, error) {
+	doc, err := d.DecodeDocument(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -45,41 +46,4 @@ func hasEvaluatedAt(raw []byte) bool {
 	}
 	m, ok := keys["evaluated_at"]
 	return ok && string(m.raw) != "null"
-}
-
-// decoded is one item's outcome.
-type decoded struct {
-	view *warrant.View
-	err  *warrant.Error
-}
-
-// decodeAll decodes items on every core, keeping their order.
-func decodeAll(items []Item, attest bool, progress func(done int)) []decoded {
-	out := make([]decoded, len(items))
-	var next, finished atomic.Int64
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for k := int(next.Add(1) - 1); k < len(items); k = int(next.Add(1) - 1) {
-				out[k] = decodeOne(items[k].Raw, attest)
-				if n := finished.Add(1); n%1024 == 0 {
-					progress(int(n))
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return out
-}
-
-func decodeOne(raw []byte, attest bool) decoded {
-	v, err := DecodeItem(raw, attest)
-	if err == nil {
-		return decoded{view: v}
-	}
-	var we *warrant.Error
-	if !errors.As(err, &we) {
-		we = &warrant.Error{Code: warrant.CodeInvalidView, Rule: err.Error()}
-	}
-	return decoded{err: we}
 }

@@ -17,50 +17,14 @@ const maxExplained = 100
 // maxMore bounds the further problems listed for one refusal.
 const maxMore = 5
 
-// explainRefusals adds what the JSON Schema (package schemas) knows to the
-// kernel's refusals of a file's views: a JSON pointer for the refusal, more
-// precise than the kernel's field where the schema can tell, and the
-// further problems of the same view, which the kernel, stopping at the
-// first, does not report. The kernel stays the authority: code, field and
-// rule are left as they are, and the schema only runs on views the kernel
-// has already refused, so it can neither reject an accepted view nor slow
-// an accepting load.
-func explainRefusals(rs []Refusal, items []Item) {
-	done := 0
-	for i := range rs {
-		if done == maxExplained {
-			return
-		}
-		if rs[i].Code != warrant.CodeInvalidView && rs[i].Code != warrant.CodeUnknownPolicy {
-			continue // the view itself is valid (ledger rules, attestation)
-		}
-		if raw, ok := rawOf(rs[i], items); ok {
-			explain(&rs[i], raw)
-			done++
-		}
-	}
-}
-
-// rawOf finds the text of a refused item: by index in lists and envelopes,
-// by line otherwise (two values on one line of JSON Lines stay unexplained).
-func rawOf(r Refusal, items []Item) ([]byte, bool) {
-	if r.Index != nil {
-		i := *r.Index
-		if i >= 0 && i < len(items) && items[i].Index == i {
-			return items[i].Raw, true
-		}
-		return nil, false
-	}
-	var raw []byte
-	n := 0
-	for _, it := range items {
-		if it.Line == r.Line {
-			raw, n = it.Raw, n+1
-		}
-	}
-	return raw, n == 1
-}
-
+// explain adds what the JSON Schema (package schemas) knows to the
+// kernel's refusal of a view: a JSON pointer for the refusal, more precise
+// than the kernel's field where the schema can tell, and the further
+// problems of the same view, which the kernel, stopping at the first, does
+// not report. The kernel stays the authority: code, field and rule are
+// left as they are, and the schema only runs on views the kernel has
+// already refused (the first maxExplained of an input), so it can neither
+// reject an accepted view nor slow an accepting load.
 func explain(r *Refusal, raw []byte) {
 	r.Pointer = fieldPointer(r.Field)
 	doc, err := schemas.Decode(raw)

@@ -1,10 +1,16 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
@@ -20,20 +26,44 @@ type Options struct {
 	// AttestTrustedOrigins is --attest-trusted-origins: the operator vouches
 	// for records whose origin_type is trusted (§10).
 	AttestTrustedOrigins bool
-	// Partial stores the valid views of a file and reports the rest;
-	// otherwise a file with any refused view is not written at all.
+	// Partial stores the valid views of an input and reports the rest;
+	// otherwise a file with any refused view is not written at all, and a
+	// stream stops at its first refused view.
 	Partial bool
+	// Limits bound each view; zero fields mean warrant.DefaultLimits.
+	// MaxViewBytes is enforced while the input is split, the others by the
+	// kernel's decoder.
+	Limits warrant.Limits
+	// BatchViews and BatchEvery bound a stream's batches: each commits
+	// after this many views or this long after it began, whichever comes
+	// first (defaults DefaultBatchViews, DefaultBatchEvery).
+	BatchViews int
+	BatchEvery time.Duration
 	// Graph routes graph documents; nil refuses them with a clear message.
 	Graph GraphLoader
-	// Progress, when set, is told about long phases. It may be called from
-	// several goroutines at once.
-	Progress func(file, phase string, done, total int)
+	// OnRefusal, when set, is told each refusal of a stream as it is
+	// found (the report lists them too, at the end), so whoever runs a
+	// long-lived pipeline sees them at once.
+	OnRefusal func(Refusal)
+	// Progress, when set, is told how many bytes of an input have been
+	// read (done) of its size (total; 0 when unknown) while it loads.
+	Progress func(file, phase string, done, total int64)
 }
 
-// Loader loads input files into a ledger.
+// Stream batches, by default: a view piped in is visible to readers
+// within about BatchEvery of its arrival, and commits (each an fsync)
+// stay few on a fast stream.
+const (
+	DefaultBatchViews = 10_000
+	DefaultBatchEvery = 200 * time.Millisecond
+)
+
+// Loader loads inputs into a ledger. It is not safe for concurrent use.
 type Loader struct {
-	L   *ledger.Ledger
-	Opt Options
+	L       *ledger.Ledger
+	Opt     Options
+	touched *propSet
+	pool    sync.Pool // *warrant.Decoder
 }
 
 // FileReport is what happened to one input.
@@ -41,13 +71,21 @@ type FileReport struct {
 	Name   string `json:"file"`
 	Format Format `json:"format,omitempty"`
 	Views  int    `json:"views"`
-	// Written is false when nothing of the file was stored.
+	// Written is false when nothing of the input was stored.
 	Written   bool      `json:"written"`
 	Stored    int       `json:"stored"`
 	Unchanged int       `json:"unchanged"`
 	Refused   []Refusal `json:"refused"`
-	Graph     string    `json:"graph,omitempty"`
-	Outcomes  []Outcome `json:"-"`
+	// RefusedOmitted counts refusals beyond the maxKeptRefusals listed.
+	RefusedOmitted int `json:"refused_omitted,omitempty"`
+	// Stream says the input was loaded as a stream, committed in batches
+	// (standard input, a pipe), not as one transaction.
+	Stream bool `json:"stream"`
+	// Stopped is set when a stream without --partial stopped at a refused
+	// view: the views before it are stored, nothing after it was read.
+	Stopped bool   `json:"stopped,omitempty"`
+	Graph   string `json:"graph,omitempty"`
+	touched *propSet
 }
 
 // Outcome is one stored (or unchanged) view.
@@ -80,132 +118,440 @@ func (r Refusal) String() string {
 	return fmt.Sprintf("%s: %s: %s", loc, r.Code, r.Rule) + r.schemaNote()
 }
 
-// LoadFile validates and stores one input. It returns an error only for
-// ledger failures; refusals are in the report.
+// Input is one input to load.
+type Input struct {
+	Name string
+	R    io.Reader
+	// Size is the input's length when known (a regular file), for progress.
+	Size int64
+	// Stream commits views in batches as they arrive (standard input, a
+	// pipe); otherwise the input is one transaction, whole or nothing.
+	Stream bool
+}
+
+// LoadFile validates and stores an input held in memory, as one
+// transaction. It returns an error only for ledger failures; refusals are
+// in the report.
 func (ld *Loader) LoadFile(ctx context.Context, name string, data []byte) (FileReport, error) {
-	rep := FileReport{Name: name, Refused: []Refusal{}}
-	format, items, err := Split(data)
-	rep.Format, rep.Views = format, len(items)
+	return ld.Load(ctx, Input{Name: name, R: bytes.NewReader(data), Size: int64(len(data))})
+}
+
+// Load validates and stores the views read from in.R, in memory bounded
+// whatever its size: the input is split as it is read, views are decoded
+// on every core and written in order (ledger.PutStream).
+//
+// A file (in.Stream false) is one transaction: stored whole or, when any
+// view is refused, not at all (every refusal is reported); with Partial
+// its valid views are stored. A stream commits in batches as views arrive
+// (Options.BatchViews, BatchEvery), so readers see each view soon after
+// it arrives; without Partial, the first refused view stops it: the views
+// before it are stored, nothing after it is read. A stream stopped early
+// may leave a goroutine blocked reading in.R until that returns.
+//
+// Load returns an error only for ledger failures; refusals are in the
+// report.
+func (ld *Loader) Load(ctx context.Context, in Input) (FileReport, error) {
+	if ld.touched == nil {
+		ld.touched = newPropSet()
+	}
+	l := &load{ld: ld, in: in, rep: FileReport{Name: in.Name, Stream: in.Stream, Refused: []Refusal{}, touched: ld.touched}}
+	l.start()
+	defer close(l.quit)
+	err := l.run(ctx)
+	l.finish()
+	return l.rep, err
+}
+
+// errRefusedFile aborts a file's transaction after a refusal, once every
+// view has been validated.
+var errRefusedFile = errors.New("the input has refused views")
+
+// load is one input on its way into the ledger.
+type load struct {
+	ld     *Loader
+	in     Input
+	rep    FileReport
+	items  chan []Item
+	end    chan splitEnd
+	quit   chan struct{}
+	buf    []Item       // items received and not yet taken
+	views  int          // items taken
+	split  splitEnd     // set when ended
+	read   atomic.Int64 // bytes read, for progress
+	format Format
+	// failed is set at a file's first refusal without Partial: the rest is
+	// validated, so every refusal is reported, and nothing is stored.
+	failed atomic.Bool
+	// stopped is set when a stream stops at a refused view.
+	stopped   atomic.Bool
+	ended     bool // the splitter has finished
+	explained int
+}
+
+// splitEnd is how the splitter ended: the input's format and its error.
+type splitEnd struct {
+	format Format
+	err    error
+}
+
+// itemBatch is how many items the splitter hands over at once; it hands
+// over fewer whenever it is about to wait for input, so a stream's views
+// are not held back.
+const itemBatch = 64
+
+// start runs the splitter on its own goroutine, feeding l.items.
+func (l *load) start() {
+	l.items, l.end, l.quit = make(chan []Item, 4), make(chan splitEnd, 1), make(chan struct{})
+	opt := SplitOptions{MaxViewBytes: l.ld.Opt.Limits.MaxViewBytes}
+	if opt.MaxViewBytes < 0 {
+		opt.MaxViewBytes = math.MaxInt
+	}
+	var batch []Item
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		select {
+		case l.items <- batch:
+			batch = nil
+			return nil
+		case <-l.quit:
+			return errStopped
+		}
+	}
+	r := &countingReader{r: l.in.R, n: &l.read, before: func() { flush() }} //nolint:errcheck // a stop shows at the next emit
+	go func() {
+		f, err := SplitReader(r, opt, func(it Item) error {
+			if batch = append(batch, it); len(batch) < itemBatch {
+				return nil
+			}
+			return flush()
+		})
+		if ferr := flush(); err == nil { // the items before an error count too
+			err = ferr
+		}
+		l.end <- splitEnd{f, err}
+		close(l.items)
+	}()
+}
+
+var errStopped = errors.New("stopped")
+
+// take returns the next item, waiting for it (until timeout fires, when
+// set); ok is false at the end of the input or on timeout. It runs on
+// PutStream's producer goroutine, or on Load's between batches, never on
+// both at once.
+func (l *load) take(timeout <-chan time.Time) (it Item, ok bool) {
+	select {
+	case <-timeout: // a batch that is due ends, even with items waiting
+		return Item{}, false
+	default:
+	}
+	if len(l.buf) == 0 {
+		if l.ended {
+			return Item{}, false
+		}
+		select {
+		case l.buf, ok = <-l.items:
+		case <-timeout:
+			return Item{}, false
+		}
+		if !ok {
+			l.ended, l.split = true, <-l.end
+			return Item{}, false
+		}
+	}
+	it, l.buf = l.buf[0], l.buf[1:]
+	l.views++
+	return it, true
+}
+
+// splitRefusal reports how splitting ended: an input that could not be
+// read to its end is a refusal of the rest of it.
+func (l *load) splitRefusal() {
+	l.format = l.split.format
+	e := l.split.err
+	if e == nil || errors.Is(e, errStopped) {
+		return
+	}
+	r := Refusal{File: l.in.Name, Code: warrant.CodeInvalidView, Rule: "cannot split the input into views: " + e.Error()}
+	if l.views > 0 {
+		r.Rule += fmt.Sprintf(" (the input cannot be read past this point; %d views came before it)", l.views)
+	}
+	var se *SyntaxError
+	if errors.As(e, &se) {
+		r.Line = se.Line
+	}
+	l.refuse(r, l.format)
+}
+
+func (l *load) run(ctx context.Context) error {
+	first, ok := l.take(nil)
+	if !ok {
+		return nil
+	}
+	if first.Graph {
+		return l.loadGraph(ctx, first)
+	}
+	if l.in.Stream {
+		return l.stream(ctx, first)
+	}
+	return l.file(ctx, first)
+}
+
+// file stores the whole input as one transaction.
+func (l *load) file(ctx context.Context, first Item) error {
+	pending := &first
+	res, err := l.ld.L.PutStream(ctx, ledger.Stream{
+		Next: func() (ledger.StreamItem, error) {
+			if it, ok := l.next(&pending, nil); ok {
+				return &job{it: it, l: l}, nil
+			}
+			return nil, io.EOF
+		},
+		Refused: l.refused,
+		Stored:  l.stored,
+		Commit: func() error {
+			unsplit := l.split.err != nil && !errors.Is(l.split.err, errStopped)
+			if l.failed.Load() || ((unsplit || len(l.rep.Refused) > 0) && !l.ld.Opt.Partial) {
+				return errRefusedFile // every view validated, every refusal reported
+			}
+			return nil
+		},
+	})
+	if errors.Is(err, errRefusedFile) {
+		return nil
+	}
 	if err != nil {
-		rep.Refused = append(rep.Refused, Refusal{File: name, Code: warrant.CodeInvalidView, Rule: "cannot split the input into views: " + err.Error()})
-		return rep, nil
+		return err
 	}
-	if format == FormatGraph {
-		return ld.loadGraph(ctx, rep, items[0])
-	}
-	f := &fileLoad{ld: ld, rep: rep, format: format, items: items,
-		errs: make([]*warrant.Error, len(items)), tried: make([]bool, len(items)), dropped: make([]bool, len(items))}
-	return f.load(ctx)
+	l.committed(res)
+	return nil
 }
 
-// fileLoad is one file on its way into the ledger. Views are decoded by
-// the ledger's workers while the write transaction runs (PutEach), so
-// validation and storage overlap. Decoded views are not kept: on a large
-// load they would be live heap for the garbage collector to scan again and
-// again; a --partial retry decodes again instead.
-type fileLoad struct {
-	ld      *Loader
-	rep     FileReport
-	format  Format
-	items   []Item
-	errs    []*warrant.Error // validation refusals, by item
-	tried   []bool           // errs[i] is known
-	dropped []bool           // refused by the ledger in an earlier --partial attempt
+// next returns *pending first, then the next item.
+func (l *load) next(pending **Item, timeout <-chan time.Time) (Item, bool) {
+	if *pending != nil {
+		it := **pending
+		*pending = nil
+		return it, true
+	}
+	return l.take(timeout)
 }
 
-func (f *fileLoad) load(ctx context.Context) (FileReport, error) {
-	name, n := f.rep.Name, len(f.items)
-	ctx = ledger.WithProgress(ctx, func(done, total int) { f.ld.progress(name, "loading", done, total) })
-	for {
-		res, err := f.ld.L.PutEach(ctx, n, f.view)
-		var be *ledger.BatchError
-		var we *warrant.Error
-		if err == nil {
-			f.rep.Written = res.Stored > 0 || res.Unchanged > 0
-			f.rep.Stored, f.rep.Unchanged, f.rep.Outcomes = res.Stored, res.Unchanged, res.Views
-			f.collectRefusals()
-			return f.rep, nil
-		}
-		if !errors.As(err, &be) || !errors.As(be.Err, &we) {
-			return f.rep, err
-		}
-		if f.errs[be.Index] != nil || !f.ld.Opt.Partial {
-			// Nothing is written; report every refusal of the file, not
-			// only the one that stopped the batch.
-			f.rep.Refused = append(f.rep.Refused, refusal(name, f.format, f.items[be.Index], we))
-			f.decodeRest(be.Index)
-			f.collectRefusals()
-			return f.rep, nil
-		}
-		f.rep.Refused = append(f.rep.Refused, refusal(name, f.format, f.items[be.Index], we))
-		f.dropped[be.Index] = true
+// stream commits batches as views arrive. It waits for a batch's first
+// view outside any transaction, so an idle pipe holds no write lock.
+func (l *load) stream(ctx context.Context, first Item) error {
+	every, most := l.ld.Opt.BatchEvery, l.ld.Opt.BatchViews
+	if every <= 0 {
+		every = DefaultBatchEvery
 	}
-}
-
-// view is the PutEach source: a refused item aborts the batch unless the
-// load is partial, in which case it is skipped and reported afterwards.
-func (f *fileLoad) view(i int) (*warrant.View, error) {
-	if f.dropped[i] || (f.tried[i] && f.errs[i] != nil && f.ld.Opt.Partial) {
-		return nil, nil
+	if most <= 0 {
+		most = DefaultBatchViews
 	}
-	d := decodeOne(f.items[i].Raw, f.ld.Opt.AttestTrustedOrigins)
-	f.errs[i], f.tried[i] = d.err, true
-	switch {
-	case d.err != nil && f.ld.Opt.Partial:
-		return nil, nil
-	case d.err != nil:
-		return nil, d.err
-	}
-	return d.view, nil
-}
-
-// decodeRest validates the items the aborted batch did not reach, on every
-// core, so the report lists all of the file's refusals.
-func (f *fileLoad) decodeRest(stopped int) {
-	var rest []int
-	for i := range f.items {
-		if !f.tried[i] {
-			rest = append(rest, i)
-		}
-	}
-	sub := make([]Item, len(rest))
-	for k, i := range rest {
-		sub[k] = f.items[i]
-	}
-	for k, d := range decodeAll(sub, f.ld.Opt.AttestTrustedOrigins, func(int) {}) {
-		f.errs[rest[k]], f.tried[rest[k]] = d.err, true
-	}
-	f.errs[stopped] = nil // already reported by the caller
-}
-
-// collectRefusals adds the items that failed validation, in file order.
-func (f *fileLoad) collectRefusals() {
-	for i, err := range f.errs {
+	pending := &first
+	for pending != nil && !l.stopped.Load() {
+		timer := time.NewTimer(every)
+		n := 0
+		res, err := l.ld.L.PutStream(ctx, ledger.Stream{
+			Next: func() (ledger.StreamItem, error) {
+				if n == most || l.stopped.Load() {
+					return nil, io.EOF
+				}
+				it, ok := l.next(&pending, timer.C)
+				if !ok {
+					return nil, io.EOF
+				}
+				n++
+				return &job{it: it, l: l}, nil
+			},
+			Refused: l.refused,
+			Stored:  l.stored,
+		})
+		timer.Stop()
 		if err != nil {
-			f.rep.Refused = append(f.rep.Refused, refusal(f.rep.Name, f.format, f.items[i], err))
+			return err
+		}
+		l.committed(res)
+		if l.stopped.Load() || l.ended {
+			return nil
+		}
+		if it, ok := l.take(nil); ok {
+			pending = &it
+		} else {
+			pending = nil
 		}
 	}
-	sortRefusals(f.rep.Refused)
-	explainRefusals(f.rep.Refused, f.items)
+	return nil
 }
 
-func (ld *Loader) loadGraph(ctx context.Context, rep FileReport, it Item) (FileReport, error) {
-	if ld.Opt.Graph == nil {
-		rep.Refused = append(rep.Refused, Refusal{File: rep.Name, Line: it.Line, Code: warrant.CodeInvalidView,
-			Rule: `this is a concept-graph document ({"graph": ..., "primitives": [...]}); this build of ewp-ingest has no grounding loader wired in, so it loads EvidenceViews only`})
-		return rep, nil
+func (l *load) committed(res ledger.PutResult) {
+	l.rep.Stored += res.Stored
+	l.rep.Unchanged += res.Unchanged
+	l.rep.Written = l.rep.Written || res.Stored > 0 || res.Unchanged > 0
+}
+
+// stored is PutStream's outcome callback: it counts the proposition
+// touched and reports progress.
+func (l *load) stored(_ ledger.StreamItem, o ledger.Outcome) {
+	l.rep.touched.add(o.PropositionID)
+	if o.Index%1024 == 1023 && l.ld.Opt.Progress != nil {
+		l.ld.Opt.Progress(l.in.Name, "loading", l.read.Load(), l.in.Size)
 	}
-	summary, err := ld.Opt.Graph(ctx, ld.L, it.Raw)
+}
+
+// refused is PutStream's refusal callback, called in input order.
+func (l *load) refused(si ledger.StreamItem, err error) error {
+	j := si.(*job)
+	we := asWarrantError(err)
+	r := refusalOf(l.in.Name, j.it, we)
+	if l.explained < maxExplained && j.it.Raw != nil && (we.Code == warrant.CodeInvalidView || we.Code == warrant.CodeUnknownPolicy) {
+		explain(&r, j.it.Raw)
+		l.explained++
+	}
+	l.refuse(r, j.it.format)
+	switch {
+	case l.ld.Opt.Partial:
+		return nil
+	case l.in.Stream:
+		l.stopped.Store(true)
+		return io.EOF
+	}
+	l.failed.Store(true)
+	return nil
+}
+
+// maxKeptRefusals bounds the refusals a report lists per input (a stream
+// of bad lines must not fill memory); the rest are counted.
+const maxKeptRefusals = 10_000
+
+// refuse records a refusal; format is the input's as known so far, for
+// telling a stream's refusal at once.
+func (l *load) refuse(r Refusal, format Format) {
+	if l.in.Stream && l.ld.Opt.OnRefusal != nil {
+		now := r
+		now.Where = where(format, r)
+		l.ld.Opt.OnRefusal(now)
+	}
+	if len(l.rep.Refused) == maxKeptRefusals {
+		l.rep.RefusedOmitted++
+		return
+	}
+	l.rep.Refused = append(l.rep.Refused, r)
+}
+
+// finish locates the refusals the way the input's format numbers items,
+// now that the format is known, and drops a failed file's counts.
+func (l *load) finish() {
+	l.splitRefusal()
+	unsplit := l.split.err != nil && !errors.Is(l.split.err, errStopped)
+	if unsplit && l.in.Stream && !l.ld.Opt.Partial && l.rep.Written {
+		l.stopped.Store(true) // a stream that cannot be read on stops like one with a refused view
+	}
+	l.rep.Views, l.rep.Stopped = l.views, l.stopped.Load()
+	if l.rep.Format == "" {
+		l.rep.Format = l.format
+	}
+	if l.rep.Format == "" && l.views > 0 {
+		l.rep.Format = FormatLines
+	}
+	for i := range l.rep.Refused {
+		l.rep.Refused[i].Where = where(l.rep.Format, l.rep.Refused[i])
+	}
+	sortRefusals(l.rep.Refused)
+}
+
+// job is one item on its way through PutStream; View runs on a worker.
+type job struct {
+	it Item
+	l  *load
+}
+
+func (j *job) Size() int { return len(j.it.Raw) }
+
+func (j *job) View() (*warrant.View, error) {
+	var v *warrant.View
+	var err error
+	switch {
+	case j.it.Err != nil:
+		err = &warrant.Error{Code: warrant.CodeInvalidView, Rule: "not JSON: " + j.it.Err.Error()}
+	case j.it.TooLarge:
+		err = &warrant.Error{Code: warrant.CodeLimitExceeded, Rule: fmt.Sprintf(
+			"the view is %d bytes of JSON text, over the limit of %d (--max-view-bytes); split its records over several views", j.it.Size, j.l.maxViewBytes())}
+	default:
+		d := j.l.ld.decoder()
+		v, err = decodeWith(d, j.it.Raw, j.l.ld.Opt.AttestTrustedOrigins)
+		j.l.ld.pool.Put(d)
+	}
+	if err != nil {
+		if !j.l.ld.Opt.Partial && !j.l.in.Stream {
+			j.l.failed.Store(true) // stop storing at once; the writer reports it in order
+		}
+		return nil, err
+	}
+	if j.l.failed.Load() {
+		return nil, nil // validated; a refused file stores nothing
+	}
+	return v, nil
+}
+
+func (l *load) maxViewBytes() int {
+	if n := l.ld.Opt.Limits.MaxViewBytes; n != 0 {
+		return n
+	}
+	return defaultMaxViewBytes()
+}
+
+// decoder returns a kernel decoder with the loader's limits, from a pool
+// (a Decoder reuses its scratch memory, and is not safe for concurrent use).
+func (ld *Loader) decoder() *warrant.Decoder {
+	if d, ok := ld.pool.Get().(*warrant.Decoder); ok {
+		return d
+	}
+	return &warrant.Decoder{Limits: ld.Opt.Limits}
+}
+
+func asWarrantError(err error) *warrant.Error {
+	var we *warrant.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	return &warrant.Error{Code: warrant.CodeInvalidView, Rule: err.Error()}
+}
+
+// countingReader counts the bytes read, for progress, and calls before
+// ahead of each read, which may wait for input.
+type countingReader struct {
+	r      io.Reader
+	n      *atomic.Int64
+	before func()
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	c.before()
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func (l *load) loadGraph(ctx context.Context, it Item) error {
+	l.rep.Format = FormatGraph
+	if l.ld.Opt.Graph == nil {
+		l.refuse(Refusal{File: l.in.Name, Line: it.Line, Code: warrant.CodeInvalidView,
+			Rule: `this is a concept-graph document ({"graph": ..., "primitives": [...]}); this build of ewp-ingest has no grounding loader wired in, so it loads EvidenceViews only`}, FormatGraph)
+		return nil
+	}
+	summary, err := l.ld.Opt.Graph(ctx, l.ld.L, it.Raw)
 	if err != nil {
 		var le *ledger.Error
 		if errors.As(err, &le) {
-			return rep, err
+			return err
 		}
-		rep.Refused = append(rep.Refused, graphRefusal(rep.Name, it.Line, err))
-		return rep, nil
+		l.refuse(graphRefusal(l.in.Name, it.Line, err), FormatGraph)
+		return nil
 	}
-	rep.Written, rep.Graph = true, summary
-	return rep, nil
+	l.rep.Written, l.rep.Graph = true, summary
+	return nil
 }
 
 // graphRefusal reports a refused graph document. A *warrant.Error keeps its
@@ -231,26 +577,29 @@ func codeOf(err error) string {
 	return warrant.CodeInvalidView
 }
 
-func (ld *Loader) progress(file, phase string, done, total int) {
-	if ld.Opt.Progress != nil {
-		ld.Opt.Progress(file, phase, done, total)
-	}
-}
-
-// refusal locates a refused item the way its format numbers items.
-func refusal(file string, f Format, it Item, we *warrant.Error) Refusal {
+// refusalOf records where a refused item is: its line (a syntax error's
+// own) and its index in a list.
+func refusalOf(file string, it Item, we *warrant.Error) Refusal {
 	r := Refusal{File: file, Line: it.Line, Code: we.Code, Field: we.Field, Rule: we.Rule}
-	switch f {
-	case FormatLines:
-		r.Where = fmt.Sprintf("line %d", it.Line)
-	case FormatList:
-		r.Where = fmt.Sprintf("[%d] (line %d)", it.Index, it.Line)
-	case FormatEnvelope:
-		r.Where = fmt.Sprintf("views[%d] (line %d)", it.Index, it.Line)
+	if it.Err != nil {
+		r.Line = it.Err.Line
 	}
 	if it.Index >= 0 {
 		idx := it.Index
 		r.Index = &idx
 	}
 	return r
+}
+
+// where locates a refusal the way its input's format numbers items.
+func where(f Format, r Refusal) string {
+	switch {
+	case r.Index != nil && f == FormatList:
+		return fmt.Sprintf("[%d] (line %d)", *r.Index, r.Line)
+	case r.Index != nil && f == FormatEnvelope:
+		return fmt.Sprintf("views[%d] (line %d)", *r.Index, r.Line)
+	case f == FormatLines && r.Line > 0:
+		return fmt.Sprintf("line %d", r.Line)
+	}
+	return ""
 }

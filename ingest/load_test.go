@@ -56,3 +56,19 @@ func TestAllRefusalsReported(t *testing.T) {
 		t.Fatalf("%d refusals, written %v, first %v, err %v", len(rep.Refused), rep.Written, rep.Refused, err)
 	}
 }
+
+// A list broken off after two views: with --partial the two are stored
+// and the break is reported; without, nothing is.
+func TestBrokenListKeepsWhatCameBefore(t *testing.T) {
+	data := "[" + strings.TrimSpace(line("P-1", "v1", "a")) + ",\n" + strings.TrimSpace(line("P-2", "v1", "a")) + ",\n oops"
+	for _, partial := range []bool{false, true} {
+		fac := newFactory(t)
+		l, done := fac.fresh(t)
+		rep, err := (&Loader{L: l, Opt: Options{Partial: partial}}).LoadFile(context.Background(), "f.json", []byte(data))
+		done()
+		want := map[bool]int{false: 0, true: 2}[partial]
+		if err != nil || rep.Stored != want || len(rep.Refused) != 1 || !strings.Contains(rep.Refused[0].Rule, "[2]: line 3, column 2") || rep.Refused[0].Line != 3 {
+			t.Errorf("partial=%v: stored %d, want %d; refused %v; %v", partial, rep.Stored, want, rep.Refused, err)
+		}
+	}
+}

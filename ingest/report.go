@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
@@ -32,11 +33,18 @@ type Report struct {
 	// Propositions counts the propositions this run touched; Warrants
 	// holds the first of them with their axes at EvaluatedAt, and
 	// WarrantsOmitted the number left out.
-	Propositions    int           `json:"propositions"`
-	Warrants        []PropWarrant `json:"warrants"`
-	WarrantsOmitted int           `json:"warrants_omitted"`
-	touched         []string
-	seen            map[string]bool
+	Propositions int `json:"propositions"`
+	// PropositionsCapped says Propositions is a lower bound: the run
+	// touched more than maxTracked propositions.
+	PropositionsCapped bool          `json:"propositions_capped,omitempty"`
+	Warrants           []PropWarrant `json:"warrants"`
+	WarrantsOmitted    int           `json:"warrants_omitted"`
+	// Head is the ledger's chain head after the run: kept, it lets
+	// `ewp-ingest verify --head` prove later that nothing was removed.
+	Head *ledger.Head `json:"head,omitempty"`
+	// DB is the ledger's path, for the verify command the text suggests.
+	DB      string `json:"-"`
+	touched *propSet
 }
 
 // PropWarrant is one touched proposition's warrant at the reporting time.
@@ -53,20 +61,24 @@ type PropWarrant struct {
 
 // Add counts one file's outcome.
 func (r *Report) Add(f FileReport) {
-	if r.seen == nil {
-		r.seen = map[string]bool{}
-	}
 	r.Files = append(r.Files, f)
 	r.Stored += f.Stored
 	r.Unchanged += f.Unchanged
-	r.Refused += len(f.Refused)
-	for _, o := range f.Outcomes {
-		if !r.seen[o.PropositionID] {
-			r.seen[o.PropositionID] = true
-			r.touched = append(r.touched, o.PropositionID)
-		}
+	r.Refused += len(f.Refused) + f.RefusedOmitted
+	if f.touched != nil {
+		r.touched = f.touched // one set per Loader, across its inputs
+		r.Propositions, r.PropositionsCapped = f.touched.count(), f.touched.capped
 	}
-	r.Propositions = len(r.touched)
+}
+
+// SetHead records the chain head read after the run.
+func (r *Report) SetHead(ctx context.Context, l *ledger.Ledger) error {
+	h, err := l.Head(ctx)
+	if err != nil {
+		return err
+	}
+	r.Head = &h
+	return nil
 }
 
 // Evaluate fills Warrants with the axes of the first limit touched
@@ -75,9 +87,13 @@ func (r *Report) Add(f FileReport) {
 func (r *Report) Evaluate(ctx context.Context, l *ledger.Ledger, evaluatedAt string, limit int) error {
 	r.EvaluatedAt = evaluatedAt
 	r.Warrants = []PropWarrant{}
-	n := min(limit, len(r.touched))
-	r.WarrantsOmitted = len(r.touched) - n
-	for _, id := range r.touched[:n] {
+	var ids []string
+	if r.touched != nil {
+		ids = r.touched.first
+	}
+	n := min(limit, len(ids))
+	r.WarrantsOmitted = r.Propositions - n
+	for _, id := range ids[:n] {
 		w, err := warrantOf(ctx, l, id, evaluatedAt)
 		var le *ledger.Error
 		if errors.As(err, &le) {
@@ -110,10 +126,11 @@ func warrantOf(ctx context.Context, l *ledger.Ledger, id, at string) (PropWarran
 func (r *Report) ExitCode() int {
 	code := ExitOK
 	for _, f := range r.Files {
+		refused := len(f.Refused) + f.RefusedOmitted
 		switch {
-		case len(f.Refused) > 0 && !f.Written:
+		case f.Stopped || (refused > 0 && !f.Written):
 			return ExitRefused
-		case len(f.Refused) > 0:
+		case refused > 0:
 			code = ExitPartial
 		}
 	}
@@ -124,15 +141,22 @@ func (r *Report) ExitCode() int {
 // JSON report always has them all.
 const maxRefusalsShown = 20
 
-// WriteRefusals prints each refusal on its own line (to stderr).
-func (r *Report) WriteRefusals(w io.Writer) {
+// WriteRefusals prints each refusal on its own line (to stderr); with
+// told set, not those of streams, which Options.OnRefusal told already.
+func (r *Report) WriteRefusals(w io.Writer, told bool) {
 	for _, f := range r.Files {
+		if told && f.Stream {
+			continue
+		}
 		for i, x := range f.Refused {
 			if i == maxRefusalsShown {
-				fmt.Fprintf(w, "%s: ... and %d more refused views\n", f.Name, len(f.Refused)-i)
+				fmt.Fprintf(w, "%s: ... and %d more refused views\n", f.Name, len(f.Refused)-i+f.RefusedOmitted)
 				break
 			}
 			fmt.Fprintln(w, x.String())
+		}
+		if f.RefusedOmitted > 0 && len(f.Refused) <= maxRefusalsShown {
+			fmt.Fprintf(w, "%s: ... and %d more refused views\n", f.Name, f.RefusedOmitted)
 		}
 	}
 }
@@ -142,8 +166,18 @@ func (r *Report) WriteText(w io.Writer) {
 	for _, f := range r.Files {
 		fmt.Fprintf(w, "%s: %s\n", f.Name, fileLine(f))
 	}
-	fmt.Fprintf(w, "summary: %d stored, %d unchanged, %d refused; %d propositions touched\n",
-		r.Stored, r.Unchanged, r.Refused, r.Propositions)
+	over := ""
+	if r.PropositionsCapped {
+		over = "over "
+	}
+	fmt.Fprintf(w, "summary: %d stored, %d unchanged, %d refused; %s%d propositions touched\n",
+		r.Stored, r.Unchanged, r.Refused, over, r.Propositions)
+	if r.Head != nil && r.Head.Seq == 0 {
+		fmt.Fprintln(w, "chain head 0: the ledger is empty")
+	} else if r.Head != nil {
+		fmt.Fprintf(w, "chain head %s\n  keep it to prove later that nothing was removed: ewp-ingest verify --db %s --head %s\n",
+			r.Head, shellQuote(r.DB), r.Head)
+	}
 	if len(r.Warrants) == 0 {
 		return
 	}
@@ -172,10 +206,20 @@ func fileLine(f FileReport) string {
 	switch {
 	case f.Graph != "":
 		return "graph: " + f.Graph
+	case f.Stopped:
+		return fmt.Sprintf("%s: stopped at a refused view; %d stored and %d unchanged before it stay, nothing after it was read", what, f.Stored, f.Unchanged)
 	case len(f.Refused) > 0 && !f.Written:
-		return fmt.Sprintf("%s: refused, nothing written (%d refused)", what, len(f.Refused))
+		return fmt.Sprintf("%s: refused, nothing written (%d refused)", what, len(f.Refused)+f.RefusedOmitted)
 	case len(f.Refused) > 0:
-		return fmt.Sprintf("%s: %d stored, %d unchanged, %d refused (--partial)", what, f.Stored, f.Unchanged, len(f.Refused))
+		return fmt.Sprintf("%s: %d stored, %d unchanged, %d refused (--partial)", what, f.Stored, f.Unchanged, len(f.Refused)+f.RefusedOmitted)
 	}
 	return fmt.Sprintf("%s: %d stored, %d unchanged", what, f.Stored, f.Unchanged)
+}
+
+// shellQuote quotes a path for a command line a person may paste.
+func shellQuote(p string) string {
+	if p != "" && strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+,") == "" {
+		return p
+	}
+	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
 }

@@ -2,10 +2,17 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+
+	"github.com/ewp-go/ewp/warrant"
 )
 
-// scanner finds JSON value boundaries. It checks only what it needs to
+// defaultMaxViewBytes is the per-view bound when none is given.
+func defaultMaxViewBytes() int { return warrant.DefaultLimits.MaxViewBytes }
+
+// scanner finds JSON value boundaries in a text held in memory: one view's,
+// for topLevel. (Inputs are read by the streaming splitter.) It checks only what it needs to
 // find them (strings, bracket nesting); the kernel's parser validates each
 // value's text. It is fast on large inputs because strings, which are
 // most of the bytes, are skipped with IndexByte.
@@ -144,4 +151,55 @@ func (s *scanner) scalar() bool {
 		s.pos++
 	}
 	return s.pos > start
+}
+
+type member struct {
+	raw  []byte
+	line int
+}
+
+// topLevel returns the raw values of an object's top-level keys (the last
+// one wins for a repeated key, as in Python's json).
+func topLevel(obj []byte) (map[string]member, error) {
+	s := &scanner{data: obj, line: 1}
+	out := map[string]member{}
+	s.pos++ // '{'
+	s.space()
+	if s.peek() == '}' {
+		return out, nil
+	}
+	for {
+		s.space()
+		if s.peek() != '"' {
+			return nil, s.errorf("expected a string key")
+		}
+		keyItem, err := s.value()
+		if err != nil {
+			return nil, err
+		}
+		var key string
+		if err := json.Unmarshal(keyItem.Raw, &key); err != nil {
+			return nil, s.errorf("bad key %s", keyItem.Raw)
+		}
+		s.space()
+		if s.peek() != ':' {
+			return nil, s.errorf("expected ':' after key %q", key)
+		}
+		s.pos++
+		s.space()
+		v, err := s.value()
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", key, err)
+		}
+		out[key] = member{v.Raw, v.Line}
+		s.space()
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case '}':
+			return out, nil
+		default:
+			return nil, s.errorf("expected ',' or '}' after the value of %q", key)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package ledger
 import (
 	"database/sql"
 	"errors"
+	"strings"
 
 	"github.com/ewp-go/ewp/snapshot"
 )
@@ -29,7 +30,7 @@ func (w *wtx) prop(id string) (*propState, error) {
 	if err := w.st.known.QueryRowContext(w.ctx, id).Scan(&st.before); err != nil {
 		return nil, ledgerErr("probe proposition", err)
 	}
-	w.props[id] = st
+	w.props[strings.Clone(id)] = st // a key must not pin the view's whole decoded text
 	return st, nil
 }
 
@@ -62,7 +63,7 @@ func (w *wtx) store(p *prepared) (Outcome, error) {
 		return out, idx.err
 	}
 	out.Seq, out.Stored = w.insertSnapshot(p), true
-	st.views[v.ViewID] = storedRef{p.bodySum, out.Seq}
+	st.views[strings.Clone(v.ViewID)] = storedRef{p.bodySum, out.Seq}
 	return out, w.index(p, st, idx.missing)
 }
 
@@ -133,10 +134,16 @@ func (w *wtx) index(p *prepared, st *propState, missing []snapshot.Key) error {
 	for _, k := range missing {
 		isNew[k] = true
 	}
+	// What the transaction remembers is copied out of the view: its strings
+	// point into the view's decoded text, which would otherwise stay live
+	// until forget, however large the views.
+	viewID := strings.Clone(p.v.ViewID)
 	for _, f := range p.fps {
 		if isNew[f.Key] {
 			w.pend.records = append(w.pend.records, recordRow{p.v.PropositionID, string(f.Kind), f.ID, p.v.ViewID, f.Sum})
-			st.added[f.Key] = snapshot.Stored{Sum: f.Sum, ViewID: p.v.ViewID}
+			k := f.Key
+			k.ID = strings.Clone(k.ID)
+			st.added[k] = snapshot.Stored{Sum: f.Sum, ViewID: viewID}
 		}
 	}
 	for _, a := range p.v.Assertions {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
@@ -38,9 +36,45 @@ const (
 	ReasonApprovalUsed        = "APPROVAL_USED"
 	ReasonApprovalOutOfScope  = "APPROVAL_OUT_OF_SCOPE"
 	ReasonApprovalWrongAction = "APPROVAL_WRONG_ACTION"
-	ReasonApprovalUnknown     = "APPROVAL_UNKNOWN"
-	ReasonApprovalsDisabled   = "APPROVALS_DISABLED"
+	// ReasonApprovalWrongProposition: the approval (once, or its scope)
+	// is for another proposition than the call's.
+	ReasonApprovalWrongProposition = "APPROVAL_WRONG_PROPOSITION"
+	ReasonApprovalUnknown          = "APPROVAL_UNKNOWN"
+	ReasonApprovalsDisabled        = "APPROVALS_DISABLED"
 )
+
+// refusedApprovals maps why package audit says an approval does not let a
+// call go ahead (audit.Approval.Covers, Log.Consume) to the approval
+// layer's reason and what the agent should do next. The rule itself lives
+// in package audit only.
+var refusedApprovals = []struct {
+	err    error
+	reason string
+	next   string
+}{
+	{audit.ErrApprovalRejected, ReasonApprovalRejected, "do not act; tell the user"},
+	{audit.ErrApprovalExpired, ReasonApprovalExpired, "ask the user, and the operator for a new approval"},
+	{audit.ErrApprovalUsed, ReasonApprovalUsed, "ask the user, and the operator for a new approval"},
+	{audit.ErrApprovalWrongProposition, ReasonApprovalWrongProposition, "present it only for the proposition it was given for"},
+	{audit.ErrApprovalWrongAction, ReasonApprovalWrongAction, "ask the user, and the operator for an approval of this action"},
+	{audit.ErrApprovalOutOfScope, ReasonApprovalOutOfScope, "ask the user, and the operator for an approval that covers it"},
+}
+
+// refusedReason is the approval layer's reason for err, when err is one of
+// package audit's refusals of an approval; ok false for any other error.
+func refusedReason(id string, err error) (why string, ok bool) {
+	detail := err.Error()
+	var ce *audit.CoverageError
+	if errors.As(err, &ce) {
+		detail = ce.Detail
+	}
+	for _, r := range refusedApprovals {
+		if errors.Is(err, r.err) {
+			return reason(r.reason, "approval %s: %s; %s", id, detail, r.next), true
+		}
+	}
+	return "", false
+}
 
 // approvalDetail is the approval layer's detail.
 type approvalDetail struct {
@@ -138,38 +172,26 @@ func (s *Server) replayOf(dr *draft, prev *audit.Decision) (any, error) {
 }
 
 // differs names the first thing a call asks differently from decision
-// prev; "" when it is the same call.
+// prev; "" when it is the same call. Proposition and action compare as an
+// approval compares them (audit.Action.Differs).
 func differs(d, prev *audit.Decision) string {
 	switch {
 	case prev.Tool != d.Tool:
 		return "tool"
-	case prev.PropositionID != d.PropositionID:
-		return "proposition_id"
 	case prev.ApprovalID != d.ApprovalID:
 		return "approval_id"
 	}
-	return actionDiffers(d, prev)
-}
-
-// actionDiffers names the first action field of d that is not prev's.
-func actionDiffers(d, prev *audit.Decision) string {
-	switch {
-	case prev.ActionID != d.ActionID:
-		return "action.action_id"
-	case prev.ActionKind != d.ActionKind:
-		return "action.kind"
-	case prev.Risk != d.Risk:
-		return "action.risk"
-	case prev.Reversible == nil || d.Reversible == nil || *prev.Reversible != *d.Reversible:
-		return "action.reversible"
-	case !slices.Equal(prev.Concepts, d.Concepts):
-		return "action.concepts"
-	case prev.ToolName != d.ToolName:
-		return "action.tool_name"
-	case prev.ArgumentsHash != d.ArgumentsHash:
-		return "action.arguments"
+	if fields := prev.Action().Differs(d.Action()); len(fields) > 0 {
+		return argumentOf[fields[0]]
 	}
 	return ""
+}
+
+// argumentOf names a decision's action field as may_act's argument.
+var argumentOf = map[string]string{
+	"proposition_id": "proposition_id", "action_id": "action.action_id", "action_kind": "action.kind",
+	"risk": "action.risk", "reversible": "action.reversible", "concepts": "action.concepts",
+	"tool_name": "action.tool_name", "arguments_hash": "action.arguments",
 }
 
 // withApproval combines the layers and, when the call presented an
@@ -213,24 +235,19 @@ func (s *Server) approvalLayer(ctx context.Context, dr *draft, base string) (Lay
 			"an approval only lifts REQUIRE_CONFIRMATION, never DENY. Do not act; see the other layers for why")}
 		return l, nil
 	}
-	answered, err := s.decisions.Log.Decision(ctx, ap.DecisionID)
-	if err != nil {
-		return l, fmt.Errorf("reading decision %s, which approval %s answers: %w", ap.DecisionID, id, err)
-	}
-	if why, ok := approvalCovers(ap, answered, &dr.d, s.now()); !ok {
-		l.Reasons = []string{why}
-		return l, nil
-	}
-	if ap.Once {
-		err := s.decisions.Log.Consume(ctx, id, dr.d.ID)
-		if errors.Is(err, audit.ErrApprovalUsed) {
-			l.Reasons = []string{reason(ReasonApprovalUsed, "approval %s was single-use and has already been used; "+
-				"ask the user, and the operator for a new approval", id)}
-			return l, nil
-		}
-		if err != nil {
+	err = ap.Covers(&dr.d, s.now())
+	if err == nil && ap.Once {
+		if err = s.decisions.Log.Consume(ctx, id, dr.d.ID); err != nil && !isRefusal(err) {
 			return l, fmt.Errorf("consuming single-use approval %s: %w", id, err)
 		}
+	}
+	if err != nil {
+		why, ok := refusedReason(id, err)
+		if !ok {
+			return l, fmt.Errorf("checking approval %s: %w", id, err)
+		}
+		l.Reasons = []string{why}
+		return l, nil
 	}
 	l.Decision = warrant.MayActDecision
 	l.Reasons = []string{reason(ReasonApproved, "%s approved this action (%s), answering decision %s", ap.Approver, coverage(ap), ap.DecisionID)}
@@ -265,88 +282,9 @@ func coverage(ap *audit.Approval) string {
 	return what
 }
 
-// approvalCovers says whether approval ap lets call d go ahead, judged at
-// now: approved, unexpired, and covering d — the same action as the
-// decision it answered, or inside its scope. Whether a single-use approval
-// is still unused is settled by Log.Consume. On false, why is the reason.
-//
-// merge: the store's (*audit.Approval).Covers (branch audit) is the shared
-// rule; replace this body with a call to it and map its error to these
-// reason names.
-func approvalCovers(ap *audit.Approval, answered, d *audit.Decision, now time.Time) (why string, ok bool) {
-	switch {
-	case ap.Verdict != audit.Approved:
-		note := ""
-		if ap.Note != "" {
-			note = " (" + ap.Note + ")"
-		}
-		return reason(ReasonApprovalRejected, "%s rejected decision %s%s; do not act, tell the user", ap.Approver, ap.DecisionID, note), false
-	case !ap.Until.IsZero() && now.After(ap.Until):
-		return reason(ReasonApprovalExpired, "approval %s expired at %s (server clock %s); ask the operator for a new one",
-			ap.ID, ap.Until.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339)), false
-	case !ap.Once && ap.Scope != nil:
-		if field := outOfScope(ap.Scope, d); field != "" {
-			return reason(ReasonApprovalOutOfScope, "approval %s covers %s, and this call's %s is outside it; "+
-				"ask the user, and the operator for an approval that covers it", ap.ID, describeScope(ap.Scope), field), false
-		}
-		return "", true
-	}
-	if d.PropositionID != answered.PropositionID {
-		return wrongAction(ap, "proposition_id"), false
-	}
-	if field := actionDiffers(d, answered); field != "" {
-		return wrongAction(ap, field), false
-	}
-	return "", true
-}
-
-func wrongAction(ap *audit.Approval, field string) string {
-	return reason(ReasonApprovalWrongAction, "approval %s answers decision %s, whose %s differs from this call's; "+
-		"an approval covers exactly the action it was given for", ap.ID, ap.DecisionID, field)
-}
-
-// outOfScope names the first field of d a scope does not cover; "" when it
-// covers d. The proposition is always required; the other fields count
-// when set. Concepts are covered when each concept d names is in the scope.
-func outOfScope(sc *audit.Scope, d *audit.Decision) string {
-	switch {
-	case sc.PropositionID == "" || sc.PropositionID != d.PropositionID:
-		return "proposition_id"
-	case sc.ActionKind != "" && sc.ActionKind != d.ActionKind:
-		return "action.kind"
-	case sc.ToolName != "" && sc.ToolName != d.ToolName:
-		return "action.tool_name"
-	case len(sc.Concepts) > 0 && !conceptsWithin(d.Concepts, sc.Concepts):
-		return "action.concepts"
-	}
-	return ""
-}
-
-// conceptsWithin: every concept of have is in scope (names compare
-// case-insensitively, as the grounding check reads them). An action that
-// names no concepts is not within a concepts scope.
-func conceptsWithin(have, scope []string) bool {
-	if len(have) == 0 {
-		return false
-	}
-	for _, c := range have {
-		if !slices.ContainsFunc(scope, func(s string) bool { return strings.EqualFold(s, c) }) {
-			return false
-		}
-	}
-	return true
-}
-
-func describeScope(sc *audit.Scope) string {
-	parts := []string{"proposition " + sc.PropositionID}
-	if sc.ActionKind != "" {
-		parts = append(parts, "kind "+sc.ActionKind)
-	}
-	if sc.ToolName != "" {
-		parts = append(parts, "tool "+sc.ToolName)
-	}
-	if len(sc.Concepts) > 0 {
-		parts = append(parts, "concepts "+strings.Join(sc.Concepts, ", "))
-	}
-	return strings.Join(parts, ", ")
+// isRefusal: err is package audit saying no to an approval (used,
+// rejected, expired, …), not a failure of the log.
+func isRefusal(err error) bool {
+	_, ok := refusedReason("", err)
+	return ok
 }

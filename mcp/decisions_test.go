@@ -122,12 +122,16 @@ func TestApprovalLoop(t *testing.T) {
 }
 
 // Every way an approval can fail to lift the decision, each with its named
-// reason; the gate's decision stays what the evidence says.
+// reason; the gate's decision stays what the evidence says. Each case
+// answers a REQUIRE_CONFIRMATION decision of its own (a decision is
+// answered once), and the operator answered an hour before the calls, so
+// an approval can expire between the two.
 func TestApprovalRefusals(t *testing.T) {
-	srv, ml, st := loggedServer(t)
+	ml := memlog.New(func() time.Time { return testNow.Add(-time.Hour) })
+	srv, st := newTestServer(t, WithDecisionLog(DecisionLog{Log: ml}))
 	c := dialInProcess(t, srv)
-	asked := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
 	later := testNow.Add(time.Hour)
+	onConflict := obj{"proposition_id": "P-conflict", "action": action(warrant.RiskLow, true)}
 	cases := []struct {
 		name   string
 		ap     audit.Approval
@@ -138,22 +142,25 @@ func TestApprovalRefusals(t *testing.T) {
 		{"rejected", audit.Approval{Verdict: audit.Rejected, Note: "not on a Friday"}, nil, warrant.RequireConfirmation, ReasonApprovalRejected},
 		{"expired", audit.Approval{Scope: &audit.Scope{PropositionID: "P-tentative"}, Until: testNow.Add(-time.Second)}, nil,
 			warrant.RequireConfirmation, ReasonApprovalExpired},
-		{"out of scope: proposition", audit.Approval{Scope: &audit.Scope{PropositionID: "P-conflict"}, Until: later}, nil,
+		{"expired at the instant", audit.Approval{Once: true, Until: testNow}, nil, warrant.RequireConfirmation, ReasonApprovalExpired},
+		{"wrong proposition: scope", audit.Approval{Scope: &audit.Scope{PropositionID: "P-tentative"}, Until: later}, onConflict,
+			warrant.RequireConfirmation, ReasonApprovalWrongProposition},
+		{"wrong proposition: once", audit.Approval{Once: true}, onConflict, warrant.RequireConfirmation, ReasonApprovalWrongProposition},
+		{"out of scope: kind", audit.Approval{Scope: &audit.Scope{PropositionID: "P-tentative", ActionKind: "deploy"}, Until: later},
+			obj{"proposition_id": "P-tentative", "action": mergeObj(action(warrant.RiskMedium, true), obj{"kind": "restart"})},
 			warrant.RequireConfirmation, ReasonApprovalOutOfScope},
-		{"out of scope: kind", audit.Approval{Scope: &audit.Scope{PropositionID: "P-tentative", ActionKind: "restart"}, Until: later}, nil,
-			warrant.RequireConfirmation, ReasonApprovalOutOfScope},
-		{"wrong action", audit.Approval{Once: true},
+		{"wrong action: action_id", audit.Approval{Once: true},
 			obj{"proposition_id": "P-tentative", "action": mergeObj(action(warrant.RiskMedium, true), obj{"action_id": "act-2"})},
 			warrant.RequireConfirmation, ReasonApprovalWrongAction},
-		{"wrong action: reversible", audit.Approval{Once: true},
-			obj{"proposition_id": "P-conflict", "action": action(warrant.RiskLow, true)},
+		{"wrong action: kind", audit.Approval{Once: true},
+			obj{"proposition_id": "P-tentative", "action": mergeObj(action(warrant.RiskMedium, true), obj{"kind": "restart"})},
 			warrant.RequireConfirmation, ReasonApprovalWrongAction},
 		{"deny stands", audit.Approval{Scope: &audit.Scope{PropositionID: "P-tentative"}, Until: later},
 			obj{"proposition_id": "P-tentative", "action": action(warrant.RiskHigh, true)}, warrant.Deny, ReasonApprovalCannotLift},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.ap.DecisionID = asked
+			tc.ap.DecisionID = decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
 			ap := approve(t, ml, tc.ap)
 			args := tc.args
 			if args == nil {
@@ -176,6 +183,7 @@ func TestApprovalRefusals(t *testing.T) {
 		}
 	})
 	t.Run("proposition since become DENY", func(t *testing.T) {
+		asked := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
 		ap := approve(t, ml, audit.Approval{DecisionID: asked, Once: true})
 		// The assertion is withdrawn: nothing asserts or supports it any
 		// more, so it is UNACCEPTED, which is DENY at any risk.
@@ -213,6 +221,7 @@ func TestApprovalScopeAndNotNeeded(t *testing.T) {
 			t.Fatalf("%s: scoped approval: %v", id, out)
 		}
 	}
+	asked = decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
 	once := approve(t, ml, audit.Approval{DecisionID: asked, Once: true})
 	out := mustOK(t, call(t, c, "may_act", obj{"proposition_id": "P-tentative", "action": action(warrant.RiskLow, true), "approval_id": once}))
 	if _, why, _ := approvalOf(t, out); out["decision"] != warrant.MayActDecision || !strings.HasPrefix(why, ReasonApprovalNotNeeded+":") {

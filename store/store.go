@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/snapshot"
@@ -57,8 +58,9 @@ type Options struct {
 	ReadOnly bool
 	// Create makes the ledger when missing: a new SQLite file, or the
 	// schema and roles in an empty PostgreSQL database (postgres.Init,
-	// idempotent). Writers (ewp-ingest) set it; readers never do, so a
-	// mistyped --db is an error, not a new empty ledger.
+	// idempotent), with the decision log's schema beside it
+	// (audit/postgres.Init). Writers (ewp-ingest) set it; readers never
+	// do, so a mistyped --db is an error, not a new empty ledger.
 	Create bool
 	// Now stamps created_at; nil means time.Now.
 	Now func() time.Time
@@ -79,6 +81,11 @@ func Open(ctx context.Context, dsn string, opt Options) (Ledger, error) {
 	if IsPostgres(dsn) {
 		if opt.Create && !opt.ReadOnly {
 			if err := postgres.Init(ctx, dsn, postgres.Roles{}); err != nil {
+				return nil, err
+			}
+			// The decision log lives in the same database, written by
+			// the ledger's server role only (audit/postgres).
+			if err := auditpg.Init(ctx, dsn, postgres.DefaultRoles.Server); err != nil {
 				return nil, err
 			}
 		}

@@ -18,8 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/ewp-go/ewp/audit"
 )
 
@@ -178,57 +176,45 @@ func (l *Log) selects(f audit.Filter, d *audit.Decision) bool {
 	return true
 }
 
-// Approve records an operator's answer to a REQUIRE_CONFIRMATION decision.
-// An empty ID gets a fresh UUIDv7 and a zero CreatedAt the log's clock;
-// both are written back into a.
-func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
-	if err := checkApproval(a); err != nil {
-		return err
-	}
-	d, err := l.Decision(ctx, a.DecisionID)
-	if err != nil {
-		return err
-	}
-	if d.Outcome != audit.OutcomeRequireConfirmation {
-		return fmt.Errorf("memlog: decision %s was %s; only a REQUIRE_CONFIRMATION decision can be approved or rejected", d.ID, d.Outcome)
-	}
-	if a.ID == "" {
-		id, err := uuid.NewV7()
-		if err != nil {
-			return err
-		}
-		a.ID = id.String()
-	}
-	if a.CreatedAt.IsZero() {
-		a.CreatedAt = l.now().UTC()
-	}
-	b, err := json.Marshal(a)
-	if err != nil {
-		return err
+// Approve records an operator's answer to a REQUIRE_CONFIRMATION decision
+// under the same rule as the durable store (audit.Approval.Admit): it
+// fills a.ID, a.CreatedAt (the log's clock) and a.Action, and refuses an
+// unknown decision (audit.ErrNotFound), one already answered
+// (audit.ErrAnswered), one not awaiting confirmation (audit.ErrNotPending)
+// and a malformed approval (audit.ErrInvalidApproval).
+func (l *Log) Approve(_ context.Context, a *audit.Approval) error {
+	if a == nil {
+		return fmt.Errorf("%w: no approval given", audit.ErrInvalidApproval)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return ErrClosed
 	}
+	b, ok := l.decisions[a.DecisionID]
+	if !ok {
+		return fmt.Errorf("%w: no decision %s in this log", audit.ErrNotFound, a.DecisionID)
+	}
+	answered, err := decodeDecision(b)
+	if err != nil {
+		return err
+	}
+	var prior string
+	if prev := l.answers[a.DecisionID]; len(prev) > 0 {
+		prior = prev[0]
+	}
+	if err := a.Admit(answered, prior, l.now()); err != nil {
+		return err
+	}
 	if _, dup := l.approvals[a.ID]; dup {
 		return fmt.Errorf("memlog: approval %s is already recorded", a.ID)
+	}
+	if b, err = json.Marshal(a); err != nil {
+		return err
 	}
 	l.approvals[a.ID] = b
 	l.answers[a.DecisionID] = append(l.answers[a.DecisionID], a.ID)
 	l.chain("approval", b)
-	return nil
-}
-
-func checkApproval(a *audit.Approval) error {
-	switch {
-	case a == nil || a.DecisionID == "":
-		return errors.New("memlog: an approval names the decision it answers")
-	case a.Verdict != audit.Approved && a.Verdict != audit.Rejected:
-		return fmt.Errorf("memlog: verdict %q: must be %q or %q", a.Verdict, audit.Approved, audit.Rejected)
-	case a.Approver == "":
-		return errors.New("memlog: an approval names its approver")
-	}
 	return nil
 }
 
@@ -270,6 +256,8 @@ func (l *Log) ApprovalsFor(ctx context.Context, decisionID string) ([]audit.Appr
 
 // Consume marks the single-use approval used by decision usedBy; of
 // concurrent calls exactly one succeeds, the rest get audit.ErrApprovalUsed.
+// It refuses what the durable store refuses (audit.Approval.Consumable:
+// a rejection, an expired approval by the log's clock, a scope approval).
 // usedBy need not be recorded yet: the server consumes before it records
 // the decision that the approval lifted.
 func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
@@ -277,8 +265,8 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 	if err != nil {
 		return err
 	}
-	if !a.Once {
-		return fmt.Errorf("memlog: approval %s is not single-use; only a single-use approval is consumed", approvalID)
+	if err := a.Consumable(l.now()); err != nil {
+		return err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -286,7 +274,8 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		return ErrClosed
 	}
 	if by, ok := l.used[approvalID]; ok {
-		return fmt.Errorf("approval %s was used by decision %s: %w", approvalID, by, audit.ErrApprovalUsed)
+		return &audit.CoverageError{ApprovalID: approvalID, Reason: audit.ErrApprovalUsed,
+			Detail: fmt.Sprintf("a once approval was already used by decision %s", by)}
 	}
 	l.used[approvalID] = usedBy
 	b, _ := json.Marshal(map[string]string{"approval_id": approvalID, "used_by": usedBy}) // two strings

@@ -101,12 +101,14 @@ func TestApprovalsAndPending(t *testing.T) {
 
 func TestConsumeExactlyOnce(t *testing.T) {
 	ctx := context.Background()
-	l := New(nil)
-	if err := l.Record(ctx, rc("d1")); err != nil {
-		t.Fatal(err)
+	l := New(func() time.Time { return t0 })
+	for _, id := range []string{"d1", "d2"} {
+		if err := l.Record(ctx, rc(id)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	once := &audit.Approval{DecisionID: "d1", Verdict: audit.Approved, Approver: "ops", Once: true}
-	scoped := &audit.Approval{DecisionID: "d1", Verdict: audit.Approved, Approver: "ops",
+	scoped := &audit.Approval{DecisionID: "d2", Verdict: audit.Approved, Approver: "ops",
 		Scope: &audit.Scope{PropositionID: "P"}, Until: t0.Add(time.Hour)}
 	for _, a := range []*audit.Approval{once, scoped} {
 		if err := l.Approve(ctx, a); err != nil {
@@ -149,5 +151,55 @@ func TestClosed(t *testing.T) {
 	_ = l.Close()
 	if err := l.Record(context.Background(), rc("d1")); !errors.Is(err, ErrClosed) {
 		t.Errorf("record after close: %v", err)
+	}
+}
+
+// Approve and Consume follow the durable store's rules (audit.Admit,
+// audit.Consumable): the approval records the answered action, a decision
+// is answered once, only REQUIRE_CONFIRMATION is answered, and a
+// rejection or an expired approval is never consumed.
+func TestApproveAsTheDurableStore(t *testing.T) {
+	ctx := context.Background()
+	now := t0
+	l := New(func() time.Time { return now })
+	d := rc("d1")
+	d.ActionID, d.ActionKind, d.Concepts, d.ArgumentsHash = "act-1", "deploy", []string{"service"}, "ab12"
+	for _, rec := range []*audit.Decision{d, rc("d2"), rc("d3"), {ID: "d4", Time: t0, Tool: audit.ToolMayAct, Outcome: audit.OutcomeMayAct}} {
+		if err := l.Record(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ap := &audit.Approval{DecisionID: "d1", Verdict: audit.Approved, Approver: "ops", Once: true, Until: t0.Add(time.Minute)}
+	if err := l.Approve(ctx, ap); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := l.Approval(ctx, ap.ID)
+	if err != nil || stored.Action == nil || stored.Action.ActionID != "act-1" || stored.Action.ArgumentsHash != "ab12" {
+		t.Fatalf("the approval does not record the answered action: %+v %v", stored, err)
+	}
+	for _, tc := range []struct {
+		a    *audit.Approval
+		want error
+	}{
+		{&audit.Approval{DecisionID: "d1", Verdict: audit.Approved, Approver: "bob", Once: true}, audit.ErrAnswered},
+		{&audit.Approval{DecisionID: "d4", Verdict: audit.Approved, Approver: "bob", Once: true}, audit.ErrNotPending},
+		{&audit.Approval{DecisionID: "nope", Verdict: audit.Approved, Approver: "bob", Once: true}, audit.ErrNotFound},
+		{&audit.Approval{DecisionID: "d2", Verdict: audit.Rejected, Approver: "bob"}, audit.ErrInvalidApproval},
+		{&audit.Approval{DecisionID: "d2", Verdict: audit.Approved, Approver: "bob", Scope: &audit.Scope{PropositionID: "P"}}, audit.ErrInvalidApproval},
+	} {
+		if err := l.Approve(ctx, tc.a); !errors.Is(err, tc.want) {
+			t.Errorf("approve %+v: %v, want %v", tc.a, err, tc.want)
+		}
+	}
+	rejection := &audit.Approval{DecisionID: "d2", Verdict: audit.Rejected, Approver: "bob", Note: "not today"}
+	if err := l.Approve(ctx, rejection); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Consume(ctx, rejection.ID, "x"); !errors.Is(err, audit.ErrApprovalRejected) {
+		t.Errorf("a rejection was consumed: %v", err)
+	}
+	now = t0.Add(time.Minute)
+	if err := l.Consume(ctx, ap.ID, "x"); !errors.Is(err, audit.ErrApprovalExpired) {
+		t.Errorf("an expired approval was consumed: %v", err)
 	}
 }

@@ -6,24 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/audittest"
 	"github.com/ewp-go/ewp/audit/sqlite"
 )
-
-// benchDecision is a may_act decision of the size the gate records: every
-// layer with its reasons, the caller, the policy set.
-func benchDecision(i int) *audit.Decision {
-	d := pendingDecision("P-bench", i)
-	d.Caller.RemoteAddr = "127.0.0.1:53211"
-	d.Caller.ClientVersion = "1.0.0"
-	d.Layers = []audit.Layer{
-		{Layer: "evidence", Decision: "MAY_ACT", Reasons: []string{"ACCEPTED, EXTERNAL verification, 2 lineages"}},
-		{Layer: "policy", Decision: "REQUIRE_CONFIRMATION", Reasons: []string{"prod-writes: irreversible action in production"}},
-		{Layer: "grounding", Decision: "MAY_ACT", Reasons: []string{"database: justified at D2"}},
-	}
-	d.RiskPolicy = map[string]any{"low": "MAY_ACT", "medium": "MAY_ACT", "high": "REQUIRE_CONFIRMATION"}
-	return d
-}
 
 // BenchmarkRecordParallel records decisions from 64 concurrent callers
 // (SetParallelism over GOMAXPROCS), each waiting for its commit as the
@@ -60,7 +45,7 @@ func benchRecord(b *testing.B, callers int, full bool) {
 	b.RunParallel(func(pb *testing.PB) {
 		i := 0
 		for pb.Next() {
-			if err := l.Record(ctx, benchDecision(i)); err != nil {
+			if err := l.Record(ctx, audittest.BenchDecision(i)); err != nil {
 				b.Error(err)
 				return
 			}

@@ -1,8 +1,9 @@
 // Package sqlite is the decision log of package audit in an SQLite file
 // (modernc.org/sqlite, no cgo): the store behind ewp-mcp's accountable
-// gate and ewp-audit. It implements audit.Log; a PostgreSQL store would be
-// a sibling package with the same interface (one package per outside
-// dependency; the domain stays in package audit).
+// gate and ewp-audit. It implements audit.Log; the PostgreSQL store,
+// audit/postgres, is a sibling package writing the same chain (one package
+// per outside dependency; the domain stays in package audit, what the
+// stores share in audit/auditchain).
 //
 // # Where the log lives
 //

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ewp-go/ewp/audit/audittest"
 	"github.com/ewp-go/ewp/audit/sqlite"
 )
 
@@ -38,7 +39,7 @@ func recordForever(path string) {
 	for g := range 16 {
 		wg.Go(func() {
 			for i := 0; ; i++ {
-				d := benchDecision(g*1_000_000 + i)
+				d := audittest.BenchDecision(g*1_000_000 + i)
 				if err := l.Record(ctx, d); err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					os.Exit(1)

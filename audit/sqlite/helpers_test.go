@@ -16,7 +16,7 @@ var ctx = context.Background()
 
 var t0 = time.Date(2026, 9, 21, 12, 0, 0, 0, time.UTC)
 
-// clock is a settable clock for expiry tests.
+// clock is the log's fixed clock (the suite sets it in expiry cases).
 type clock struct {
 	mu sync.Mutex
 	t  time.Time
@@ -26,12 +26,6 @@ func (c *clock) now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
-}
-
-func (c *clock) set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
 }
 
 func newLog(t testing.TB) (*sqlite.Log, *clock) {

@@ -217,6 +217,15 @@ func uriPath(p string) string {
 // Path is the file the log was opened from.
 func (l *Log) Path() string { return l.path }
 
+// CommitStats returns how many write transactions the log committed and
+// how many writes they carried (0, 0 for a read-only log).
+func (l *Log) CommitStats() (commits, writes int64) {
+	if l.wr == nil {
+		return 0, 0
+	}
+	return l.wr.commits.Load(), l.wr.written.Load()
+}
+
 // Close stops the writer (pending writes are committed first) and
 // releases the connections. It is safe to call more than once.
 func (l *Log) Close() error {

@@ -9,10 +9,11 @@ import (
 	"strings"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditchain"
 )
 
 // DefaultLimit is List's page size when the filter gives none.
-const DefaultLimit = 100
+const DefaultLimit = auditchain.DefaultLimit
 
 // Decision returns the decision recorded under id, or audit.ErrNotFound.
 func (l *Log) Decision(ctx context.Context, id string) (*audit.Decision, error) {
@@ -38,15 +39,8 @@ func (l *Log) oneDecision(ctx context.Context, what, query string, args ...any) 
 	return decodeDecision(body)
 }
 
-// Query is a Filter with the store's extras.
-type Query struct {
-	audit.Filter
-	// NewestFirst walks from the latest decision back; After then means
-	// "older than".
-	NewestFirst bool
-	// ApprovalID selects the decisions that presented this approval.
-	ApprovalID string
-}
+// Query is a Filter with the store's extras (auditchain.Query).
+type Query = auditchain.Query
 
 // List returns a page of decisions in the order they were recorded (by
 // time when Since or Until is given, for pending ones always in recording

@@ -12,13 +12,6 @@ import (
 // another version is refused rather than guessed at.
 const SchemaVersion = 1
 
-// The chained tables, by the name events.tbl gives them.
-const (
-	tableDecisions = "decisions"
-	tableApprovals = "approvals"
-	tableUses      = "approval_uses"
-)
-
 // appendOnly are the tables the database itself refuses to UPDATE or
 // DELETE, through triggers; Verify checks that the triggers are in place.
 var appendOnly = []string{"audit_meta", tableDecisions, tableApprovals, tableUses, "events"}

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditchain"
 )
 
 // Record stores a decision and its chain entry, and returns once they are
@@ -38,7 +38,7 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 		return fmt.Errorf("record decision %s: its JSON cannot be written: %w", d.ID, err)
 	}
 	row := decisionColumns(d, body)
-	pre, post := splitPayload(row.payload())
+	pre, post := splitPayload(row.Payload())
 	err = l.wr.submit(ctx, func(t *wtx) error {
 		res, err := t.exec(t.st.insDecision, row.DecisionID, row.TimeNS, row.Tool, row.Outcome,
 			row.PropositionID, row.Credential, row.IdemKey, row.ApprovalID, row.Body, row.BodySum)
@@ -59,41 +59,17 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 	return l.writeErr("record decision "+d.ID, err)
 }
 
-// checkDecision refuses what no gate call produces.
-func checkDecision(d *audit.Decision) error {
-	switch {
-	case d == nil:
-		return errors.New("record decision: nil decision")
-	case d.Tool == "":
-		return errors.New("record decision: tool is empty (may_act or check_grounding)")
-	}
-	if knownOutcome(d.Outcome) {
-		return nil
-	}
-	return fmt.Errorf("record decision: outcome %q is not one of MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED, ANSWERED", d.Outcome)
-}
-
-// Approve stores an operator's approval or rejection of a decision. It
-// fills a.ID and a.CreatedAt when empty and always sets a.Action to the
-// answered decision's action. Inside the write transaction it checks
-// (audit.Approval.Validate) that the decision exists (audit.ErrNotFound),
-// awaits confirmation (audit.ErrNotPending) and is not answered yet
-// (audit.ErrAnswered), and that the approval is well formed
+// Approve stores an operator's approval or rejection of a decision.
+// Inside the write transaction it looks up the decision
+// (audit.ErrNotFound) and any earlier answer, and applies
+// audit.Approval.Admit, which fills a.ID, a.CreatedAt and a.Action and
+// refuses a decision already answered (audit.ErrAnswered), not awaiting
+// confirmation (audit.ErrNotPending) or a malformed approval
 // (audit.ErrInvalidApproval); so two operators answering at once cannot
 // both succeed.
 func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 	if l.ro {
 		return l.errReadOnly()
-	}
-	if a.ID == "" {
-		a.ID = audit.NewID()
-	}
-	if a.CreatedAt.IsZero() {
-		a.CreatedAt = l.now()
-	}
-	a.CreatedAt = a.CreatedAt.UTC()
-	if !a.Until.IsZero() {
-		a.Until = a.Until.UTC()
 	}
 	err := l.wr.submit(ctx, func(t *wtx) error {
 		answered, err := t.decision(a.DecisionID)
@@ -102,13 +78,10 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 		}
 		var prior string
 		err = t.tx.QueryRow(`SELECT approval_id FROM approvals WHERE decision_id = ?`, asJSON(a.DecisionID)).Scan(&prior)
-		if err == nil {
-			return fmt.Errorf("%w: decision %s was answered by %s; show it with `ewp-audit show %s`", audit.ErrAnswered, a.DecisionID, prior, prior)
-		} else if !errors.Is(err, sql.ErrNoRows) {
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return inDoubt(err)
 		}
-		a.Action = new(answered.Action())
-		if err := a.Validate(answered, l.now()); err != nil {
+		if err := a.Admit(answered, prior, l.now()); err != nil {
 			return err
 		}
 		body, err := json.Marshal(a)
@@ -124,7 +97,7 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 		if err != nil {
 			return inDoubt(err)
 		}
-		pre, post := splitPayload(row.payload())
+		pre, post := splitPayload(row.Payload())
 		return t.event(tableApprovals, seq, pre, post)
 	})
 	return l.writeErr("approve decision "+a.DecisionID, err)
@@ -148,7 +121,7 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		if err != nil {
 			return err
 		}
-		if err := consumable(a, now); err != nil {
+		if err := a.Consumable(now); err != nil {
 			return err
 		}
 		u := Use{ApprovalID: asJSON(approvalID), UsedBy: usedBy, UsedNS: now.UnixNano()}
@@ -158,8 +131,7 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 			if err := t.tx.QueryRow(`SELECT used_by FROM approval_uses WHERE approval_id = ?`, u.ApprovalID).Scan(&by); err != nil {
 				return inDoubt(err)
 			}
-			return &audit.CoverageError{ApprovalID: approvalID, Reason: audit.ErrApprovalUsed,
-				Detail: fmt.Sprintf("a once approval was already used by decision %s; ask for a new confirmation", by)}
+			return auditchain.Used(approvalID, by)
 		}
 		if err != nil {
 			return inDoubt(err)
@@ -168,23 +140,10 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		if err != nil {
 			return inDoubt(err)
 		}
-		pre, post := splitPayload(u.payload())
+		pre, post := splitPayload(u.Payload())
 		return t.event(tableUses, seq, pre, post)
 	})
 	return l.writeErr("consume approval "+approvalID, err)
-}
-
-func consumable(a *audit.Approval, now time.Time) error {
-	switch {
-	case a.Verdict != audit.Approved:
-		return &audit.CoverageError{ApprovalID: a.ID, Reason: audit.ErrApprovalRejected, Detail: "a rejection cannot be used"}
-	case !a.Once:
-		return fmt.Errorf("%w: approval %s is a scope approval, usable until %s; only once approvals are consumed", audit.ErrInvalidApproval, a.ID, a.Until.Format(time.RFC3339))
-	case !a.Until.IsZero() && !now.Before(a.Until):
-		return &audit.CoverageError{ApprovalID: a.ID, Reason: audit.ErrApprovalExpired,
-			Detail: fmt.Sprintf("expired at %s (server time %s)", a.Until.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))}
-	}
-	return nil
 }
 
 // writeErr leaves the log's own refusals (audit.Err*, coverage) as they
@@ -194,16 +153,6 @@ func (l *Log) writeErr(op string, err error) error {
 		return err
 	}
 	return l.storeErr(op, err)
-}
-
-func isRefusalErr(err error) bool {
-	var ce *audit.CoverageError
-	for _, e := range []error{audit.ErrNotFound, audit.ErrDuplicateKey, audit.ErrInvalidApproval, audit.ErrNotPending, audit.ErrAnswered} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return errors.As(err, &ce)
 }
 
 func (t *wtx) decision(id string) (*audit.Decision, error) {
@@ -228,28 +177,4 @@ func (t *wtx) approval(id string) (*audit.Approval, error) {
 		return nil, inDoubt(err)
 	}
 	return decodeApproval(body)
-}
-
-func decodeDecision(body []byte) (*audit.Decision, error) {
-	d := new(audit.Decision)
-	if err := json.Unmarshal(body, d); err != nil {
-		return nil, fmt.Errorf("stored decision does not decode: %w", err)
-	}
-	return d, nil
-}
-
-func decodeApproval(body []byte) (*audit.Approval, error) {
-	a := new(audit.Approval)
-	if err := json.Unmarshal(body, a); err != nil {
-		return nil, fmt.Errorf("stored approval does not decode: %w", err)
-	}
-	return a, nil
-}
-
-func knownOutcome(o string) bool {
-	switch o {
-	case audit.OutcomeMayAct, audit.OutcomeRequireConfirmation, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered:
-		return true
-	}
-	return false
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
-	"github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/audit/auditstore"
 )
 
 // Exit codes (documented in usage).
@@ -96,17 +96,6 @@ func (lf *logFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&lf.json, "json", false, "")
 }
 
-// path is --audit, or the default beside --db.
-func (lf *logFlags) path() (string, error) {
-	switch {
-	case lf.audit != "":
-		return lf.audit, nil
-	case lf.db != "":
-		return sqlite.DefaultPath(lf.db), nil
-	}
-	return "", errors.New("say which log: --db LEDGER (the log is LEDGER.audit beside it, as ewp-mcp keeps it) or --audit PATH")
-}
-
 // where repeats the flag that found the log, for the commands printed as
 // hints.
 func (lf *logFlags) where() string {
@@ -116,13 +105,14 @@ func (lf *logFlags) where() string {
 	return "--db " + lf.db
 }
 
-// open opens the log; read-only for the reading commands.
-func (lf *logFlags) open(e *env, name string, readOnly bool) (*sqlite.Log, int) {
-	p, err := lf.path()
-	if err != nil {
+// open opens the log --audit names, or the one beside --db (in the same
+// PostgreSQL database for a postgres:// URL); read-only for the reading
+// commands.
+func (lf *logFlags) open(e *env, name string, readOnly bool) (auditstore.Log, int) {
+	if _, err := auditstore.Where(lf.db, lf.audit); err != nil {
 		return nil, usageError(e.stderr, name+": "+err.Error())
 	}
-	l, err := sqlite.Open(p, sqlite.Options{ReadOnly: readOnly, Now: e.now})
+	l, err := auditstore.Open(e.ctx, lf.db, lf.audit, auditstore.Options{ReadOnly: readOnly, Now: e.now})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "ewp-audit %s: %v\n", name, err)
 		return nil, exitLog

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/audit/sqlite"
 )
 
@@ -201,7 +202,7 @@ func runShow(e *env, args []string) int {
 
 // buildTrail finds id as a decision, or as an approval (then the trail of
 // the decision it answers).
-func buildTrail(e *env, l *sqlite.Log, id string) (*trail, error) {
+func buildTrail(e *env, l auditstore.Log, id string) (*trail, error) {
 	d, err := l.Decision(e.ctx, id)
 	if errors.Is(err, audit.ErrNotFound) {
 		a, aerr := l.Approval(e.ctx, id)
@@ -239,7 +240,7 @@ func buildTrail(e *env, l *sqlite.Log, id string) (*trail, error) {
 	return t, nil
 }
 
-func approvalTrailOf(e *env, l *sqlite.Log, a *audit.Approval) (*approvalTrail, error) {
+func approvalTrailOf(e *env, l auditstore.Log, a *audit.Approval) (*approvalTrail, error) {
 	at := &approvalTrail{Approval: *a}
 	u, err := l.UseOf(e.ctx, a.ID)
 	if err == nil {

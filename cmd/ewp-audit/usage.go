@@ -1,7 +1,8 @@
 package main
 
 const usageLog = `  --db LEDGER      the evidence ledger ewp-mcp serves; the decision log is
-                   LEDGER.audit beside it (ewp.db → ewp.db.audit)
+                   LEDGER.audit beside it (ewp.db → ewp.db.audit), or for a
+                   postgres:// URL in the same database (schema ewp_audit)
   --audit PATH     the decision log itself (as ewp-mcp --audit PATH)
   --json           machine-readable output for scripts
   -h, --help       show this help
@@ -128,7 +129,8 @@ USAGE
   ewp-audit export [filters]                  JSON Lines, for a SIEM
 
 Every command takes --db LEDGER (the log is LEDGER.audit beside it, as
-ewp-mcp finds it) or --audit PATH, and --json. 'ewp-audit COMMAND --help'
+ewp-mcp finds it, or in the same database for a postgres:// URL) or
+--audit PATH, and --json. 'ewp-audit COMMAND --help'
 explains each.
 
 EXAMPLES

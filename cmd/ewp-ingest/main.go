@@ -32,6 +32,7 @@ type config struct {
 	quiet       bool
 	json        bool
 	axes        int
+	limits      warrant.Limits
 	files       []string
 }
 
@@ -76,6 +77,11 @@ func parse(args []string, stdout, stderr io.Writer) (config, int) {
 	fs.BoolVar(&cfg.quiet, "quiet", false, "")
 	fs.BoolVar(&cfg.json, "json", false, "")
 	fs.IntVar(&cfg.axes, "axes", 20, "")
+	d := warrant.DefaultLimits
+	fs.IntVar(&cfg.limits.MaxViewBytes, "max-view-bytes", d.MaxViewBytes, "")
+	fs.IntVar(&cfg.limits.MaxRecords, "max-records", d.MaxRecords, "")
+	fs.IntVar(&cfg.limits.MaxSubjects, "max-subjects", d.MaxSubjects, "")
+	fs.IntVar(&cfg.limits.MaxStringBytes, "max-string-bytes", d.MaxStringBytes, "")
 	files, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usage)
@@ -115,6 +121,8 @@ func validate(cfg *config, stderr io.Writer) int {
 		return usageError(stderr, "no input: name one or more FILEs, or - for standard input")
 	case cfg.axes < 0:
 		return usageError(stderr, "--axes must be 0 or more")
+	case cfg.limits.MaxViewBytes <= 0 || cfg.limits.MaxRecords <= 0 || cfg.limits.MaxSubjects <= 0 || cfg.limits.MaxStringBytes <= 0:
+		return usageError(stderr, "--max-view-bytes, --max-records, --max-subjects and --max-string-bytes must be positive")
 	}
 	if cfg.evaluatedAt == "" {
 		cfg.evaluatedAt = time.Now().UTC().Format(time.RFC3339)
@@ -153,9 +161,12 @@ func checkInputs(files []string) ([]string, error) {
 func load(ctx context.Context, l *ledger.Ledger, cfg config, files []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	bar := newProgress(stderr)
 	ld := &ingest.Loader{L: l, Opt: ingest.Options{
-		AttestTrustedOrigins: cfg.attest, Partial: cfg.partial, Graph: graphLoader, Progress: bar.update,
+		AttestTrustedOrigins: cfg.attest, Partial: cfg.partial, Limits: cfg.limits, Graph: graphLoader, Progress: bar.update,
 	}}
-	var rep ingest.Report
+	if !cfg.json { // a stream's refusals are told at once, not when it ends
+		ld.Opt.OnRefusal = func(r ingest.Refusal) { fmt.Fprintln(stderr, r.String()) }
+	}
+	rep := ingest.Report{DB: cfg.db}
 	for _, name := range files {
 		fr, err := loadOne(ctx, ld, name, stdin)
 		bar.clear()
@@ -165,6 +176,10 @@ func load(ctx context.Context, l *ledger.Ledger, cfg config, files []string, std
 		}
 		rep.Add(fr)
 	}
+	if err := rep.SetHead(ctx, l); err != nil {
+		fmt.Fprintf(stderr, "ewp-ingest: reading the chain head: %v\n", err)
+		return ingest.ExitLedger
+	}
 	if err := rep.Evaluate(ctx, l, cfg.evaluatedAt, cfg.axes); err != nil {
 		fmt.Fprintf(stderr, "ewp-ingest: reading back the warrants: %v\n", err)
 		return ingest.ExitLedger
@@ -173,20 +188,39 @@ func load(ctx context.Context, l *ledger.Ledger, cfg config, files []string, std
 	return rep.ExitCode()
 }
 
+// loadOne loads one named input. Standard input and anything else that
+// is not a regular file (a pipe, a FIFO, a device) is a stream, committed
+// in batches as views arrive; a regular file is one transaction.
 func loadOne(ctx context.Context, ld *ingest.Loader, name string, stdin io.Reader) (ingest.FileReport, error) {
-	var data []byte
-	var err error
-	label := name
 	if name == "-" {
-		label = "<stdin>"
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(name)
+		return ld.Load(ctx, ingest.Input{Name: "<stdin>", R: stdin, Stream: !isRegular(stdin)})
 	}
+	f, err := os.Open(name)
 	if err != nil {
 		return ingest.FileReport{}, err
 	}
-	return ld.LoadFile(ctx, label, data)
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return ingest.FileReport{}, err
+	}
+	regular := st.Mode().IsRegular()
+	in := ingest.Input{Name: name, R: f, Stream: !regular}
+	if regular {
+		in.Size = st.Size()
+	}
+	return ld.Load(ctx, in)
+}
+
+// isRegular reports whether r is a regular file (standard input
+// redirected from one): such an input is loaded whole or not at all.
+func isRegular(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode().IsRegular()
 }
 
 func write(rep *ingest.Report, cfg config, stdout, stderr io.Writer) {
@@ -196,7 +230,7 @@ func write(rep *ingest.Report, cfg config, stdout, stderr io.Writer) {
 		enc.Encode(rep) //nolint:errcheck // stdout gone: nothing left to tell
 		return
 	}
-	rep.WriteRefusals(stderr)
+	rep.WriteRefusals(stderr, true)
 	if !cfg.quiet {
 		rep.WriteText(stdout)
 	}

@@ -21,8 +21,8 @@ type progress struct {
 	drawn bool
 }
 
-// minProgressItems is the input size from which the bar is worth drawing.
-const minProgressItems = 5000
+// minProgressBytes is the input size from which the bar is worth drawing.
+const minProgressBytes = 16 << 20
 
 func newProgress(w io.Writer) *progress {
 	f, ok := w.(*os.File)
@@ -30,8 +30,9 @@ func newProgress(w io.Writer) *progress {
 	return &progress{w: w, on: on}
 }
 
-func (p *progress) update(file, phase string, done, total int) {
-	if !p.on || total < minProgressItems {
+// update draws done of total bytes read (in MB).
+func (p *progress) update(file, phase string, done, total int64) {
+	if !p.on || total < minProgressBytes {
 		return
 	}
 	p.mu.Lock()
@@ -45,11 +46,11 @@ func (p *progress) update(file, phase string, done, total int) {
 	bar := make([]byte, width)
 	for i := range bar {
 		bar[i] = '-'
-		if i < fill {
+		if int64(i) < fill {
 			bar[i] = '#'
 		}
 	}
-	fmt.Fprintf(p.w, "\r%s: %-10s [%s] %d/%d", file, phase, bar, done, total)
+	fmt.Fprintf(p.w, "\r%s: %-10s [%s] %d/%d MB", file, phase, bar, done>>20, total>>20)
 	p.drawn = true
 }
 

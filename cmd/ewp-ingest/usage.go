@@ -7,8 +7,21 @@ USAGE
   ewp-ingest verify --db PATH [--json]     check the ledger's hash chain
 
 Each view is validated exactly as warrant_now validates it, then stored as an
-immutable snapshot (proposition_id, view_id). A file is stored whole or not at
-all, unless you ask for --partial. Re-loading the same file is a no-op.
+immutable snapshot (proposition_id, view_id). Re-loading the same input is a
+no-op. Inputs are read as they arrive, in memory that does not grow with them.
+
+FILES AND STREAMS
+  A named regular file is one transaction: stored whole or not at all (every
+  refused view is reported), unless you ask for --partial. Readers see none
+  of it until all of it is stored.
+  Standard input (-) from a pipe or terminal, or a named FIFO or device, is
+  a stream (- redirected from a regular file is a file): views are committed in
+  batches as they arrive (every 10,000 views or 200 ms, whichever comes
+  first), so a reader sees each view well within a second of its line. The
+  first refused view stops a stream: the views before it stay stored,
+  nothing after it is read (exit 3). With --partial a stream goes on past
+  refused views. A restarted pipeline may re-send what it sent: identical
+  snapshots are no-ops.
 
 INPUT (detected from the content, not the file name)
   one EvidenceView            {"proposition_id": "P-1", "assertions": [...], ...}
@@ -24,6 +37,8 @@ INPUT (detected from the content, not the file name)
                               relata to known names, unique folded names, no
                               transitive cycle) and stored whole or not at all;
                               re-loading an unchanged document is a no-op.
+  Lists and envelopes are read element by element. Text must be UTF-8 JSON
+  without a byte-order mark (warrant_now refuses one too: remove it).
 
 FLAGS
   --db PATH                   the ledger file; created if it does not exist
@@ -31,12 +46,22 @@ FLAGS
                               trusted (tool, document, human, api, vendor,
                               sensor); without it such views are refused
                               (EWP_REFUSE_UNATTESTED_TRUSTED_ORIGIN)
-  --partial                   store the valid views of a file and report the
-                              refused ones (default: refuse the whole file)
+  --partial                   store the valid views and report the refused ones
+                              (default: refuse the whole file, stop a stream);
+                              a JSON Lines line that is not JSON is refused and
+                              reading goes on at the next line starting with {
   --evaluated-at INSTANT      the time the closing warrant report is computed
                               at (default: now); it is never stored
   --axes N                    report the warrant of at most N touched
                               propositions (default 20; 0 for none)
+  --max-view-bytes N          refuse a view whose JSON text is over N bytes
+                              (default 4194304)
+  --max-records N             refuse a view with more than N records (assertions,
+                              evidence, checks, conflicts, lineage edges;
+                              default 20000)
+  --max-subjects N            refuse a subjects list longer than N (default 10000)
+  --max-string-bytes N        refuse a string over N bytes (default 65536)
+                              (over a limit: EWP_REFUSE_LIMIT_EXCEEDED)
   --quiet                     print only refusals and errors
   --json                      print one machine-readable JSON report on stdout
   -h, --help                  show this help
@@ -45,7 +70,8 @@ EXAMPLES
   # Load the quickstart evidence; its checks come from a tool, so attest them.
   ewp-ingest --db ewp.db --attest-trusted-origins fixtures/examples/quickstart.json
 
-  # Stream JSON Lines from a pipeline and keep whatever is valid.
+  # Stream JSON Lines from a pipeline (committed as they come) and keep
+  # whatever is valid.
   produce-views | ewp-ingest --db ewp.db --partial -
 
   # Report the warrants as of a fixed instant, for a reproducible log.
@@ -57,10 +83,20 @@ EXAMPLES
   # Check that nobody edited the file.
   ewp-ingest verify --db ewp.db
 
+REPORT
+  Every run ends with the ledger's chain head, SEQ:HASH ("head" in --json):
+    chain head 1234:9f86d081884c7d65...
+  Keep it: ewp-ingest verify --db ewp.db --head 1234:9f86... proves later that
+  nothing was cut off the end of the ledger.
+
 ERRORS
-  Refusals go to stderr, one per line, naming the file, the line (JSON Lines)
-  or index (lists), the field path and the rule, e.g.
+  Refusals go to stderr, one per line (a stream's as they happen), naming the
+  file, the line (JSON Lines) or index (lists), the field path and the rule,
+  e.g.
     views.jsonl: line 3: EWP_REFUSE_INVALID_EVIDENCE_VIEW: evidence[0].polarity: ...
+  Text that is not JSON is located by line, column and byte offset, e.g.
+    views.jsonl: line 2: EWP_REFUSE_INVALID_EVIDENCE_VIEW: not JSON: line 2,
+      column 2 (byte offset 341): unexpected 'g'; expected a member name ...
   A graph document is refused with EWP_REFUSE_INVALID_GRAPH, naming the
   primitive, the depth and the rule, e.g.
     g.json: EWP_REFUSE_INVALID_GRAPH: primitives[3].depths[2].relata[0]:
@@ -74,7 +110,8 @@ EXIT CODES
   1  --partial: some views were refused, the others were stored
   2  usage error (bad flag, missing --db, unreadable input); nothing written
   3  a file was refused; nothing of that file was written (other files in the
-     same run that were accepted stay stored)
+     same run that were accepted stay stored); or a stream stopped at a
+     refused view (the views before it stay stored)
   4  the ledger could not be opened, read or written
   5  verify: the ledger is broken (the first broken event is named)
   6  internal error

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/audit/memlog"
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
-	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/mcp"
 )
 
@@ -18,8 +16,14 @@ import (
 const auditOff = "off"
 
 // defaultAuditPath is where the decision log lives when --audit is not
-// given: beside the ledger, so ewp-audit --db finds the same one.
-func defaultAuditPath(ledgerPath string) string { return auditsqlite.DefaultPath(ledgerPath) }
+// given: beside the ledger, so ewp-audit --db finds the same one (in the
+// same database for a postgres:// ledger).
+func defaultAuditPath(ledgerPath string) string {
+	if auditstore.IsPostgres(ledgerPath) {
+		return ledgerPath
+	}
+	return auditsqlite.DefaultPath(ledgerPath)
+}
 
 // auditPath is the decision log cfg asks for; "" when it is off.
 func auditPath(cfg config) string {
@@ -41,13 +45,15 @@ var openDecisionLog = openAuditStore
 // first use: the server is the log's only writer of decisions, so unlike
 // the read-only ledger it must be able to start one.
 func openAuditStore(path string, _ *slog.Logger) (audit.Log, error) {
-	return auditsqlite.OpenOrCreate(path, auditsqlite.Options{})
+	return auditstore.Open(context.Background(), "", path, auditstore.Options{Create: true})
 }
 
 // decisionLogOption opens the decision log cfg asks for and returns the
 // server option and a close; nil option when --audit off. --demo keeps its
 // log in memory like its ledger: nothing of a demo outlives it.
-func decisionLogOption(cfg config, log *slog.Logger) (mcp.Option, func(), error) {
+// policyHash is the hash of the policies the guard loaded (guardOption),
+// recorded with every decision.
+func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Option, func(), error) {
 	path := auditPath(cfg)
 	if path == "" {
 		log.Warn("running without a decision log (--audit off): decisions are not recorded and approvals are disabled")
@@ -58,33 +64,8 @@ func decisionLogOption(cfg config, log *slog.Logger) (mcp.Option, func(), error)
 	if cfg.demo && cfg.audit == "" {
 		l = memlog.New(nil)
 	} else if l, err = openDecisionLog(path, log); err != nil {
-		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", path, err)
+		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", auditstore.Redact(path), err)
 	}
-	hash, err := policySetHash(cfg)
-	if err != nil {
-		_ = l.Close()
-		return nil, nil, err
-	}
-	log.Info("decision log ready", "audit", path)
-	return mcp.WithDecisionLog(mcp.DecisionLog{Log: l, PolicySetHash: hash}), func() { _ = l.Close() }, nil
-}
-
-// policySetHash is the sha256 of the edge-policy file the guard loads (see
-// loadPolicies), recorded with every decision; "" without policies.
-func policySetHash(cfg config) (string, error) {
-	var src []byte
-	switch {
-	case cfg.policies != "":
-		b, err := os.ReadFile(cfg.policies)
-		if err != nil {
-			return "", fmt.Errorf("--policies: %w", err)
-		}
-		src = b
-	case cfg.demo:
-		src = fixtures.DemoPolicies
-	default:
-		return "", nil
-	}
-	sum := sha256.Sum256(src)
-	return hex.EncodeToString(sum[:]), nil
+	log.Info("decision log ready", "audit", auditstore.Redact(path))
+	return mcp.WithDecisionLog(mcp.DecisionLog{Log: l, PolicySetHash: policyHash}), func() { _ = l.Close() }, nil
 }

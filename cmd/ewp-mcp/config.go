@@ -72,10 +72,20 @@ Flags:
                             (ewp-audit approve) are read from it. Default: beside the
                             ledger (PATH.audit). "off" runs without one: nothing is
                             recorded and may_act refuses approval_id.
+  --operator-token-file FILE
+                            HTTP only: the operator token, in a file readable by you alone.
+                            With it (or EWP_OPERATOR_TOKEN) the operator console is served at
+                            /console/ beside /mcp: the evidence, the gate's decisions, the
+                            inbox of confirmations to approve or reject, the concept graph.
+                            Sign in with the token; it must differ from the ingest token
+                            (an agent's credential never opens the console). Without a
+                            decision log (--audit off) the console shows the evidence only.
   --help                    This text.
 
 Environment:
   EWP_INGEST_TOKEN          HTTP only: the ingest token, instead of --ingest-token-file.
+  EWP_OPERATOR_TOKEN        HTTP only: the operator token, instead of --operator-token-file;
+                            serves the console at /console/ (with --demo: on the demo ledger).
                             A token is never accepted on the command line, where other
                             users can read it.
 
@@ -90,6 +100,9 @@ Examples:
 
   EWP_INGEST_TOKEN="$(cat ~/.ewp/token)" ewp-mcp --db ./ewp.sqlite --http 127.0.0.1:8765
 
+  EWP_OPERATOR_TOKEN="$(cat ~/.ewp/operator)" ewp-mcp --db ./ewp.sqlite --http 127.0.0.1:8765
+  # then open http://127.0.0.1:8765/console/ and sign in with that token
+
 Logs go to standard error; over stdio, standard output carries only MCP messages.
 `
 
@@ -101,6 +114,7 @@ type config struct {
 	allowHosts  []string
 	allowIngest bool
 	token       string // the HTTP ingest token, "" when none
+	operator    string // the console's operator token, "" when none (no console)
 	policies    string // the operator's Cedar edge-policy file, "" when none
 	timeout     time.Duration
 	maxRequest  int
@@ -125,7 +139,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return config{}, err
 	}
 	var c config
-	var tokenFile string
+	var tokenFile, operatorFile string
 	var hosts hostList
 	fs := flag.NewFlagSet("ewp-mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported once, by main
@@ -135,6 +149,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.Var(&hosts, "allow-host", "")
 	fs.BoolVar(&c.allowIngest, "allow-ingest", false, "")
 	fs.StringVar(&tokenFile, "ingest-token-file", "", "")
+	fs.StringVar(&operatorFile, "operator-token-file", "", "")
 	fs.StringVar(&c.policies, "policies", "", "")
 	fs.DurationVar(&c.timeout, "request-timeout", mcp.DefaultRequestTimeout, "")
 	fs.IntVar(&c.maxRequest, "max-request-bytes", mcp.MaxBodyBytes, "")
@@ -164,9 +179,13 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return c, errors.New("--db PATH is required: the ledger to serve (or try --demo; see --help)")
 	}
 	if c.httpAddr == "" {
-		return stdioConfig(c, tokenFile, getenv)
+		return stdioConfig(c, tokenFile, operatorFile, getenv)
 	}
-	return httpConfig(c, tokenFile, getenv)
+	c, err := httpConfig(c, tokenFile, getenv)
+	if err != nil {
+		return c, err
+	}
+	return consoleConfig(c, operatorFile, getenv)
 }
 
 // refuseTokenInArgv catches a token given as a flag: argv is visible to
@@ -174,17 +193,31 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 func refuseTokenInArgv(args []string) error {
 	for _, a := range args {
 		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && (name == "ingest-token" || name == "token") {
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		switch name {
+		case "ingest-token", "token":
 			return errors.New("a token on the command line is visible to every user of this machine; " +
 				"set EWP_INGEST_TOKEN or use --ingest-token-file FILE")
+		case "operator-token":
+			return errors.New("--operator-token: a token on the command line is visible to every user of this machine " +
+				"(ps, /proc), and the operator token approves what agents may do; " +
+				"set EWP_OPERATOR_TOKEN or use --operator-token-file FILE")
 		}
 	}
 	return nil
 }
 
-func stdioConfig(c config, tokenFile string, getenv func(string) string) (config, error) {
+func stdioConfig(c config, tokenFile, operatorFile string, getenv func(string) string) (config, error) {
 	if tokenFile != "" {
 		return c, errors.New("--ingest-token-file is for --http; on stdio, --allow-ingest grants the ingest role")
+	}
+	if operatorFile != "" {
+		return c, errors.New("--operator-token-file is for --http: the operator console is a web page, served beside /mcp")
+	}
+	if getenv("EWP_OPERATOR_TOKEN") != "" {
+		c.notes = append(c.notes, "EWP_OPERATOR_TOKEN is ignored on stdio; the operator console is served only with --http")
 	}
 	if len(c.allowHosts) > 0 {
 		return c, errors.New("--allow-host is for --http")
@@ -234,51 +267,72 @@ func isUnspecified(host string) bool {
 	return ip != nil && ip.IsUnspecified()
 }
 
-// ingestToken reads the token from the file or the environment (not both,
-// so which one is in force is never a guess). A token of only whitespace
-// is refused rather than taken for "no token", which would quietly turn a
-// writer's server into an evaluate-only one; a short one is served with a
-// warning.
+// tokenSpec names one credential for readToken's messages.
+type tokenSpec struct {
+	what    string // "ingest token"
+	env     string // "EWP_INGEST_TOKEN"
+	flag    string // "--ingest-token-file"
+	unset   string // what unsetting the variable means
+	guessed string // what guessing a short one lets an attacker do
+}
+
+var (
+	ingestSpec = tokenSpec{what: "ingest token", env: "EWP_INGEST_TOKEN", flag: "--ingest-token-file",
+		unset: "serve evaluate-only", guessed: "write to the ledger"}
+	operatorSpec = tokenSpec{what: "operator token", env: "EWP_OPERATOR_TOKEN", flag: "--operator-token-file",
+		unset: "serve without the console", guessed: "open the console and approve what agents may do"}
+)
+
+// ingestToken reads the ingest token (see readToken).
 func ingestToken(file string, getenv func(string) string, notes *[]string) (string, error) {
-	env := getenv("EWP_INGEST_TOKEN")
+	return readToken(ingestSpec, file, getenv, notes)
+}
+
+// readToken reads a token from its file or its environment variable (not
+// both, so which one is in force is never a guess). A token of only
+// whitespace is refused rather than taken for "no token", which would
+// quietly turn a writer's server into an evaluate-only one (or drop the
+// console); a short one is served with a warning.
+func readToken(spec tokenSpec, file string, getenv func(string) string, notes *[]string) (string, error) {
+	env := getenv(spec.env)
 	if file == "" {
 		token := strings.TrimSpace(env)
 		if env != "" && token == "" {
-			return "", errors.New("EWP_INGEST_TOKEN holds only whitespace; set a real token (e.g. `openssl rand -hex 32`) " +
-				"or unset it to serve evaluate-only")
+			return "", fmt.Errorf("%s holds only whitespace; set a real token (e.g. `openssl rand -hex 32`) "+
+				"or unset it to %s", spec.env, spec.unset)
 		}
-		warnShortToken(token, notes)
+		warnShortToken(spec, token, notes)
 		return token, nil
 	}
 	if env != "" {
-		return "", errors.New("the ingest token is given twice (EWP_INGEST_TOKEN and --ingest-token-file); keep one")
+		return "", fmt.Errorf("the %s is given twice (%s and %s); keep one", spec.what, spec.env, spec.flag)
 	}
 	info, err := os.Stat(file)
 	if err != nil {
-		return "", fmt.Errorf("--ingest-token-file: %w", err)
+		return "", fmt.Errorf("%s: %w", spec.flag, err)
 	}
 	if info.Mode().Perm()&0o077 != 0 {
 		*notes = append(*notes, fmt.Sprintf("%s is readable by others (mode %v); chmod 600 it", file, info.Mode().Perm()))
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return "", fmt.Errorf("--ingest-token-file: %w", err)
+		return "", fmt.Errorf("%s: %w", spec.flag, err)
 	}
 	token := strings.TrimSpace(string(b))
 	if token == "" {
-		return "", fmt.Errorf("--ingest-token-file %s is empty or holds only whitespace; put a real token in it "+
-			"(e.g. `openssl rand -hex 32 > %s`)", file, file)
+		return "", fmt.Errorf("%s %s is empty or holds only whitespace; put a real token in it "+
+			"(e.g. `openssl rand -hex 32 > %s`)", spec.flag, file, file)
 	}
-	warnShortToken(token, notes)
+	warnShortToken(spec, token, notes)
 	return token, nil
 }
 
-// minTokenBytes is the shortest ingest token served without a warning.
+// minTokenBytes is the shortest token served without a warning.
 const minTokenBytes = 16
 
-func warnShortToken(token string, notes *[]string) {
+func warnShortToken(spec tokenSpec, token string, notes *[]string) {
 	if token != "" && len(token) < minTokenBytes {
-		*notes = append(*notes, fmt.Sprintf("the ingest token is only %d bytes: anyone who can reach this port and "+
-			"guess it can write to the ledger; use at least %d random bytes (e.g. `openssl rand -hex 32`)", len(token), minTokenBytes))
+		*notes = append(*notes, fmt.Sprintf("the %s is only %d bytes: anyone who can reach this port and "+
+			"guess it can %s; use at least %d random bytes (e.g. `openssl rand -hex 32`)", spec.what, len(token), spec.guessed, minTokenBytes))
 	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -25,56 +27,61 @@ func (s ledgerStore) graph() *graphstore.Store { return graphstore.New(s.Ledger(
 // The graph must load, and every policy placement must sit on an APPLIES_TO
 // edge of it: a policy that can never fire is almost always a typo or a
 // graph that moved on, so the server refuses to start rather than run
-// without the protection the operator believes is there.
-func guardOption(ctx context.Context, cfg config, store mcp.Store, log *slog.Logger) (mcp.Option, error) {
+// without the protection the operator believes is there. policyHash is
+// the sha256 of the policy bytes the guard loaded ("" without policies),
+// which every decision records: hashing what was loaded, not the file
+// read again, keeps the record true when the file changes meanwhile.
+func guardOption(ctx context.Context, cfg config, store mcp.Store, log *slog.Logger) (_ mcp.Option, policyHash string, _ error) {
 	gr, ok := store.(grapher)
 	if !ok {
 		if cfg.policies != "" {
-			return nil, errors.New("--policies needs a ledger that holds a concept graph")
+			return nil, "", errors.New("--policies needs a ledger that holds a concept graph")
 		}
-		return nil, nil
+		return nil, "", nil
 	}
 	gs := gr.graph()
 	g, version, err := gs.Graph(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("loading the concept graph: %w", err)
+		return nil, "", fmt.Errorf("loading the concept graph: %w", err)
 	}
 	guard := mcp.Guard{Graph: gs}
-	if guard.Policies, err = loadPolicies(cfg); err != nil {
-		return nil, err
+	if guard.Policies, policyHash, err = loadPolicies(cfg); err != nil {
+		return nil, "", err
 	}
 	if guard.Policies != nil {
 		if orphans := guard.Policies.Validate(g); len(orphans) > 0 {
-			return nil, fmt.Errorf("%s: %d edge-policy placement(s) have no APPLIES_TO edge in the concept graph (version %d); "+
+			return nil, "", fmt.Errorf("%s: %d edge-policy placement(s) have no APPLIES_TO edge in the concept graph (version %d); "+
 				"fix the annotations or ingest the graph that has these edges:\n%s",
 				policyName(cfg), len(orphans), version, edgepolicy.FormatOrphans(orphans))
 		}
 	}
 	log.Info("grounding guard ready", "concepts", g.Len(), "graph_version", version,
-		"policies", policyName(cfg), "policy_ids", policyIDs(guard.Policies))
-	return mcp.WithGuard(guard), nil
+		"policies", policyName(cfg), "policy_ids", policyIDs(guard.Policies), "policy_set_hash", policyHash)
+	return mcp.WithGuard(guard), policyHash, nil
 }
 
-// loadPolicies reads --policies, or the embedded demo policies with --demo.
-func loadPolicies(cfg config) (*edgepolicy.Set, error) {
+// loadPolicies reads --policies, or the embedded demo policies with --demo,
+// and returns the set with the sha256 (hex) of the bytes it was read from.
+func loadPolicies(cfg config) (*edgepolicy.Set, string, error) {
 	var src []byte
 	switch {
 	case cfg.policies != "":
 		b, err := os.ReadFile(cfg.policies)
 		if err != nil {
-			return nil, fmt.Errorf("--policies: %w", err)
+			return nil, "", fmt.Errorf("--policies: %w", err)
 		}
 		src = b
 	case cfg.demo:
 		src = fixtures.DemoPolicies
 	default:
-		return nil, nil
+		return nil, "", nil
 	}
 	set, err := edgepolicy.Load(policyName(cfg), src)
 	if err != nil {
-		return nil, fmt.Errorf("%s: the policy file is not valid:\n%w", policyName(cfg), err)
+		return nil, "", fmt.Errorf("%s: the policy file is not valid:\n%w", policyName(cfg), err)
 	}
-	return set, nil
+	sum := sha256.Sum256(src)
+	return set, hex.EncodeToString(sum[:]), nil
 }
 
 func policyName(cfg config) string {

@@ -62,7 +62,7 @@ func graphLedger(t *testing.T) string {
 	return path
 }
 
-func writePolicies(t *testing.T, src string) string {
+func writePolicies(t testing.TB, src string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "policies.cedar")
 	if err := os.WriteFile(p, []byte(src), 0o600); err != nil {

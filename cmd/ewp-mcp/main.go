@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/mcp"
 )
 
@@ -81,14 +82,14 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 	defer closer.Close()
 	opts := []mcp.Option{mcp.WithLogger(log), mcp.WithRequestTimeout(cfg.timeout),
 		mcp.WithMaxRequestBytes(cfg.maxRequest), mcp.WithLimits(cfg.limits)}
-	guard, err := guardOption(ctx, cfg, store, log)
+	guard, policyHash, err := guardOption(ctx, cfg, store, log)
 	if err != nil {
 		return err
 	}
 	if guard != nil {
 		opts = append(opts, guard)
 	}
-	decisions, closeLog, err := decisionLogOption(cfg, log)
+	decisions, closeLog, err := decisionLogOption(cfg, policyHash, log)
 	if err != nil {
 		return err
 	}
@@ -101,10 +102,10 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 		log.Info("serving MCP on stdio", "db", cfg.db, "ingest", cfg.allowIngest)
 		return srv.ServeStdio(ctx, stdin, stdout, cfg.allowIngest)
 	}
-	return serveHTTP(ctx, cfg, srv, log)
+	return serveHTTP(ctx, cfg, store, srv, log)
 }
 
-func serveHTTP(ctx context.Context, cfg config, srv *mcp.Server, log *slog.Logger) error {
+func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", cfg.httpAddr)
 	if err != nil {
 		return err
@@ -115,11 +116,23 @@ func serveHTTP(ctx context.Context, cfg config, srv *mcp.Server, log *slog.Logge
 		_ = ln.Close()
 		return err
 	}
+	con, closeConsole, err := openConsole(cfg, store, srv, addr, log)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	defer closeConsole()
+	if con != nil {
+		h = withConsole{mcp: h, console: con}
+	}
 	hs := mcp.NewHTTPServer(addr, h)
 	hs.WriteTimeout = mcp.WriteTimeoutFor(srv.RequestTimeout())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("serving MCP over HTTP", "url", "http://"+addr+mcp.EndpointPath, "db", cfg.db, "ingest_token", cfg.token != "")
+	if con != nil {
+		log.Info("serving the operator console", "console", "http://"+addr+console.BasePath)
+	}
 	select {
 	case err := <-errc:
 		return err

@@ -241,7 +241,7 @@ func TestHTTPServesAndShutsDown(t *testing.T) {
 
 var urlRE = regexp.MustCompile(`url=(http://\S+/mcp)`)
 
-func waitForURL(t *testing.T, logs *syncBuffer) string {
+func waitForURL(t testing.TB, logs *syncBuffer) string {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {

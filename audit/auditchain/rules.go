@@ -1,0 +1,81 @@
+package auditchain
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/ewp-go/ewp/audit"
+)
+
+// DefaultLimit is List's page size when the filter gives none.
+const DefaultLimit = 100
+
+// Query is a Filter with the stores' extras.
+type Query struct {
+	audit.Filter
+	// NewestFirst walks from the latest decision back; After then means
+	// "older than".
+	NewestFirst bool
+	// ApprovalID selects the decisions that presented this approval.
+	ApprovalID string
+}
+
+// CheckDecision refuses what no gate call produces.
+func CheckDecision(d *audit.Decision) error {
+	switch {
+	case d == nil:
+		return errors.New("record decision: nil decision")
+	case d.Tool == "":
+		return errors.New("record decision: tool is empty (may_act or check_grounding)")
+	}
+	if KnownOutcome(d.Outcome) {
+		return nil
+	}
+	return fmt.Errorf("record decision: outcome %q is not one of MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED, ANSWERED", d.Outcome)
+}
+
+// KnownOutcome reports one of the five outcomes.
+func KnownOutcome(o string) bool {
+	switch o {
+	case audit.OutcomeMayAct, audit.OutcomeRequireConfirmation, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered:
+		return true
+	}
+	return false
+}
+
+// Used is the refusal of a once approval already used by decision by.
+func Used(approvalID, by string) error {
+	return &audit.CoverageError{ApprovalID: approvalID, Reason: audit.ErrApprovalUsed,
+		Detail: fmt.Sprintf("a once approval was already used by decision %s; ask for a new confirmation", by)}
+}
+
+// IsRefusal reports the log's own refusals (audit.Err*, coverage), which
+// a store returns as they are, unlike storage failures.
+func IsRefusal(err error) bool {
+	var ce *audit.CoverageError
+	for _, e := range []error{audit.ErrNotFound, audit.ErrDuplicateKey, audit.ErrInvalidApproval, audit.ErrNotPending, audit.ErrAnswered} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return errors.As(err, &ce)
+}
+
+// DecodeDecision reads a stored decision body.
+func DecodeDecision(body []byte) (*audit.Decision, error) {
+	d := new(audit.Decision)
+	if err := json.Unmarshal(body, d); err != nil {
+		return nil, fmt.Errorf("stored decision does not decode: %w", err)
+	}
+	return d, nil
+}
+
+// DecodeApproval reads a stored approval body.
+func DecodeApproval(body []byte) (*audit.Approval, error) {
+	a := new(audit.Approval)
+	if err := json.Unmarshal(body, a); err != nil {
+		return nil, fmt.Errorf("stored approval does not decode: %w", err)
+	}
+	return a, nil
+}

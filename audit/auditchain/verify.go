@@ -1,0 +1,218 @@
+package auditchain
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ewp-go/ewp/audit"
+)
+
+// VerifyReport is the result of walking a log.
+type VerifyReport struct {
+	Events    int64      `json:"events"`
+	Decisions int64      `json:"decisions"`
+	Approvals int64      `json:"approvals"`
+	Uses      int64      `json:"approval_uses"`
+	Head      audit.Head `json:"head"` // the last event checked
+	// Broken is the first problem found, nil when the log is intact.
+	Broken *Break `json:"broken,omitempty"`
+}
+
+// OK reports an intact log.
+func (r VerifyReport) OK() bool { return r.Broken == nil }
+
+// Break names the first broken or edited entry.
+type Break struct {
+	// Seq is the event's sequence number; 0 when the problem is a row no
+	// event records, or the schema (a trigger).
+	Seq    int64  `json:"event"`
+	Table  string `json:"table"`
+	RowSeq int64  `json:"row_seq,omitempty"`
+	What   string `json:"what"`
+}
+
+func (b *Break) Error() string {
+	if b.Seq == 0 {
+		if b.RowSeq == 0 {
+			return fmt.Sprintf("decision log broken: %s: %s", b.Table, b.What)
+		}
+		return fmt.Sprintf("decision log broken: %s row %d: %s", b.Table, b.RowSeq, b.What)
+	}
+	if b.RowSeq == 0 {
+		return fmt.Sprintf("decision log broken at event %d: %s", b.Seq, b.What)
+	}
+	return fmt.Sprintf("decision log broken at event %d (%s row %d): %s", b.Seq, b.Table, b.RowSeq, b.What)
+}
+
+// Event is one chain entry as a store read it, with the row it names
+// (nil when that row is gone).
+type Event struct {
+	Seq, RowSeq int64
+	Table       string
+	Payload     string
+	Prev, Hash  []byte
+	Decision    *DecisionRow
+	Approval    *ApprovalRow
+	Use         *Use
+}
+
+// Walker checks a chain event by event, in seq order, as a store reads
+// it: the link, the row against what its event recorded, the body against
+// its sha256 and the columns derived from it.
+type Walker struct {
+	Rep  *VerifyReport
+	head []byte
+	want *audit.Head
+	// lastRow is the last row_seq recorded per table: each event names a
+	// later row than the one before, so no row is recorded twice.
+	lastRow map[string]int64
+}
+
+// NewWalker starts a walk from the genesis; want, when not nil, is a head
+// kept from before that the chain must still hold.
+func NewWalker(rep *VerifyReport, want *audit.Head) *Walker {
+	return &Walker{Rep: rep, head: Genesis, want: want, lastRow: map[string]int64{}}
+}
+
+type breaker func(format string, args ...any) *Break
+
+// Event checks one link and the row it records; nil when both hold.
+func (v *Walker) Event(e *Event) *Break {
+	v.Rep.Events++
+	brk := func(format string, args ...any) *Break {
+		return &Break{Seq: e.Seq, Table: e.Table, RowSeq: e.RowSeq, What: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case e.Seq != v.Rep.Events:
+		return brk("event %d is missing (events jump from %d to %d)", v.Rep.Events, v.Rep.Events-1, e.Seq)
+	case !bytes.Equal(e.Prev, v.head):
+		return brk("prev_hash does not match the hash of event %d", e.Seq-1)
+	case !bytes.Equal(e.Hash, Hash(e.Prev, []byte(e.Payload))):
+		return brk("hash is not sha256(prev_hash || payload): the event itself was edited")
+	}
+	v.head = e.Hash
+	v.Rep.Head = audit.Head{Seq: e.Seq, Hash: hex.EncodeToString(e.Hash)}
+	if e.RowSeq <= v.lastRow[e.Table] {
+		return brk("records %s row %d after row %d: rows are recorded once and in order", e.Table, e.RowSeq, v.lastRow[e.Table])
+	}
+	v.lastRow[e.Table] = e.RowSeq
+	if w := v.want; w != nil && w.Seq == e.Seq && w.Hash != v.Rep.Head.Hash {
+		return brk("the chain no longer holds the head %s: this event's hash is %s (the log was rewritten from here or before)", w, v.Rep.Head.Hash)
+	}
+	switch e.Table {
+	case TableDecisions:
+		return v.decisionRow(e, brk)
+	case TableApprovals:
+		return v.approvalRow(e, brk)
+	case TableUses:
+		return v.useRow(e, brk)
+	}
+	return brk("unknown table %q", e.Table)
+}
+
+func (v *Walker) decisionRow(e *Event, brk breaker) *Break {
+	v.Rep.Decisions++
+	row := e.Decision
+	if row == nil {
+		return brk("the decision row this event records is gone")
+	}
+	if d := PayloadDiff(e.Payload, row.Payload()); d != "" {
+		return brk("row differs from what the event recorded: %s", d)
+	}
+	if sum := sha256.Sum256(row.Body); !bytes.Equal(sum[:], row.BodySum) {
+		return brk("body_sha256 column does not match the body: the decision's JSON was edited")
+	}
+	d, err := DecodeDecision(row.Body)
+	if err != nil {
+		return brk("%v", err)
+	}
+	derived := DecisionColumns(d, row.Body)
+	derived.Seq = row.Seq
+	if diff := PayloadDiff(string(derived.Payload()), row.Payload()); diff != "" {
+		return brk("columns disagree with the body: %s", diff)
+	}
+	return nil
+}
+
+func (v *Walker) approvalRow(e *Event, brk breaker) *Break {
+	v.Rep.Approvals++
+	row := e.Approval
+	if row == nil {
+		return brk("the approval row this event records is gone")
+	}
+	if d := PayloadDiff(e.Payload, row.Payload()); d != "" {
+		return brk("row differs from what the event recorded: %s", d)
+	}
+	if sum := sha256.Sum256(row.Body); !bytes.Equal(sum[:], row.BodySum) {
+		return brk("body_sha256 column does not match the body: the approval's JSON was edited")
+	}
+	a, err := DecodeApproval(row.Body)
+	if err != nil {
+		return brk("%v", err)
+	}
+	derived := ApprovalColumns(a, row.Body)
+	derived.Seq = row.Seq
+	if diff := PayloadDiff(string(derived.Payload()), row.Payload()); diff != "" {
+		return brk("columns disagree with the body: %s", diff)
+	}
+	return nil
+}
+
+func (v *Walker) useRow(e *Event, brk breaker) *Break {
+	v.Rep.Uses++
+	if e.Use == nil {
+		return brk("the approval use this event records is gone")
+	}
+	if d := PayloadDiff(e.Payload, e.Use.Payload()); d != "" {
+		return brk("row differs from what the event recorded: %s", d)
+	}
+	return nil
+}
+
+// HeadCheck, after the last event, finds a kept head that lies beyond the
+// end of the chain.
+func (v *Walker) HeadCheck() *Break {
+	if w := v.want; w != nil && w.Seq > v.Rep.Events {
+		return &Break{Seq: w.Seq, Table: "events", What: fmt.Sprintf("the chain ends at event %d, but head %s was recorded: events were cut off the end", v.Rep.Events, w)}
+	}
+	return nil
+}
+
+// Counted is how many rows of each chained table the walk found recorded.
+// A table with more rows holds one inserted behind the chain.
+func (v *Walker) Counted() map[string]int64 {
+	return map[string]int64{TableDecisions: v.Rep.Decisions, TableApprovals: v.Rep.Approvals, TableUses: v.Rep.Uses}
+}
+
+// Orphan is the Break for a row no event records.
+func Orphan(table string, rowSeq int64) *Break {
+	return &Break{Table: table, RowSeq: rowSeq, What: "row is not recorded by any event (inserted behind the chain)"}
+}
+
+// PayloadDiff names the fields in which the recorded payload and the one
+// rebuilt from the row differ; "" when they are equal.
+func PayloadDiff(recorded string, now []byte) string {
+	if recorded == string(now) {
+		return ""
+	}
+	var a, b map[string]any
+	if json.Unmarshal([]byte(recorded), &a) != nil || json.Unmarshal(now, &b) != nil {
+		return "payload is not valid JSON"
+	}
+	var diffs []string
+	for k := range b {
+		if fmt.Sprint(a[k]) != fmt.Sprint(b[k]) {
+			diffs = append(diffs, fmt.Sprintf("%s (event: %v, row now: %v)", k, a[k], b[k]))
+		}
+	}
+	slices.Sort(diffs)
+	if len(diffs) == 0 {
+		return "payload text differs"
+	}
+	return strings.Join(diffs, "; ")
+}

@@ -1,0 +1,511 @@
+package audittest
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditchain"
+)
+
+func recordFillsIDAndTimeAndReadsBack(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	d := pendingDecision("P-db", 1)
+	d.RiskPolicy = map[string]any{"high": "REQUIRE_CONFIRMATION"}
+	record(t, l, d)
+	if d.ID == "" || !d.Time.Equal(t0) {
+		t.Fatalf("Record left id %q time %v", d.ID, d.Time)
+	}
+	got, err := l.Decision(ctx, d.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(d)
+	have, _ := json.Marshal(got)
+	if string(want) != string(have) {
+		t.Fatalf("read back\n%s\nwant\n%s", have, want)
+	}
+	if _, err := l.Decision(ctx, "nope"); !errors.Is(err, audit.ErrNotFound) {
+		t.Fatalf("unknown id: %v", err)
+	}
+	h, err := l.Head(ctx)
+	if err != nil || h.Seq != 1 || len(h.Hash) != 64 {
+		t.Fatalf("head %v %v", h, err)
+	}
+}
+
+func recordRefusesWhatNoCallProduces(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	for _, d := range []*audit.Decision{
+		{Outcome: audit.OutcomeDeny},
+		{Tool: audit.ToolMayAct, Outcome: "MAYBE"},
+	} {
+		if err := l.Record(ctx, d); err == nil {
+			t.Errorf("recorded %+v", d)
+		}
+	}
+	d := record(t, l, pendingDecision("P", 0))
+	again := *d
+	if err := l.Record(ctx, &again); err == nil || !strings.Contains(err.Error(), "already recorded") {
+		t.Fatalf("same decision_id twice: %v", err)
+	}
+}
+
+func listFiltersAndPages(t *testing.T, s Store) {
+	l, c := s.newLog(t)
+	var all []string
+	for i := range 10 {
+		c.set(t0.Add(time.Duration(i) * time.Minute))
+		d := pendingDecision("P-a", i)
+		if i%2 == 1 {
+			d.PropositionID = "P-b"
+		}
+		if i%3 == 0 {
+			d.Outcome = audit.OutcomeMayAct
+		}
+		all = append(all, record(t, l, d).ID)
+	}
+	ids := func(f audit.Filter) []string {
+		t.Helper()
+		ds, err := l.List(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.ID)
+		}
+		return out
+	}
+	pick := func(is ...int) []string {
+		var out []string
+		for _, i := range is {
+			out = append(out, all[i])
+		}
+		return out
+	}
+	cases := []struct {
+		name string
+		f    audit.Filter
+		want []string
+	}{
+		{"all", audit.Filter{}, all},
+		{"since inclusive, until exclusive", audit.Filter{Since: t0.Add(2 * time.Minute), Until: t0.Add(5 * time.Minute)}, pick(2, 3, 4)},
+		{"outcome", audit.Filter{Outcome: audit.OutcomeMayAct}, pick(0, 3, 6, 9)},
+		{"proposition", audit.Filter{PropositionID: "P-b"}, pick(1, 3, 5, 7, 9)},
+		{"pending", audit.Filter{Pending: true}, pick(1, 2, 4, 5, 7, 8)},
+		{"first page", audit.Filter{Limit: 4}, pick(0, 1, 2, 3)},
+		{"next page", audit.Filter{Limit: 4, After: all[3]}, pick(4, 5, 6, 7)},
+		{"last page", audit.Filter{Limit: 4, After: all[7]}, pick(8, 9)},
+		{"filtered page", audit.Filter{Limit: 2, After: all[1], PropositionID: "P-b"}, pick(3, 5)},
+	}
+	for _, tc := range cases {
+		if got := ids(tc.f); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// Answering a decision takes it off the pending list, a rejection too.
+	approveOnce(t, l, all[2])
+	if err := l.Approve(ctx, &audit.Approval{DecisionID: all[4], Verdict: audit.Rejected, Approver: "ops", Note: "no"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(audit.Filter{Pending: true}); strings.Join(got, " ") != strings.Join(pick(1, 5, 7, 8), " ") {
+		t.Errorf("pending after answers: %v", got)
+	}
+	var newest []string
+	err := l.Each(ctx, auditchain.Query{Filter: audit.Filter{Limit: 3, After: all[8]}, NewestFirst: true}, func(d *audit.Decision) error {
+		newest = append(newest, d.ID)
+		return nil
+	})
+	if err != nil || strings.Join(newest, " ") != strings.Join(pick(7, 6, 5), " ") {
+		t.Errorf("newest first after #8: %v %v", newest, err)
+	}
+	if _, err := l.List(ctx, audit.Filter{After: "nope"}); !errors.Is(err, audit.ErrNotFound) {
+		t.Errorf("after an unknown id: %v", err)
+	}
+}
+
+func listDefaultLimit(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	for i := range auditchain.DefaultLimit + 5 {
+		record(t, l, pendingDecision("P", i))
+	}
+	ds, err := l.List(ctx, audit.Filter{})
+	if err != nil || len(ds) != auditchain.DefaultLimit {
+		t.Fatalf("got %d decisions, %v; want a page of %d", len(ds), err, auditchain.DefaultLimit)
+	}
+}
+
+func approveChecksTheDecision(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	d := record(t, l, pendingDecision("P-db", 1))
+	ok := pendingDecision("P-db", 2)
+	ok.Outcome = audit.OutcomeMayAct
+	record(t, l, ok)
+
+	if err := l.Approve(ctx, &audit.Approval{DecisionID: "nope", Verdict: audit.Approved, Approver: "ops", Once: true}); !errors.Is(err, audit.ErrNotFound) {
+		t.Errorf("unknown decision: %v", err)
+	}
+	if err := l.Approve(ctx, &audit.Approval{DecisionID: ok.ID, Verdict: audit.Approved, Approver: "ops", Once: true}); !errors.Is(err, audit.ErrNotPending) {
+		t.Errorf("MAY_ACT decision: %v", err)
+	}
+	if err := l.Approve(ctx, &audit.Approval{DecisionID: d.ID, Verdict: audit.Approved, Once: true}); !errors.Is(err, audit.ErrInvalidApproval) {
+		t.Errorf("no approver: %v", err)
+	}
+	a := approveOnce(t, l, d.ID)
+	if a.ID == "" || a.Action == nil || a.Action.ActionID != d.ActionID || !a.CreatedAt.Equal(t0) {
+		t.Fatalf("approval not filled in: %+v", a)
+	}
+	err := l.Approve(ctx, &audit.Approval{DecisionID: d.ID, Verdict: audit.Rejected, Approver: "other", Note: "no"})
+	if !errors.Is(err, audit.ErrAnswered) || !strings.Contains(err.Error(), a.ID) {
+		t.Errorf("second answer: %v", err)
+	}
+	got, err := l.Approval(ctx, a.ID)
+	if err != nil || got.Approver != "ops" || got.Action.ArgumentsHash != "ab12" {
+		t.Fatalf("Approval: %+v %v", got, err)
+	}
+	list, err := l.ApprovalsFor(ctx, d.ID)
+	if err != nil || len(list) != 1 || list[0].ID != a.ID {
+		t.Fatalf("ApprovalsFor: %+v %v", list, err)
+	}
+	if _, err := l.Approval(ctx, "nope"); !errors.Is(err, audit.ErrNotFound) || audit.CodeOf(err) != audit.CodeApprovalNotFound {
+		t.Errorf("unknown approval: %v", err)
+	}
+	mustVerify(t, l)
+}
+
+func consume(t *testing.T, s Store) {
+	l, c := s.newLog(t)
+	d := record(t, l, pendingDecision("P-db", 1))
+	a := approveOnce(t, l, d.ID)
+	if _, err := l.UseOf(ctx, a.ID); !errors.Is(err, audit.ErrNotFound) {
+		t.Fatalf("unused approval has a use: %v", err)
+	}
+	user := audit.NewID()
+	if err := l.Consume(ctx, a.ID, user); err != nil {
+		t.Fatal(err)
+	}
+	err := l.Consume(ctx, a.ID, audit.NewID())
+	if !errors.Is(err, audit.ErrApprovalUsed) || audit.CodeOf(err) != audit.CodeApprovalUsed || !strings.Contains(err.Error(), user) {
+		t.Fatalf("second use: %v", err)
+	}
+	u, err := l.UseOf(ctx, a.ID)
+	if err != nil || u.UsedBy != user {
+		t.Fatalf("UseOf: %+v %v", u, err)
+	}
+
+	rej := record(t, l, pendingDecision("P-db", 2))
+	r := &audit.Approval{DecisionID: rej.ID, Verdict: audit.Rejected, Approver: "ops", Note: "use the replica"}
+	if err := l.Approve(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Consume(ctx, r.ID, audit.NewID()); !errors.Is(err, audit.ErrApprovalRejected) {
+		t.Errorf("rejection consumed: %v", err)
+	}
+
+	sd := record(t, l, pendingDecision("P-db", 3))
+	sa := &audit.Approval{DecisionID: sd.ID, Verdict: audit.Approved, Approver: "ops",
+		Scope: &audit.Scope{PropositionID: "P-db"}, Until: t0.Add(time.Hour)}
+	if err := l.Approve(ctx, sa); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Consume(ctx, sa.ID, audit.NewID()); !errors.Is(err, audit.ErrInvalidApproval) {
+		t.Errorf("scope approval consumed: %v", err)
+	}
+
+	ed := record(t, l, pendingDecision("P-db", 4))
+	e := &audit.Approval{DecisionID: ed.ID, Verdict: audit.Approved, Approver: "ops", Once: true, Until: t0.Add(time.Minute)}
+	if err := l.Approve(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	c.set(t0.Add(time.Minute))
+	if err := l.Consume(ctx, e.ID, audit.NewID()); !errors.Is(err, audit.ErrApprovalExpired) {
+		t.Errorf("expired approval consumed: %v", err)
+	}
+	if err := l.Consume(ctx, "nope", audit.NewID()); !errors.Is(err, audit.ErrNotFound) {
+		t.Errorf("unknown approval consumed: %v", err)
+	}
+	rep := mustVerify(t, l)
+	if rep.Decisions != 4 || rep.Approvals != 4 || rep.Uses != 1 {
+		t.Errorf("report %+v", rep)
+	}
+}
+
+// consumeRace: 64 goroutines, spread over four handles on one store (as
+// four server processes or replicas would be), present one single-use
+// approval at once: exactly one wins.
+func consumeRace(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	handles := []Log{l, s.again(t, l, false), s.again(t, l, false), s.again(t, l, false)}
+	a := approveOnce(t, l, record(t, l, pendingDecision("P-db", 1)).ID)
+	const n = 64
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			lg := handles[i%len(handles)]
+			errs[i] = lg.Consume(ctx, a.ID, audit.NewID())
+		})
+	}
+	close(start)
+	wg.Wait()
+	wins := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			wins++
+		case !errors.Is(err, audit.ErrApprovalUsed):
+			t.Errorf("unexpected error: %v", err)
+		}
+	}
+	if wins != 1 {
+		t.Fatalf("%d consumers won, want exactly 1", wins)
+	}
+	mustVerify(t, l)
+}
+
+func idempotencyKey(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	keyed := func(cred, key string) *audit.Decision {
+		d := pendingDecision("P", 0)
+		d.Caller.Credential, d.IdempotencyKey = cred, key
+		return d
+	}
+	first := record(t, l, keyed("agent-1", "k1"))
+	if err := l.Record(ctx, keyed("agent-1", "k1")); !errors.Is(err, audit.ErrDuplicateKey) {
+		t.Fatalf("same credential and key: %v", err)
+	}
+	record(t, l, keyed("agent-2", "k1")) // another credential's key space
+	record(t, l, keyed("agent-1", ""))   // no key: never a duplicate
+	record(t, l, keyed("agent-1", ""))
+	got, err := l.ByIdempotencyKey(ctx, "agent-1", "k1")
+	if err != nil || got.ID != first.ID {
+		t.Fatalf("ByIdempotencyKey: %v %v", got, err)
+	}
+	if _, err := l.ByIdempotencyKey(ctx, "agent-3", "k1"); !errors.Is(err, audit.ErrNotFound) {
+		t.Fatalf("unknown key: %v", err)
+	}
+	// Concurrent retries with one key, in one batch and through three
+	// handles (processes, replicas): exactly one recorded.
+	handles := []Log{l, s.again(t, l, false), s.again(t, l, false)}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins := 0
+	for i := range 32 {
+		wg.Go(func() {
+			err := handles[i%len(handles)].Record(ctx, keyed("agent-9", "race"))
+			mu.Lock()
+			defer mu.Unlock()
+			if err == nil {
+				wins++
+			} else if !errors.Is(err, audit.ErrDuplicateKey) {
+				t.Errorf("race: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if wins != 1 {
+		t.Fatalf("%d racing retries recorded, want 1", wins)
+	}
+	mustVerify(t, l)
+}
+
+// concurrentRecordsChain: 64 writers through group commit, spread over
+// three handles on one store (processes, replicas: many writers, one
+// chain), leave every decision on record and an unbroken chain.
+func concurrentRecordsChain(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	handles := []Log{l, s.again(t, l, false), s.again(t, l, false)}
+	const writers, each = 64, 20
+	ids := make(chan string, writers*each)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				d := record(t, handles[w%len(handles)], pendingDecision("P", w*each+i))
+				ids <- d.ID
+			}
+		})
+	}
+	wg.Wait()
+	close(ids)
+	for id := range ids {
+		if _, err := l.Decision(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep := mustVerify(t, l)
+	if rep.Decisions != writers*each || rep.Head.Seq != writers*each {
+		t.Fatalf("report %+v", rep)
+	}
+}
+
+func closeCommitsQueuedWrites(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var done []string
+	for i := range 50 {
+		wg.Go(func() {
+			d := pendingDecision("P", i)
+			if err := l.Record(ctx, d); err == nil {
+				mu.Lock()
+				done = append(done, d.ID)
+				mu.Unlock()
+			}
+		})
+	}
+	time.Sleep(time.Millisecond)
+	l.Close()
+	wg.Wait()
+	ro := s.again(t, l, true)
+	for _, id := range done {
+		if _, err := ro.Decision(ctx, id); err != nil {
+			t.Fatalf("a Record that returned nil is not in the log: %v", err)
+		}
+	}
+	mustVerify(t, ro)
+}
+
+// groupCommitSharesCommits: 64 concurrent Records take far fewer than
+// 64 transactions.
+func groupCommitSharesCommits(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Go(func() {
+			<-start
+			record(t, l, pendingDecision("P", i))
+		})
+	}
+	close(start)
+	wg.Wait()
+	commits, writes := l.CommitStats()
+	if writes != 64 || commits > 16 {
+		t.Fatalf("%d records took %d commits; want them batched (at most 16)", writes, commits)
+	}
+	t.Logf("64 concurrent records: %d commits", commits)
+}
+
+// listByTimeWindow: within a time window decisions come in time order
+// (not recording order) and pages continue correctly in both directions.
+func listByTimeWindow(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	mins := []int{3, 1, 2, 5, 4, 0}
+	byMin := map[int]string{}
+	for i, m := range mins {
+		d := pendingDecision("P", i)
+		d.Time = t0.Add(time.Duration(m) * time.Minute)
+		byMin[m] = record(t, l, d).ID
+	}
+	page := func(q auditchain.Query) []string {
+		t.Helper()
+		var ids []string
+		if err := l.Each(ctx, q, func(d *audit.Decision) error { ids = append(ids, d.ID); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	window := audit.Filter{Since: t0.Add(time.Minute), Until: t0.Add(5 * time.Minute), Limit: 2}
+	got := page(auditchain.Query{Filter: window})
+	if strings.Join(got, " ") != byMin[1]+" "+byMin[2] {
+		t.Fatalf("first page %v", got)
+	}
+	window.After = got[1]
+	got = page(auditchain.Query{Filter: window})
+	if strings.Join(got, " ") != byMin[3]+" "+byMin[4] {
+		t.Fatalf("second page %v", got)
+	}
+	window.After = ""
+	got = page(auditchain.Query{Filter: window, NewestFirst: true})
+	if strings.Join(got, " ") != byMin[4]+" "+byMin[3] {
+		t.Fatalf("newest first %v", got)
+	}
+}
+
+// invalidUTF8Ids: the kernel carries lone surrogates as WTF-8, which
+// JSON cannot hold; such a decision is recorded, found by its ids and
+// verifies (its columns are what the JSON body reads back as).
+func invalidUTF8Ids(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	d := pendingDecision("P-\xed\xa0\x80-x", 1)
+	d.Caller.Credential, d.IdempotencyKey = "agent-\xff", "k-\xed\xa0\x80"
+	record(t, l, d)
+	if got, err := l.ByIdempotencyKey(ctx, "agent-\xff", "k-\xed\xa0\x80"); err != nil || got.ID != d.ID {
+		t.Fatalf("ByIdempotencyKey: %v %v", got, err)
+	}
+	if ds, err := l.List(ctx, audit.Filter{PropositionID: "P-\xed\xa0\x80-x"}); err != nil || len(ds) != 1 {
+		t.Fatalf("List by proposition: %v %v", ds, err)
+	}
+	approveOnce(t, l, d.ID)
+	mustVerify(t, l)
+}
+
+// batchRefusesOnlyTheDuplicate: Records racing with one reused
+// decision_id, among Records with fresh ids, approvals and uses: one of
+// the reused-id Records is stored, the others are refused, and every
+// other write of their batches commits; the chain verifies.
+func batchRefusesOnlyTheDuplicate(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	var answered []*audit.Decision
+	for i := range 8 {
+		answered = append(answered, record(t, l, pendingDecision("P", 100+i)))
+	}
+	reused := audit.NewID()
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	stored, refused := 0, 0
+	var fresh []string
+	for i := range 48 {
+		wg.Go(func() {
+			<-start
+			switch {
+			case i%6 == 0:
+				d := pendingDecision("P", i)
+				d.ID = reused
+				err := l.Record(ctx, d)
+				mu.Lock()
+				defer mu.Unlock()
+				if err == nil {
+					stored++
+				} else if strings.Contains(err.Error(), "already recorded") {
+					refused++
+				} else {
+					t.Errorf("reused id: %v", err)
+				}
+			case i%6 == 1:
+				a := approveOnce(t, l, answered[i/6].ID)
+				if err := l.Consume(ctx, a.ID, audit.NewID()); err != nil {
+					t.Errorf("consume: %v", err)
+				}
+			default:
+				d := record(t, l, pendingDecision("P", i))
+				mu.Lock()
+				fresh = append(fresh, d.ID)
+				mu.Unlock()
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if stored != 1 || refused != 7 {
+		t.Fatalf("reused id: %d stored, %d refused; want 1 and 7", stored, refused)
+	}
+	for _, id := range fresh {
+		if _, err := l.Decision(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep := mustVerify(t, l)
+	if rep.Decisions != int64(8+1+len(fresh)) || rep.Approvals != 8 || rep.Uses != 8 {
+		t.Fatalf("report %+v", rep)
+	}
+}

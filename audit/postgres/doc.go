@@ -1,0 +1,41 @@
+// Package postgres is the decision log of package audit in a PostgreSQL
+// database (pgx v5): the same log as audit/sqlite — the same rows, the
+// same canonical payloads and hash chain (package auditchain), the same
+// rules — for deployments where several ewp-mcp replicas share one
+// database with the PostgreSQL ledger.
+//
+// # Schema (version 1)
+//
+// The tables live in their own schema, ewp_audit, beside the ledger's:
+// audit_meta, decisions, approvals, approval_uses and events, as in the
+// SQLite log (see its package documentation), with ids as bytea (a
+// proposition id may hold a NUL). Triggers refuse UPDATE, DELETE and
+// TRUNCATE on every table, whoever asks; Verify checks that they are
+// present, enabled and unaltered. [Init] creates the schema and lets one
+// role, the ledger's server role (ewp_server), SELECT and INSERT there;
+// no other role gets anything.
+//
+// # Many writers, one chain
+//
+// Every write transaction takes pg_advisory_xact_lock(chainLock) first,
+// reads the chain head, appends and commits before the lock is let go:
+// the writers of all processes take turns, the chain never forks (the
+// primary key on events.seq would refuse a fork even if a writer skipped
+// the lock). Within a process, writes share commits (group commit, see
+// writer), so a replica pays one lock turn per batch, not per Record.
+//
+// A single-use approval is consumed by an INSERT … ON CONFLICT DO NOTHING
+// into approval_uses, UNIQUE(approval_id): of any number of concurrent
+// consumers across all replicas exactly one inserts; the others find the
+// row and get audit.ErrApprovalUsed. An idempotency key is unique per
+// credential (a partial unique index), across replicas too.
+//
+// # Durability
+//
+// Record returns once its transaction committed on the server, with
+// synchronous_commit=on for the log's write transactions whatever the
+// server's or the pool's setting: the commit's WAL is flushed to disk
+// (and with synchronous standbys configured, to them) before Record
+// returns. TestSurvivesDatabaseRestart crashes the server (pg_ctl stop
+// -m immediate) under a cluster whose default is off, and loses nothing.
+package postgres

@@ -1,0 +1,183 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/ewp-go/ewp/audit"
+)
+
+// Options tune how a log is opened.
+type Options struct {
+	// ReadOnly opens every connection with default_transaction_read_only
+	// (ewp-audit list, show, verify, export).
+	ReadOnly bool
+	// PoolSize is the most connections the log holds; 0 means
+	// max(4, 2×GOMAXPROCS). The writer needs one at a time.
+	PoolSize int
+	// StatementTimeout bounds every statement on the server; 0 means 30 s,
+	// negative none.
+	StatementTimeout time.Duration
+	// ConnectTimeout bounds each connection attempt, so a server whose
+	// database is down gets an error, not a hang; 0 means 5 s.
+	ConnectTimeout time.Duration
+	// Now stamps decisions without a time, approvals and uses, and judges
+	// expiry; nil means time.Now. Tests fix it.
+	Now func() time.Time
+	// MaxBatch caps how many pending writes share one commit; 0 means 512.
+	MaxBatch int
+}
+
+// Log is the decision log in a PostgreSQL database. It is safe for
+// concurrent use, and any number of processes (ewp-mcp replicas,
+// ewp-audit) may open the same database: their writes take turns on the
+// chain head (chainLock).
+type Log struct {
+	url     string
+	ro      bool
+	now     func() time.Time
+	pool    *pgxpool.Pool
+	ownPool bool
+	wr      *writer
+	once    sync.Once
+}
+
+var _ audit.Log = (*Log)(nil)
+
+// Open connects to the log made by Init in the database at dsn.
+func Open(ctx context.Context, dsn string, opt Options) (*Log, error) {
+	cfg, err := poolConfig(dsn, opt)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("decision log %s: connect: %w", redact(dsn), err)
+	}
+	l, err := open(ctx, pool, redact(dsn), opt)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	l.ownPool = true
+	return l, nil
+}
+
+// OpenPool is Open over a pool the caller keeps; Close leaves it open.
+// The pool must allow writes unless opt.ReadOnly: a replica's ledger pool
+// is read-only (default_transaction_read_only), so a replica opens the log
+// with Open instead. ReadOnly here only refuses writes in this process.
+func OpenPool(ctx context.Context, pool *pgxpool.Pool, opt Options) (*Log, error) {
+	return open(ctx, pool, redact(pool.Config().ConnString()), opt)
+}
+
+func open(ctx context.Context, pool *pgxpool.Pool, name string, opt Options) (*Log, error) {
+	l := &Log{url: name, ro: opt.ReadOnly, now: opt.Now, pool: pool}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	if err := checkVersion(ctx, pool); err != nil {
+		return nil, fmt.Errorf("decision log %s: %w", name, err)
+	}
+	if !l.ro {
+		maxBatch := opt.MaxBatch
+		if maxBatch <= 0 {
+			maxBatch = 512
+		}
+		l.wr = startWriter(pool, maxBatch)
+	}
+	return l, nil
+}
+
+func poolConfig(dsn string, opt Options) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("decision log URL %s: %w", redact(dsn), err)
+	}
+	cfg.MaxConns = int32(opt.PoolSize)
+	if opt.PoolSize <= 0 {
+		cfg.MaxConns = int32(max(4, 2*runtime.GOMAXPROCS(0)))
+	}
+	cc := cfg.ConnConfig
+	cc.ConnectTimeout = opt.ConnectTimeout
+	if cc.ConnectTimeout <= 0 {
+		cc.ConnectTimeout = 5 * time.Second
+	}
+	st := opt.StatementTimeout
+	if st == 0 {
+		st = 30 * time.Second
+	}
+	if st > 0 {
+		cc.RuntimeParams["statement_timeout"] = strconv.FormatInt(st.Milliseconds(), 10)
+	}
+	if opt.ReadOnly {
+		cc.RuntimeParams["default_transaction_read_only"] = "on"
+	}
+	return cfg, nil
+}
+
+// Redact is dsn with its password hidden, for messages and logs.
+func Redact(dsn string) string { return redact(dsn) }
+
+// redact drops the password from a URL for messages.
+func redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// Path is the database URL the log was opened from, password hidden.
+func (l *Log) Path() string { return l.url }
+
+// Pool is the log's connection pool.
+func (l *Log) Pool() *pgxpool.Pool { return l.pool }
+
+// CommitStats returns how many write transactions the log committed and
+// how many writes they carried.
+func (l *Log) CommitStats() (commits, writes int64) {
+	if l.wr == nil {
+		return 0, 0
+	}
+	return l.wr.commits.Load(), l.wr.written.Load()
+}
+
+// Close stops the writer (queued writes are committed first) and closes
+// the pool if Open made it. It is safe to call more than once.
+func (l *Log) Close() error {
+	l.once.Do(func() {
+		if l.wr != nil {
+			l.wr.stop()
+		}
+		if l.ownPool {
+			l.pool.Close()
+		}
+	})
+	return nil
+}
+
+func (l *Log) errReadOnly() error {
+	return fmt.Errorf("decision log %s is open read-only; writing needs a log opened without ReadOnly", l.url)
+}
+
+// storeErr names the failed operation and the database.
+func (l *Log) storeErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("decision log %s: %s: %w", l.url, op, err)
+}
+
+var errClosed = errors.New("the decision log is closed")

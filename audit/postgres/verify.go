@@ -1,0 +1,212 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditchain"
+)
+
+// Verify walks the hash chain from the first event and checks every row
+// against the event that recorded it, as the SQLite log's Verify does
+// (the same walk: auditchain.Walker), then looks for rows no event
+// records, the schema version, and the append-only triggers: each present,
+// enabled, unaltered, alone, and their function unaltered. It reads one
+// snapshot (REPEATABLE READ), so it may run beside the servers. The first
+// problem is returned in the report and as the error (a
+// *auditchain.Break); other errors are I/O failures.
+func (l *Log) Verify(ctx context.Context) (auditchain.VerifyReport, error) {
+	return l.verify(ctx, nil)
+}
+
+// VerifyHead is Verify plus a check that the chain still holds want (a
+// head printed earlier) unchanged.
+func (l *Log) VerifyHead(ctx context.Context, want audit.Head) (auditchain.VerifyReport, error) {
+	return l.verify(ctx, &want)
+}
+
+func (l *Log) verify(ctx context.Context, want *audit.Head) (auditchain.VerifyReport, error) {
+	var rep auditchain.VerifyReport
+	tx, err := l.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return rep, l.storeErr("verify", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // read-only
+	v := &verifier{ctx: ctx, tx: tx, w: auditchain.NewWalker(&rep, want)}
+	for _, step := range []func() (*auditchain.Break, error){v.walk, v.headCheck, v.orphans, v.schema} {
+		brk, err := step()
+		if err != nil {
+			return rep, l.storeErr("verify", err)
+		}
+		if brk != nil {
+			rep.Broken = brk
+			return rep, brk
+		}
+	}
+	return rep, nil
+}
+
+type verifier struct {
+	ctx context.Context
+	tx  pgx.Tx
+	w   *auditchain.Walker
+}
+
+const walkSQL = `
+SELECT e.seq, e.tbl, e.row_seq, e.payload, e.prev_hash, e.hash,
+       d.seq, d.decision_id, d.time_ns, d.tool, d.outcome, d.proposition_id, d.credential, d.idem_key, d.approval_id, d.body, d.body_sha256,
+       a.seq, a.approval_id, a.decision_id, a.verdict, a.created_ns, a.body, a.body_sha256,
+       u.seq, u.approval_id, u.used_by, u.used_ns
+FROM ewp_audit.events e
+LEFT JOIN ewp_audit.decisions d ON e.tbl = 'decisions' AND d.seq = e.row_seq
+LEFT JOIN ewp_audit.approvals a ON e.tbl = 'approvals' AND a.seq = e.row_seq
+LEFT JOIN ewp_audit.approval_uses u ON e.tbl = 'approval_uses' AND u.seq = e.row_seq
+ORDER BY e.seq`
+
+// eventRow is one event and the row it names; absent joins scan NULL
+// (nil pointers and slices).
+type eventRow struct {
+	seq, rowSeq  int64
+	tbl, payload string
+	prev, hash   []byte
+
+	dSeq, dTime                    *int64
+	dID, dTool, dProp, dCrd, dAppr []byte
+	dKey                           []byte
+	dOutcome                       *string
+	dBody, dSum                    []byte
+	aSeq, aCreated                 *int64
+	aID, aDecision, aBody, aSum    []byte
+	aVerdict                       *string
+	uSeq, uUsed                    *int64
+	uAppr, uUsedBy                 []byte
+}
+
+func (v *verifier) walk() (*auditchain.Break, error) {
+	rows, err := v.tx.Query(v.ctx, walkSQL)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e eventRow
+		if err := rows.Scan(&e.seq, &e.tbl, &e.rowSeq, &e.payload, &e.prev, &e.hash,
+			&e.dSeq, &e.dID, &e.dTime, &e.dTool, &e.dOutcome, &e.dProp, &e.dCrd, &e.dKey, &e.dAppr, &e.dBody, &e.dSum,
+			&e.aSeq, &e.aID, &e.aDecision, &e.aVerdict, &e.aCreated, &e.aBody, &e.aSum,
+			&e.uSeq, &e.uAppr, &e.uUsedBy, &e.uUsed); err != nil {
+			return nil, err
+		}
+		if brk := v.w.Event(e.event()); brk != nil {
+			return brk, nil
+		}
+	}
+	return nil, rows.Err()
+}
+
+func (e *eventRow) event() *auditchain.Event {
+	ev := &auditchain.Event{Seq: e.seq, RowSeq: e.rowSeq, Table: e.tbl, Payload: e.payload, Prev: e.prev, Hash: e.hash}
+	if e.dSeq != nil {
+		r := &auditchain.DecisionRow{Seq: *e.dSeq, DecisionID: string(e.dID), TimeNS: *e.dTime, Tool: string(e.dTool),
+			Outcome: *e.dOutcome, PropositionID: string(e.dProp), Credential: string(e.dCrd),
+			ApprovalID: string(e.dAppr), Body: e.dBody, BodySum: e.dSum}
+		if e.dKey != nil {
+			r.IdemKey.String, r.IdemKey.Valid = string(e.dKey), true
+		}
+		ev.Decision = r
+	}
+	if e.aSeq != nil {
+		ev.Approval = &auditchain.ApprovalRow{Seq: *e.aSeq, ApprovalID: string(e.aID), DecisionID: string(e.aDecision),
+			Verdict: *e.aVerdict, CreatedNS: *e.aCreated, Body: e.aBody, BodySum: e.aSum}
+	}
+	if e.uSeq != nil {
+		ev.Use = &auditchain.Use{Seq: *e.uSeq, ApprovalID: string(e.uAppr), UsedBy: string(e.uUsedBy), UsedNS: *e.uUsed}
+	}
+	return ev
+}
+
+func (v *verifier) headCheck() (*auditchain.Break, error) { return v.w.HeadCheck(), nil }
+
+// orphans finds rows that no event records (inserted behind the chain):
+// a table holds one exactly when it has more rows than the walk found.
+func (v *verifier) orphans() (*auditchain.Break, error) {
+	counted := v.w.Counted()
+	for _, t := range []string{auditchain.TableDecisions, auditchain.TableApprovals, auditchain.TableUses} {
+		var rows int64
+		if err := v.tx.QueryRow(v.ctx, `SELECT count(*) FROM ewp_audit.`+t).Scan(&rows); err != nil {
+			return nil, err
+		}
+		if rows == counted[t] {
+			continue
+		}
+		var seq int64
+		err := v.tx.QueryRow(v.ctx, `SELECT min(seq) FROM (SELECT seq FROM ewp_audit.`+t+` EXCEPT SELECT row_seq FROM ewp_audit.events WHERE tbl = $1) x`, t).Scan(&seq)
+		if err != nil {
+			return nil, err
+		}
+		return auditchain.Orphan(t, seq), nil
+	}
+	return nil, nil
+}
+
+const triggersSQL = `
+SELECT t.tgname, c.relname, t.tgenabled, pg_get_triggerdef(t.oid)
+FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = 'ewp_audit' AND NOT t.tgisinternal
+ORDER BY t.tgname`
+
+// schema checks the version, the trigger function and that the
+// append-only triggers are all there, enabled, unaltered, and alone:
+// without them the tables no longer refuse edits, even if none has been
+// made yet.
+func (v *verifier) schema() (*auditchain.Break, error) {
+	var ver string
+	if err := v.tx.QueryRow(v.ctx, `SELECT value FROM ewp_audit.audit_meta WHERE key = 'schema_version'`).Scan(&ver); err != nil || ver != strconv.Itoa(SchemaVersion) {
+		return &auditchain.Break{Table: "audit_meta", What: fmt.Sprintf("schema_version is %q, want %d (%v)", ver, SchemaVersion, err)}, nil
+	}
+	var src string
+	err := v.tx.QueryRow(v.ctx, `SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('ewp_audit.refuse_change()')`).Scan(&src)
+	if err != nil || src != refuseBody {
+		return &auditchain.Break{Table: "ewp_audit.refuse_change", What: "the append-only triggers' function is missing or was altered: the tables may no longer refuse edits"}, nil
+	}
+	rows, err := v.tx.Query(v.ctx, triggersSQL)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	want := triggers()
+	for rows.Next() {
+		var name, tbl, enabled, def string
+		if err := rows.Scan(&name, &tbl, &enabled, &def); err != nil {
+			return nil, err
+		}
+		exp, ok := want[name]
+		switch {
+		case !ok:
+			return &auditchain.Break{Table: tbl, What: fmt.Sprintf("trigger %s is not part of the log's schema: someone added it", name)}, nil
+		case exp != def:
+			return &auditchain.Break{Table: tbl, What: fmt.Sprintf("trigger %s was altered", name)}, nil
+		case enabled != "O":
+			return &auditchain.Break{Table: tbl, What: fmt.Sprintf("trigger %s is disabled (tgenabled %s): the table no longer refuses edits", name, enabled)}, nil
+		}
+		delete(want, name)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(want) > 0 {
+		names := make([]string, 0, len(want))
+		for n := range want {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		tbl := names[0][:strings.LastIndex(names[0], "_no_")]
+		return &auditchain.Break{Table: tbl, What: fmt.Sprintf("trigger %s is missing: the table no longer refuses edits", strings.Join(names, ", "))}, nil
+	}
+	return nil, nil
+}

@@ -1,0 +1,212 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditchain"
+)
+
+// recordOp is a Record's row, built before it is queued.
+type recordOp struct {
+	row       auditchain.DecisionRow
+	pre, post []byte
+}
+
+// b is s as a bytea parameter (” rather than NULL when empty).
+func b(s string) []byte {
+	if s == "" {
+		return []byte{}
+	}
+	return []byte(s)
+}
+
+const insDecision = `INSERT INTO ewp_audit.decisions (decision_id, time_ns, tool, outcome, proposition_id, credential, idem_key, approval_id, body, body_sha256)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING seq`
+
+// Record stores a decision and its chain entry, and returns once they are
+// committed: an answer carrying d.ID may then be sent. It fills d.ID and
+// d.Time when empty and stores the time in UTC. Concurrent Records share
+// commits, in this process; Records of other processes take turns with
+// them on the chain lock.
+//
+// A decision with an IdempotencyKey that its caller's credential already
+// used, in any process, is refused with audit.ErrDuplicateKey.
+func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
+	if l.ro {
+		return l.errReadOnly()
+	}
+	if err := auditchain.CheckDecision(d); err != nil {
+		return err
+	}
+	if d.ID == "" {
+		d.ID = audit.NewID()
+	}
+	if d.Time.IsZero() {
+		d.Time = l.now()
+	}
+	d.Time = d.Time.UTC()
+	body, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("record decision %s: its JSON cannot be written: %w", d.ID, err)
+	}
+	r := &recordOp{row: auditchain.DecisionColumns(d, body)}
+	r.pre, r.post = auditchain.SplitPayload(r.row.Payload())
+	return l.writeErr("record decision "+d.ID, l.wr.submit(ctx, &op{rec: r}))
+}
+
+// queueRecord adds a Record's INSERT to the pipeline; ON CONFLICT DO
+// NOTHING makes a taken decision_id or idempotency key a missing row, not
+// an error that would abort the transaction and the batch with it.
+func queueRecord(pb *pgx.Batch, r *auditchain.DecisionRow) {
+	var key []byte
+	if r.IdemKey.Valid {
+		key = b(r.IdemKey.String)
+	}
+	pb.Queue(insDecision, b(r.DecisionID), r.TimeNS, b(r.Tool), r.Outcome, b(r.PropositionID),
+		b(r.Credential), key, b(r.ApprovalID), r.Body, r.BodySum)
+}
+
+// conflict names why a decision was not inserted: its idempotency key or
+// its decision_id is taken.
+func (t *wtx) conflict(r *auditchain.DecisionRow) error {
+	if r.IdemKey.Valid {
+		var taken bool
+		err := t.tx.QueryRow(t.ctx, `SELECT EXISTS (SELECT 1 FROM ewp_audit.decisions WHERE credential = $1 AND idem_key = $2)`,
+			b(r.Credential), b(r.IdemKey.String)).Scan(&taken)
+		if err != nil {
+			return inDoubt(err)
+		}
+		if taken {
+			return fmt.Errorf("%w: credential %q already recorded a decision under idempotency_key %q; fetch it with ByIdempotencyKey", audit.ErrDuplicateKey, r.Credential, r.IdemKey.String)
+		}
+	}
+	return fmt.Errorf("decision %s is already recorded; every call gets a new decision_id", r.DecisionID)
+}
+
+// Approve stores an operator's approval or rejection of a decision, with
+// the checks of the SQLite log (audit.Approval.Validate inside the write
+// transaction, holding the chain lock): two operators answering at once,
+// through any processes, cannot both succeed.
+func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
+	if l.ro {
+		return l.errReadOnly()
+	}
+	err := l.wr.submit(ctx, &op{run: func(t *wtx) error { return t.approve(a, l.now()) }})
+	return l.writeErr("approve decision "+a.DecisionID, err)
+}
+
+func (t *wtx) approve(a *audit.Approval, now time.Time) error {
+	answered, err := t.decision(a.DecisionID)
+	if err != nil {
+		return err
+	}
+	var prior []byte
+	err = t.tx.QueryRow(t.ctx, `SELECT approval_id FROM ewp_audit.approvals WHERE decision_id = $1`, b(auditchain.AsJSON(a.DecisionID))).Scan(&prior)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return inDoubt(err)
+	}
+	if err := a.Admit(answered, string(prior), now); err != nil {
+		return err
+	}
+	body, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	row := auditchain.ApprovalColumns(a, body)
+	var seq int64
+	err = t.tx.QueryRow(t.ctx, `INSERT INTO ewp_audit.approvals (approval_id, decision_id, verdict, created_ns, body, body_sha256)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING seq`,
+		b(row.ApprovalID), b(row.DecisionID), row.Verdict, row.CreatedNS, row.Body, row.BodySum).Scan(&seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%w: approval %s is already recorded; every approval gets a new approval_id", audit.ErrInvalidApproval, a.ID)
+	}
+	if err != nil {
+		return inDoubt(err)
+	}
+	pre, post := auditchain.SplitPayload(row.Payload())
+	t.event(auditchain.TableApprovals, seq, pre, post)
+	return nil
+}
+
+// Consume marks the single-use approval approvalID used by decision
+// usedBy. Of concurrent calls, in this process or any other on the same
+// database (every ewp-mcp replica), exactly one succeeds: the INSERT into
+// approval_uses, UNIQUE(approval_id), inserts for one of them; the others
+// get audit.ErrApprovalUsed naming the decision that used it. It refuses
+// as the SQLite log does (audit.ErrNotFound, a rejection, an expired or a
+// scope approval).
+func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
+	if l.ro {
+		return l.errReadOnly()
+	}
+	now := l.now()
+	err := l.wr.submit(ctx, &op{run: func(t *wtx) error {
+		a, err := t.approval(approvalID)
+		if err != nil {
+			return err
+		}
+		if err := a.Consumable(now); err != nil {
+			return err
+		}
+		u := auditchain.Use{ApprovalID: auditchain.AsJSON(approvalID), UsedBy: usedBy, UsedNS: now.UnixNano()}
+		err = t.tx.QueryRow(t.ctx, `INSERT INTO ewp_audit.approval_uses (approval_id, used_by, used_ns)
+			VALUES ($1, $2, $3) ON CONFLICT (approval_id) DO NOTHING RETURNING seq`,
+			b(u.ApprovalID), b(u.UsedBy), u.UsedNS).Scan(&u.Seq)
+		if errors.Is(err, pgx.ErrNoRows) {
+			var by []byte
+			if err := t.tx.QueryRow(t.ctx, `SELECT used_by FROM ewp_audit.approval_uses WHERE approval_id = $1`, b(u.ApprovalID)).Scan(&by); err != nil {
+				return inDoubt(err)
+			}
+			return auditchain.Used(approvalID, string(by))
+		}
+		if err != nil {
+			return inDoubt(err)
+		}
+		seq := u.Seq
+		u.Seq = 0
+		pre, post := auditchain.SplitPayload(u.Payload())
+		t.event(auditchain.TableUses, seq, pre, post)
+		return nil
+	}})
+	return l.writeErr("consume approval "+approvalID, err)
+}
+
+// writeErr leaves the log's own refusals as they are and names the
+// database on storage failures.
+func (l *Log) writeErr(op string, err error) error {
+	if err == nil || auditchain.IsRefusal(err) {
+		return err
+	}
+	return l.storeErr(op, err)
+}
+
+func (t *wtx) decision(id string) (*audit.Decision, error) {
+	var body []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT body FROM ewp_audit.decisions WHERE decision_id = $1`, b(auditchain.AsJSON(id))).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%w: no decision %s in this log; list pending ones with `ewp-audit list --pending`", audit.ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, inDoubt(err)
+	}
+	return auditchain.DecodeDecision(body)
+}
+
+func (t *wtx) approval(id string) (*audit.Approval, error) {
+	var body []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT body FROM ewp_audit.approvals WHERE approval_id = $1`, b(auditchain.AsJSON(id))).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%w: no approval %s in this log", audit.ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, inDoubt(err)
+	}
+	return auditchain.DecodeApproval(body)
+}

@@ -1,0 +1,317 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/ewp-go/ewp/audit/auditchain"
+)
+
+// writer is the group commit, as in the SQLite log: one goroutine takes
+// every pending write off one channel, and whatever queued while the
+// previous commit ran goes into the next transaction. Over a network a
+// commit costs round trips rather than disk, so a batch of Records needs
+// two whatever its size (see commit).
+type writer struct {
+	pool     *pgxpool.Pool
+	ops      chan *op
+	maxBatch int
+	quit     chan struct{}
+	wg       sync.WaitGroup
+	mu       sync.RWMutex // held shared by submitters, exclusively by stop
+	stopped  bool
+	// commits and written count transactions and the writes they carried.
+	commits, written atomic.Int64
+}
+
+// op is one pending write. A Record is rec (its insert is pipelined with
+// the batch's other Records); any other write is run, executed alone in
+// the batch's transaction. Either succeeds, or is refused having changed
+// nothing (no statement of it failed: conflicts are ON CONFLICT DO
+// NOTHING, found by the missing row), or fails with a *txError, after
+// which the transaction is in doubt and the whole batch is rolled back.
+type op struct {
+	rec  *recordOp
+	run  func(t *wtx) error
+	done chan error
+}
+
+// txError marks a failure in the middle of a batch's writes.
+type txError struct{ err error }
+
+func (e *txError) Error() string { return e.err.Error() }
+func (e *txError) Unwrap() error { return e.err }
+
+func inDoubt(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &txError{err}
+}
+
+// wtx is one batch transaction holding the chain lock, and the chain head
+// within it; its events are sent in one statement before the commit.
+type wtx struct {
+	ctx  context.Context
+	tx   *pgxpool.Conn
+	seq  int64
+	head []byte
+	buf  []byte
+	ev   eventCols
+}
+
+type eventCols struct {
+	seq, rowSeq []int64
+	tbl         []string
+	payload     []string
+	prev, hash  [][]byte
+}
+
+func startWriter(pool *pgxpool.Pool, maxBatch int) *writer {
+	w := &writer{pool: pool, ops: make(chan *op, 4*maxBatch), maxBatch: maxBatch, quit: make(chan struct{})}
+	w.wg.Add(1)
+	go w.loop()
+	return w
+}
+
+// submit queues o and waits for the commit of its batch. It waits even
+// when ctx ends meanwhile, so its answer is exact: nil means committed.
+func (w *writer) submit(ctx context.Context, o *op) error {
+	o.done = make(chan error, 1)
+	w.mu.RLock()
+	if w.stopped {
+		w.mu.RUnlock()
+		return errClosed
+	}
+	select {
+	case w.ops <- o:
+	case <-ctx.Done():
+		w.mu.RUnlock()
+		return ctx.Err()
+	}
+	w.mu.RUnlock()
+	return <-o.done
+}
+
+func (w *writer) loop() {
+	defer w.wg.Done()
+	batch := make([]*op, 0, w.maxBatch)
+	for {
+		select {
+		case o := <-w.ops:
+			batch = w.gather(append(batch[:0], o))
+			w.commit(batch)
+		case <-w.quit:
+			for {
+				select {
+				case o := <-w.ops:
+					w.commit(w.gather([]*op{o}))
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// gather fills the batch with what is queued, yielding once to let
+// callers woken by the previous commit submit again (see the SQLite
+// writer, whose reasoning holds the more for a commit of round trips).
+func (w *writer) gather(batch []*op) []*op {
+	for {
+	drain:
+		for len(batch) < w.maxBatch {
+			select {
+			case o := <-w.ops:
+				batch = append(batch, o)
+			default:
+				break drain
+			}
+		}
+		if len(batch) >= w.maxBatch {
+			return batch
+		}
+		runtime.Gosched()
+		if len(w.ops) == 0 {
+			return batch
+		}
+	}
+}
+
+// commit runs a batch in one transaction, in as few round trips as its
+// writes allow: BEGIN, the chain lock, the head and every Record's INSERT
+// go in one pipeline; then the other writes, one by one (approvals and
+// uses, rare); then the events and COMMIT in a second pipeline. The
+// events follow the rows in the order they were inserted, so per table
+// row_seq grows along the chain. Refused writes changed nothing and the
+// others still commit; a failure inside a write, or of the commit, fails
+// the whole batch.
+func (w *writer) commit(batch []*op) {
+	w.commits.Add(1)
+	w.written.Add(int64(len(batch)))
+	errs := make([]error, len(batch))
+	err := w.inTx(batch, errs)
+	for i, o := range batch {
+		if err != nil {
+			var te *txError
+			if errs[i] == nil || errors.As(errs[i], &te) {
+				errs[i] = err
+			}
+		}
+		o.done <- errs[i]
+	}
+}
+
+func (w *writer) inTx(batch []*op, errs []error) error {
+	ctx := context.Background()
+	conn, err := w.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	// The pool closes a connection released inside a transaction rather
+	// than reuse it; a clean failure is rolled back to keep it.
+	defer conn.Release()
+	t := &wtx{ctx: ctx, tx: conn}
+	if err := t.begin(batch, errs); err != nil {
+		conn.Exec(ctx, `ROLLBACK`) //nolint:errcheck // the connection is dropped if this fails
+		return err
+	}
+	for i, o := range batch {
+		if o.run == nil {
+			continue
+		}
+		errs[i] = o.run(t)
+		var te *txError
+		if errors.As(errs[i], &te) {
+			conn.Exec(ctx, `ROLLBACK`) //nolint:errcheck // as above
+			return te.err
+		}
+	}
+	return t.commit()
+}
+
+// begin sends BEGIN, the lock, the head query and the batch's Records'
+// INSERTs in one pipeline and reads their results; a Record that inserted
+// nothing (ON CONFLICT) gets its refusal in errs.
+func (t *wtx) begin(batch []*op, errs []error) error {
+	pb := &pgx.Batch{}
+	pb.Queue(`BEGIN`)
+	// Record promises a decision on record before its answer is sent,
+	// whatever the server's or the pool's setting: with
+	// synchronous_commit=off (a database tuned for ingest) a crash would
+	// lose the last decisions in the WAL buffers after their answers went
+	// out. SET LOCAL holds for this transaction only.
+	pb.Queue(`SET LOCAL synchronous_commit = on`)
+	pb.Queue(`SELECT pg_advisory_xact_lock($1)`, int64(chainLock))
+	pb.Queue(`SELECT seq, hash FROM ewp_audit.events ORDER BY seq DESC LIMIT 1`)
+	var recs []int
+	for i, o := range batch {
+		if o.rec != nil {
+			recs = append(recs, i)
+			queueRecord(pb, &o.rec.row)
+		}
+	}
+	br := t.tx.SendBatch(t.ctx, pb)
+	seqs, err := t.readBegin(br, len(recs))
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("begin write transaction: %w", cerr)
+	}
+	if err != nil {
+		return err
+	}
+	for k, i := range recs {
+		r := batch[i].rec
+		if seqs[k] == 0 {
+			errs[i] = t.conflict(&r.row)
+			var te *txError
+			if errors.As(errs[i], &te) {
+				return te.err
+			}
+			continue
+		}
+		t.event(auditchain.TableDecisions, seqs[k], r.pre, r.post)
+	}
+	return nil
+}
+
+func (t *wtx) readBegin(br pgx.BatchResults, records int) ([]int64, error) {
+	for _, step := range []string{"begin write transaction", "set synchronous_commit", "lock the chain head"} {
+		if _, err := br.Exec(); err != nil {
+			return nil, fmt.Errorf("%s: %w", step, err)
+		}
+	}
+	err := br.QueryRow().Scan(&t.seq, &t.head)
+	if errors.Is(err, pgx.ErrNoRows) {
+		t.seq, t.head, err = 0, auditchain.Genesis, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read chain head: %w", err)
+	}
+	seqs := make([]int64, records)
+	for k := range seqs {
+		err := br.QueryRow().Scan(&seqs[k])
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return nil, fmt.Errorf("insert decisions: %w", err)
+		}
+	}
+	return seqs, nil
+}
+
+// commit sends the batch's events in one statement and COMMIT, in one
+// pipeline.
+func (t *wtx) commit() error {
+	pb := &pgx.Batch{}
+	if len(t.ev.seq) > 0 {
+		pb.Queue(`INSERT INTO ewp_audit.events (seq, tbl, row_seq, payload, prev_hash, hash)
+			SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bytea[], $6::bytea[])`,
+			t.ev.seq, t.ev.tbl, t.ev.rowSeq, t.ev.payload, t.ev.prev, t.ev.hash)
+	}
+	pb.Queue(`COMMIT`)
+	br := t.tx.SendBatch(t.ctx, pb)
+	defer br.Close()
+	if len(t.ev.seq) > 0 {
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("write chain events: %w", err)
+		}
+	}
+	tag, err := br.Exec()
+	if err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if tag.String() != "COMMIT" {
+		return fmt.Errorf("commit: the server answered %q", tag.String())
+	}
+	return br.Close()
+}
+
+// event queues the chain entry recording row rowSeq of table tbl, whose
+// payload is pre + rowSeq + post (auditchain.SplitPayload).
+func (t *wtx) event(tbl string, rowSeq int64, pre, post []byte) {
+	t.buf = append(strconv.AppendInt(append(t.buf[:0], pre...), rowSeq, 10), post...)
+	hash := auditchain.Hash(t.head, t.buf)
+	t.seq++
+	t.ev.seq = append(t.ev.seq, t.seq)
+	t.ev.tbl = append(t.ev.tbl, tbl)
+	t.ev.rowSeq = append(t.ev.rowSeq, rowSeq)
+	t.ev.payload = append(t.ev.payload, string(t.buf))
+	t.ev.prev = append(t.ev.prev, t.head)
+	t.ev.hash = append(t.ev.hash, hash)
+	t.head = hash
+}
+
+// stop lets queued writes commit and ends the goroutine.
+func (w *writer) stop() {
+	w.mu.Lock()
+	w.stopped = true
+	w.mu.Unlock()
+	close(w.quit)
+	w.wg.Wait()
+}

@@ -1,0 +1,54 @@
+package audit
+
+import (
+	"fmt"
+	"time"
+)
+
+// Admit is the one rule every Log applies when it stores approval a,
+// inside the transaction that stores it, so the stores cannot drift:
+// answered is the decision a answers (the store's lookup; ErrNotFound when
+// there is none), prior the approval_id already answering it ("" when
+// none) and now the store's clock. It refuses a decision already answered
+// (ErrAnswered: a decision is answered once, so two operators answering at
+// once cannot both succeed), fills an empty ID (a UUIDv7) and CreatedAt
+// (now), stores times in UTC, copies the answered decision's action into
+// a.Action (what the operator saw, and what Covers compares with), and
+// checks the approval (Validate: ErrNotPending, ErrInvalidApproval).
+func (a *Approval) Admit(answered *Decision, prior string, now time.Time) error {
+	if prior != "" {
+		return fmt.Errorf("%w: decision %s was answered by %s; show it with `ewp-audit show %s`", ErrAnswered, answered.ID, prior, prior)
+	}
+	if a.ID == "" {
+		a.ID = NewID()
+	}
+	if a.CreatedAt.IsZero() {
+		a.CreatedAt = now
+	}
+	a.CreatedAt = a.CreatedAt.UTC()
+	if !a.Until.IsZero() {
+		a.Until = a.Until.UTC()
+	}
+	a.Action = new(answered.Action())
+	return a.Validate(answered, now)
+}
+
+// Consumable is the rule every Log applies before it marks a single-use
+// approval used (Consume), at the store's clock now: a rejection cannot
+// be used (ErrApprovalRejected), nor an expired approval
+// (ErrApprovalExpired), both as a *CoverageError; a scope approval is not
+// single-use (ErrInvalidApproval). Whether it was used already is the
+// store's atomic part.
+func (a *Approval) Consumable(now time.Time) error {
+	switch {
+	case a.Verdict != Approved:
+		return &CoverageError{ApprovalID: a.ID, Reason: ErrApprovalRejected, Detail: "a rejection cannot be used"}
+	case !a.Once:
+		return fmt.Errorf("%w: approval %s is a scope approval, usable until %s; only once approvals are consumed",
+			ErrInvalidApproval, a.ID, a.Until.UTC().Format(time.RFC3339))
+	case !a.Until.IsZero() && !now.Before(a.Until):
+		return &CoverageError{ApprovalID: a.ID, Reason: ErrApprovalExpired,
+			Detail: fmt.Sprintf("expired at %s (server time %s)", a.Until.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))}
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ewp-go/ewp/audit/auditstore"
+	"github.com/ewp-go/ewp/internal/pgtest"
+)
+
+// TestPostgresLog: with --db postgres://… the commands work on the log in
+// that database (schema ewp_audit), as on a file: the inbox, an approval,
+// the trail, verify; a database without the log is an error, not a new
+// log.
+func TestPostgresLog(t *testing.T) {
+	url := pgtest.DB(t)
+	_, errs := wantExit(t, exitLog, "list", "--db", url)
+	if !strings.Contains(errs, "ewp-ingest init") {
+		t.Errorf("a database without the log: %s", errs)
+	}
+	l, err := auditstore.Open(context.Background(), url, "", auditstore.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := pending("P-db", 1)
+	if err := l.Record(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	out, _ := wantExit(t, 0, "list", "--db", url, "--pending")
+	if !strings.Contains(out, d.ID) || !strings.Contains(out, "pending") {
+		t.Errorf("list --pending:\n%s", out)
+	}
+	out, _ = wantExit(t, 0, "approve", "--db", url, d.ID, "--once", "--approver", "alice")
+	if !strings.Contains(out, "approved decision "+d.ID) {
+		t.Errorf("approve:\n%s", out)
+	}
+	out, _ = wantExit(t, 0, "show", "--db", url, d.ID)
+	if !strings.Contains(out, "approved, once by alice") {
+		t.Errorf("show:\n%s", out)
+	}
+	out, _ = wantExit(t, 0, "verify", "--db", url)
+	if !strings.Contains(out, "ok: checked 2 events") {
+		t.Errorf("verify:\n%s", out)
+	}
+}
