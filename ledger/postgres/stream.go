@@ -13,7 +13,7 @@ import (
 // PutStream is the SQLite ledger's PutStream (see ledger.Stream): a batch
 // of unknown length, one transaction, all or nothing, in bounded memory.
 // Items are read from Next and prepared on every core a chunk at a time,
-// at most two chunks (streamChunk views, streamChunkBytes of text each)
+// at most three chunks (streamChunk views, streamChunkBytes of text each)
 // ahead of the writer; outcomes go to Stream.Stored (PutResult.Views stays
 // nil). A §9 refusal is found before anything of the view is queued, so
 // Stream.Refused can let the batch go on without it.
@@ -47,8 +47,8 @@ const (
 	streamChunkBytes = 4 << 20
 )
 
-// streamChunk of a stream: items from start on, prepared, and Next's
-// error after them (io.EOF at the end).
+// streamItems is a chunk of a stream: items from start on, prepared, and
+// Next's error after them (io.EOF at the end).
 type streamItems struct {
 	start int
 	items []ledger.StreamItem
@@ -58,8 +58,9 @@ type streamItems struct {
 }
 
 // feedStream reads Next on its own goroutine and prepares each chunk on
-// every core, at most two chunks ahead. stop ends it and waits, so Next
-// is not called after PutStream returns.
+// every core: two chunks wait for the writer while a third is read and
+// prepared. stop ends it and waits, so Next is not called after
+// PutStream returns.
 func (l *Ledger) feedStream(next func() (ledger.StreamItem, error)) (<-chan streamItems, func()) {
 	out := make(chan streamItems, 2)
 	quit := make(chan struct{})
