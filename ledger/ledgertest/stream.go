@@ -85,6 +85,18 @@ func testPutStream(t *testing.T, fresh Fresh) {
 	if err == nil || !strings.Contains(err.Error(), "changed my mind") {
 		t.Fatalf("commit refusal: %v", err)
 	}
+	// An error of Next other than io.EOF aborts the batch as it is.
+	next := source(n, nil)
+	calls := 0
+	_, err = l3.PutStream(ctx, ledger.Stream{Next: func() (ledger.StreamItem, error) {
+		if calls++; calls == 400 {
+			return nil, errors.New("input broke")
+		}
+		return next()
+	}})
+	if err == nil || err.Error() != "input broke" {
+		t.Fatalf("Next's error: %v", err)
+	}
 	if rep, err := l3.Verify(ctx); err != nil || rep.Events != 0 {
 		t.Fatalf("aborted streams wrote: %+v %v", rep, err)
 	}
