@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
-	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
@@ -47,20 +45,6 @@ type DecisionRow struct {
 	Body, BodySum []byte
 }
 
-type decisionPayload struct {
-	ApprovalID    string  `json:"approval_id"`
-	BodySHA256    string  `json:"body_sha256"`
-	Credential    string  `json:"credential"`
-	DecisionID    string  `json:"decision_id"`
-	IdemKey       *string `json:"idempotency_key"`
-	Outcome       string  `json:"outcome"`
-	PropositionID string  `json:"proposition_id"`
-	Seq           int64   `json:"seq"`
-	Table         string  `json:"table"`
-	TimeNS        int64   `json:"time_ns"`
-	Tool          string  `json:"tool"`
-}
-
 // DecisionColumns derives a decision's row (all but seq) from it and its
 // stored body.
 func DecisionColumns(d *audit.Decision, body []byte) DecisionRow {
@@ -76,17 +60,18 @@ func DecisionColumns(d *audit.Decision, body []byte) DecisionRow {
 	return r
 }
 
-// Payload is the row's canonical JSON, as its event records it.
+// Payload is the row's canonical JSON, as its event records it: its keys
+// sorted (TestPayloadsMatchMarshal).
 func (r *DecisionRow) Payload() []byte {
-	p := decisionPayload{
-		ApprovalID: r.ApprovalID, BodySHA256: hex.EncodeToString(r.BodySum), Credential: r.Credential,
-		DecisionID: r.DecisionID, Outcome: r.Outcome, PropositionID: r.PropositionID,
-		Seq: r.Seq, Table: TableDecisions, TimeNS: r.TimeNS, Tool: r.Tool,
-	}
+	p := make(payload, 0, 256).str("approval_id", r.ApprovalID).hex("body_sha256", r.BodySum).
+		str("credential", r.Credential).str("decision_id", r.DecisionID)
 	if r.IdemKey.Valid {
-		p.IdemKey = &r.IdemKey.String
+		p = p.str("idempotency_key", r.IdemKey.String)
+	} else {
+		p = p.null("idempotency_key")
 	}
-	return mustJSON(p)
+	return p.str("outcome", r.Outcome).str("proposition_id", r.PropositionID).int("seq", r.Seq).
+		str("table", TableDecisions).int("time_ns", r.TimeNS).str("tool", r.Tool).end()
 }
 
 // ApprovalRow is a row of approvals.
@@ -98,16 +83,6 @@ type ApprovalRow struct {
 	Body, BodySum          []byte
 }
 
-type approvalPayload struct {
-	ApprovalID string `json:"approval_id"`
-	BodySHA256 string `json:"body_sha256"`
-	CreatedNS  int64  `json:"created_ns"`
-	DecisionID string `json:"decision_id"`
-	Seq        int64  `json:"seq"`
-	Table      string `json:"table"`
-	Verdict    string `json:"verdict"`
-}
-
 // ApprovalColumns derives an approval's row (all but seq) from it and its
 // stored body.
 func ApprovalColumns(a *audit.Approval, body []byte) ApprovalRow {
@@ -116,10 +91,12 @@ func ApprovalColumns(a *audit.Approval, body []byte) ApprovalRow {
 		CreatedNS: a.CreatedAt.UnixNano(), Body: body, BodySum: sum[:]}
 }
 
-// Payload is the row's canonical JSON, as its event records it.
+// Payload is the row's canonical JSON, as its event records it: its keys
+// sorted.
 func (r *ApprovalRow) Payload() []byte {
-	return mustJSON(approvalPayload{ApprovalID: r.ApprovalID, BodySHA256: hex.EncodeToString(r.BodySum),
-		CreatedNS: r.CreatedNS, DecisionID: r.DecisionID, Seq: r.Seq, Table: TableApprovals, Verdict: r.Verdict})
+	return make(payload, 0, 192).str("approval_id", r.ApprovalID).hex("body_sha256", r.BodySum).
+		int("created_ns", r.CreatedNS).str("decision_id", r.DecisionID).int("seq", r.Seq).
+		str("table", TableApprovals).str("verdict", r.Verdict).end()
 }
 
 // Use is the consumption of a single-use approval by a decision.
@@ -130,17 +107,11 @@ type Use struct {
 	UsedNS     int64  `json:"used_ns"`
 }
 
-type usePayload struct {
-	ApprovalID string `json:"approval_id"`
-	Seq        int64  `json:"seq"`
-	Table      string `json:"table"`
-	UsedBy     string `json:"used_by"`
-	UsedNS     int64  `json:"used_ns"`
-}
-
-// Payload is the row's canonical JSON, as its event records it.
+// Payload is the row's canonical JSON, as its event records it: its keys
+// sorted.
 func (u *Use) Payload() []byte {
-	return mustJSON(usePayload{ApprovalID: u.ApprovalID, Seq: u.Seq, Table: TableUses, UsedBy: u.UsedBy, UsedNS: u.UsedNS})
+	return make(payload, 0, 160).str("approval_id", u.ApprovalID).int("seq", u.Seq).
+		str("table", TableUses).str("used_by", u.UsedBy).int("used_ns", u.UsedNS).end()
 }
 
 // AsJSON is s as it reads back from the JSON body: encoding/json replaces
@@ -176,14 +147,4 @@ func SplitPayload(p []byte) (pre, post []byte) {
 		panic("payload without seq: " + string(p))
 	}
 	return p[:i+len(key)-1], p[i+len(key):]
-}
-
-// mustJSON marshals the payload structs (strings and ints), which cannot
-// fail.
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }

@@ -58,7 +58,7 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 	}
 	r := &recordOp{row: auditchain.DecisionColumns(d, body)}
 	r.pre, r.post = auditchain.SplitPayload(r.row.Payload())
-	return l.writeErr("record decision "+d.ID, l.wr.submit(ctx, &op{rec: r}))
+	return l.writeErr("record decision ", d.ID, l.wr.submit(ctx, &op{rec: r}))
 }
 
 // queueRecord adds a Record's INSERT to the pipeline; ON CONFLICT DO
@@ -99,7 +99,7 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 		return l.errReadOnly()
 	}
 	err := l.wr.submit(ctx, &op{run: func(t *wtx) error { return t.approve(a, l.now()) }})
-	return l.writeErr("approve decision "+a.DecisionID, err)
+	return l.writeErr("approve decision ", a.DecisionID, err)
 }
 
 func (t *wtx) approve(a *audit.Approval, now time.Time) error {
@@ -175,16 +175,16 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		t.event(auditchain.TableUses, seq, pre, post)
 		return nil
 	}})
-	return l.writeErr("consume approval "+approvalID, err)
+	return l.writeErr("consume approval ", approvalID, err)
 }
 
 // writeErr leaves the log's own refusals as they are and names the
 // database on storage failures.
-func (l *Log) writeErr(op string, err error) error {
+func (l *Log) writeErr(op, id string, err error) error {
 	if err == nil || auditchain.IsRefusal(err) {
 		return err
 	}
-	return l.storeErr(op, err)
+	return l.storeErr(op+id, err)
 }
 
 func (t *wtx) decision(id string) (*audit.Decision, error) {

@@ -56,7 +56,7 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 		}
 		return t.event(tableDecisions, seq, pre, post)
 	})
-	return l.writeErr("record decision "+d.ID, err)
+	return l.writeErr("record decision ", d.ID, err)
 }
 
 // Approve stores an operator's approval or rejection of a decision.
@@ -100,7 +100,7 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 		pre, post := splitPayload(row.Payload())
 		return t.event(tableApprovals, seq, pre, post)
 	})
-	return l.writeErr("approve decision "+a.DecisionID, err)
+	return l.writeErr("approve decision ", a.DecisionID, err)
 }
 
 // Consume marks the single-use approval approvalID used by decision usedBy
@@ -143,16 +143,17 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		pre, post := splitPayload(u.Payload())
 		return t.event(tableUses, seq, pre, post)
 	})
-	return l.writeErr("consume approval "+approvalID, err)
+	return l.writeErr("consume approval ", approvalID, err)
 }
 
 // writeErr leaves the log's own refusals (audit.Err*, coverage) as they
-// are and names the file on storage failures.
-func (l *Log) writeErr(op string, err error) error {
+// are and names the file on storage failures. The operation's name is
+// op+id, joined only on failure: Record is the hot path.
+func (l *Log) writeErr(op, id string, err error) error {
 	if err == nil || isRefusalErr(err) {
 		return err
 	}
-	return l.storeErr(op, err)
+	return l.storeErr(op+id, err)
 }
 
 func (t *wtx) decision(id string) (*audit.Decision, error) {

@@ -1,0 +1,58 @@
+package auditchain
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+)
+
+// payload appends a canonical JSON object, key by key, as encoding/json
+// would marshal a struct of strings and ints with those keys in that
+// order: the chain's payloads are built on every Record, and reflection
+// was a tenth of the store's CPU per record. TestPayloadsMatchMarshal
+// holds the output byte-equal to json.Marshal of the declared structs.
+type payload []byte
+
+func (p payload) key(k string) payload {
+	if len(p) == 0 {
+		p = append(p, '{')
+	} else {
+		p = append(p, ',')
+	}
+	p = append(p, '"')
+	p = append(p, k...)
+	return append(p, '"', ':')
+}
+
+func (p payload) str(k, v string) payload { return appendString(p.key(k), v) }
+
+func (p payload) int(k string, v int64) payload { return strconv.AppendInt(p.key(k), v, 10) }
+
+func (p payload) hex(k string, v []byte) payload {
+	p = append(p.key(k), '"')
+	p = hex.AppendEncode(p, v)
+	return append(p, '"')
+}
+
+func (p payload) null(k string) payload { return append(p.key(k), "null"...) }
+
+func (p payload) end() []byte { return append(p, '}') }
+
+// appendString appends s as a JSON string exactly as encoding/json writes
+// it. Strings of printable ASCII that json escapes nowhere (no quote,
+// backslash or HTML-sensitive <, >, &) are copied; any other goes
+// through encoding/json itself, so escaping rules are never restated.
+func appendString(p []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, err := json.Marshal(s)
+			if err != nil {
+				panic(err) // a string always marshals
+			}
+			return append(p, b...)
+		}
+	}
+	p = append(p, '"')
+	p = append(p, s...)
+	return append(p, '"')
+}
