@@ -59,6 +59,7 @@ func BenchmarkMayActDecisionLog(b *testing.B) {
 			}
 			b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
 			b.ReportAllocs()
+			defer reportCPU(b)()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					req := httptest.NewRequest(http.MethodPost, "http://"+addr+EndpointPath, bytes.NewReader(body))

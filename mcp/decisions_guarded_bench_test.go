@@ -38,6 +38,7 @@ func BenchmarkMayActDecisionLogGuarded(b *testing.B) {
 			}
 			b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
 			b.ResetTimer()
+			defer reportCPU(b)()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					req := httptest.NewRequest(http.MethodPost, "http://"+addr+EndpointPath, bytes.NewReader(body))
