@@ -49,6 +49,7 @@ func BenchmarkMayActDecisionLog(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer l.Close()
+				defer reportCommits(b, l)
 				bc.opts = []Option{WithDecisionLog(DecisionLog{Log: l})}
 			}
 			srv := New(st, append([]Option{WithLogger(quietLogger())}, bc.opts...)...)

@@ -28,6 +28,7 @@ func BenchmarkMayActDecisionLogGuarded(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer l.Close()
+				defer reportCommits(b, l)
 				opts = append(opts, WithDecisionLog(DecisionLog{Log: l}))
 			}
 			srv := demoServer(b, append(opts, WithLogger(quietLogger()))...)
