@@ -9,6 +9,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -16,14 +17,17 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/console"
-	"github.com/ewp-go/ewp/console/auditsource"
-	"github.com/ewp-go/ewp/console/ledgersource"
+	"github.com/ewp-go/ewp/console/sources"
 	"github.com/ewp-go/ewp/edgepolicy"
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
+	"github.com/ewp-go/ewp/grounding"
+	"github.com/ewp-go/ewp/internal/pgtest"
 	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -34,28 +38,97 @@ const testToken = "operator-secret-for-tests"
 var clockAt = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 // env is a console over a real ledger (the quickstart examples, the demo
-// concept graph and its policies) and an in-memory decision log, served
-// by an httptest server.
+// concept graph and its policies) and a decision log of the same store,
+// served by an httptest server.
 type env struct {
 	t       testing.TB
 	srv     *httptest.Server
 	con     *console.Console
-	l       *ledger.Ledger
-	log     *sqlite.Log
+	l       store.Ledger
+	log     auditstore.Log
 	pending *audit.Decision
 }
 
 type envOpt func(*console.Config)
 
-func newEnv(t testing.TB, opts ...envOpt) *env {
-	t.Helper()
-	ctx := context.Background()
-	created := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
-	l, err := ledger.Create(filepath.Join(t.TempDir(), "ledger.db"), ledger.Options{Now: func() time.Time { return created }})
+// backend is one of the two stores: open gives a fresh, empty ledger
+// (created_at from now) and decision log (clock clockAt) of that store.
+type backend struct {
+	name string
+	open func(t testing.TB, now func() time.Time) (store.Ledger, auditstore.Log)
+}
+
+var (
+	sqliteStore   = backend{"sqlite", openSQLite}
+	postgresStore = backend{"postgres", openPostgres}
+)
+
+// eachStore runs fn on the SQLite stores and on the PostgreSQL ones (a
+// throwaway cluster, see internal/pgtest; skipped loudly without one,
+// failed under CI).
+func eachStore(t *testing.T, fn func(t *testing.T, st backend)) {
+	for _, st := range []backend{sqliteStore, postgresStore} {
+		t.Run(st.name, func(t *testing.T) { fn(t, st) })
+	}
+}
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func openSQLite(t testing.TB, now func() time.Time) (store.Ledger, auditstore.Log) {
+	dir := t.TempDir()
+	l, err := ledger.Create(filepath.Join(dir, "ledger.db"), ledger.Options{Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
+	alog, err := sqlite.Create(filepath.Join(dir, "ledger.db.audit"), sqlite.Options{Now: func() time.Time { return clockAt }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { alog.Close() })
+	return l, alog
+}
+
+// openPostgres takes a copy of a template database holding the ledger's
+// and the decision log's empty schemas (made once per test binary, as
+// ewp-ingest's store.Open with Create makes them), so a test pays for a
+// database copy, not for the schemas' creation.
+func openPostgres(t testing.TB, now func() time.Time) (store.Ledger, auditstore.Log) {
+	ctx := context.Background()
+	tpl := pgtest.Template(t, fmt.Sprintf("ewp_console_tpl_%d", os.Getpid()), func(url string) error {
+		l, err := store.Open(ctx, url, store.Options{Create: true})
+		if err != nil {
+			return err
+		}
+		return l.Close()
+	})
+	url := pgtest.DBFrom(t, tpl)
+	l, err := store.Open(ctx, url, store.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	alog, err := auditstore.Open(ctx, url, "", auditstore.Options{Now: func() time.Time { return clockAt }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { alog.Close() })
+	return l, alog
+}
+
+// newEnv is newEnvOn the SQLite stores.
+func newEnv(t testing.TB, opts ...envOpt) *env {
+	t.Helper()
+	return newEnvOn(t, sqliteStore, opts...)
+}
+
+// newEnvOn fills fresh stores of st and serves the console over them,
+// wired as ewp-mcp wires it (console/sources).
+func newEnvOn(t testing.TB, st backend, opts ...envOpt) *env {
+	t.Helper()
+	ctx := context.Background()
+	created := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	l, alog := st.open(t, func() time.Time { return created })
 	if _, err := l.Put(ctx, append(quickstartViews(t), decode(t, backupV1))); err != nil {
 		t.Fatal(err)
 	}
@@ -63,33 +136,30 @@ func newEnv(t testing.TB, opts ...envOpt) *env {
 	if _, err := l.Put(ctx, []*warrant.View{decode(t, backupV2)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := graphstore.LoadDocument(ctx, l, fixtures.DemoGraph); err != nil {
+	doc, err := grounding.DecodeDocument(fixtures.DemoGraph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := graphstore.New(l, nil).Ingest(ctx, doc); err != nil {
 		t.Fatal(err)
 	}
 	pol, err := edgepolicy.Load("filesystem-demo.cedar", fixtures.DemoPolicies)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := ledgersource.New(l)
+	src, err := sources.For(l, alog)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { src.Close() })
-	alog, err := sqlite.Create(filepath.Join(t.TempDir(), "ledger.db.audit"), sqlite.Options{Now: func() time.Time { return clockAt }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { alog.Close() })
 	e := &env{t: t, l: l, log: alog}
 	e.seedDecisions()
 	e.srv = newUnstarted()
 	cfg := console.Config{
-		Evidence: src, Log: e.log, LogVerify: auditsource.Verify(alog),
-		ListNewest: auditsource.ListNewest(alog), Presented: auditsource.Presented(alog),
-		Graph: graphstore.New(l, nil).Graph, Policies: pol,
+		Policies:      pol,
 		OperatorToken: testToken, Addr: e.srv.Listener.Addr().String(),
 		Now: func() time.Time { return clockAt }, HeadPoll: 50 * time.Millisecond,
 	}
+	src.Apply(&cfg)
 	for _, o := range opts {
 		o(&cfg)
 	}

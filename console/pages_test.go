@@ -14,8 +14,10 @@ import (
 	"github.com/ewp-go/ewp/audit"
 )
 
-func TestPagesRender(t *testing.T) {
-	e := newEnv(t)
+func TestPagesRender(t *testing.T) { eachStore(t, testPagesRender) }
+
+func testPagesRender(t *testing.T, st backend) {
+	e := newEnvOn(t, st)
 	c := e.client()
 	c.mustSignIn()
 	for _, tc := range []struct {
@@ -52,8 +54,10 @@ func TestPagesRender(t *testing.T) {
 }
 
 // The state filter shows only propositions in that state.
-func TestPropositionsFilterByState(t *testing.T) {
-	e := newEnv(t)
+func TestPropositionsFilterByState(t *testing.T) { eachStore(t, testPropositionsFilterByState) }
+
+func testPropositionsFilterByState(t *testing.T, st backend) {
+	e := newEnvOn(t, st)
 	c := e.client()
 	c.mustSignIn()
 	_, all := c.get("/console/propositions")
@@ -66,8 +70,10 @@ func TestPropositionsFilterByState(t *testing.T) {
 	}
 }
 
-func TestInboxApproveOnce(t *testing.T) {
-	e := newEnv(t)
+func TestInboxApproveOnce(t *testing.T) { eachStore(t, testInboxApproveOnce) }
+
+func testInboxApproveOnce(t *testing.T, st backend) {
+	e := newEnvOn(t, st)
 	c := e.client()
 	csrf := c.mustSignIn()
 	code, _, hdr := c.do("POST", "/console/approve", url.Values{"csrf": {csrf}, "decision_id": {e.pending.ID}, "verdict": {"once"}}, nil)
@@ -98,8 +104,10 @@ func TestInboxApproveOnce(t *testing.T) {
 	}
 }
 
-func TestInboxApproveScopeAndReject(t *testing.T) {
-	e := newEnv(t)
+func TestInboxApproveScopeAndReject(t *testing.T) { eachStore(t, testInboxApproveScopeAndReject) }
+
+func testInboxApproveScopeAndReject(t *testing.T, st backend) {
+	e := newEnvOn(t, st)
 	c := e.client()
 	csrf := c.mustSignIn()
 	until := clockAt.Add(2 * time.Hour).Format("2006-01-02T15:04")
@@ -139,8 +147,10 @@ func TestInboxApproveScopeAndReject(t *testing.T) {
 	}
 }
 
-func TestVerifyOnDemandRemembered(t *testing.T) {
-	e := newEnv(t)
+func TestVerifyOnDemandRemembered(t *testing.T) { eachStore(t, testVerifyOnDemandRemembered) }
+
+func testVerifyOnDemandRemembered(t *testing.T, st backend) {
+	e := newEnvOn(t, st)
 	c := e.client()
 	csrf := c.mustSignIn()
 	for _, target := range []string{"ledger", "log"} {
@@ -164,8 +174,10 @@ func TestVerifyOnDemandRemembered(t *testing.T) {
 // A proposition with two snapshots: the chart marks the exact instant the
 // first turned STALE (its check + five days), and the default comparison
 // shows the check the second added.
-func TestPropositionChartAndDiff(t *testing.T) {
-	e := newEnv(t)
+func TestPropositionChartAndDiff(t *testing.T) { eachStore(t, testPropositionChartAndDiff) }
+
+func testPropositionChartAndDiff(t *testing.T, st backend) {
+	e := newEnvOn(t, st)
 	c := e.client()
 	c.mustSignIn()
 	code, page := c.get("/console/proposition?id=P-restic-snapshots")
@@ -190,8 +202,10 @@ func TestPropositionChartAndDiff(t *testing.T) {
 
 // Links carry ids with URL-special characters intact (html/template
 // escapes query values itself; escaping them first would double-escape).
-func TestLinksKeepSpecialIDs(t *testing.T) {
-	e := newEnv(t)
+func TestLinksKeepSpecialIDs(t *testing.T) { eachStore(t, testLinksKeepSpecialIDs) }
+
+func testLinksKeepSpecialIDs(t *testing.T, st backend) {
+	e := newEnvOn(t, st)
 	d := *e.pending
 	d.ID, d.PropositionID = "0192f000-0000-7000-8000-000000000077", "P a/b+c&d%"
 	d.Outcome = audit.OutcomeDeny
@@ -217,8 +231,10 @@ func TestLinksKeepSpecialIDs(t *testing.T) {
 
 // With a newest-first lister the feed opens on the latest decision and
 // pages back to the first.
-func TestDecisionsFeedNewestFirst(t *testing.T) {
-	e := newEnv(t)
+func TestDecisionsFeedNewestFirst(t *testing.T) { eachStore(t, testDecisionsFeedNewestFirst) }
+
+func testDecisionsFeedNewestFirst(t *testing.T, st backend) {
+	e := newEnvOn(t, st)
 	for i := 10; i < 70; i++ {
 		d := *e.pending
 		d.ID = fmt.Sprintf("0192f000-0000-7000-8000-%012d", i)
@@ -256,7 +272,11 @@ func TestDecisionsFeedNewestFirst(t *testing.T) {
 
 // The approval trail lists the calls that presented the approval.
 func TestApprovalTrailShowsPresentedCalls(t *testing.T) {
-	e := newEnv(t)
+	eachStore(t, testApprovalTrailShowsPresentedCalls)
+}
+
+func testApprovalTrailShowsPresentedCalls(t *testing.T, st backend) {
+	e := newEnvOn(t, st)
 	c := e.client()
 	csrf := c.mustSignIn()
 	if code, _, _ := c.do("POST", "/console/approve", url.Values{"csrf": {csrf}, "decision_id": {e.pending.ID}, "verdict": {"once"}}, nil); code != http.StatusSeeOther {

@@ -34,10 +34,12 @@ func staleCount(t *testing.T, page string) int {
 // The summary follows a new snapshot as soon as the head moves, and
 // counts a proposition STALE once the clock passes its crossing, without
 // a new snapshot.
-func TestSummaryFollowsHeadAndClock(t *testing.T) {
+func TestSummaryFollowsHeadAndClock(t *testing.T) { eachStore(t, testSummaryFollowsHeadAndClock) }
+
+func testSummaryFollowsHeadAndClock(t *testing.T, st backend) {
 	var now atomic.Int64
 	now.Store(clockAt.UnixNano())
-	e := newEnv(t, func(c *console.Config) { c.Now = func() time.Time { return time.Unix(0, now.Load()).UTC() } })
+	e := newEnvOn(t, st, func(c *console.Config) { c.Now = func() time.Time { return time.Unix(0, now.Load()).UTC() } })
 	c := e.client()
 	c.mustSignIn()
 	_, page := c.get("/console/")

@@ -237,3 +237,28 @@ func ledgerErrOrNil(op string, err error) error {
 	}
 	return ledgerErr(op, err)
 }
+
+// SnapshotsSince lists the snapshots stored after sequence number afterSeq,
+// in storage order, at most limit, without bodies: a reader that follows
+// the ledger (the operator console's state summary) reads only what is new
+// since its last look. A limit of zero or less is refused, so a follower
+// always reads in pages.
+func (l *Ledger) SnapshotsSince(ctx context.Context, afterSeq int64, limit int) ([]Snapshot, error) {
+	if limit <= 0 {
+		return nil, fmt.Errorf("ledger: SnapshotsSince limit %d: give a page size above zero", limit)
+	}
+	rows, err := l.r.QueryContext(ctx, `SELECT seq, proposition_id, view_id, created_at FROM snapshots WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit)
+	if err != nil {
+		return nil, ledgerErr("read snapshots since", err)
+	}
+	defer rows.Close()
+	var out []Snapshot
+	for rows.Next() {
+		var s Snapshot
+		if err := rows.Scan(&s.Seq, &s.PropositionID, &s.ViewID, &s.CreatedAt); err != nil {
+			return nil, ledgerErr("read snapshots since", err)
+		}
+		out = append(out, s)
+	}
+	return out, ledgerErrOrNil("read snapshots since", rows.Err())
+}

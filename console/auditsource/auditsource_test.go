@@ -1,7 +1,6 @@
 package auditsource_test
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,20 +8,64 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditstore"
+	"github.com/ewp-go/ewp/audit/memlog"
+	"github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/console/auditsource"
+	"github.com/ewp-go/ewp/internal/pgtest"
 )
 
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
 // Newest-first paging, the calls presenting an approval, and the chain
-// summary, on a real log.
+// summary, on a real log of each store.
 func TestAdapters(t *testing.T) {
-	ctx := context.Background()
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	l, err := sqlite.Create(filepath.Join(t.TempDir(), "x.audit"), sqlite.Options{Now: func() time.Time { return now }})
+	t.Run("sqlite", func(t *testing.T) {
+		l, err := sqlite.Create(filepath.Join(t.TempDir(), "x.audit"), sqlite.Options{Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		checkAdapters(t, l)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		url := pgtest.DB(t)
+		if err := postgres.Init(t.Context(), url, ""); err != nil {
+			t.Fatal(err)
+		}
+		l, err := postgres.Open(t.Context(), url, postgres.Options{Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		checkAdapters(t, l)
+	})
+}
+
+// For gives the extras to either store and none to a log that is
+// neither (the in-memory log of --demo).
+func TestForOnlyStores(t *testing.T) {
+	if x := auditsource.For(memlog.New(nil)); x.LogVerify != nil || x.ListNewest != nil || x.Presented != nil {
+		t.Fatal("the in-memory log got store extras")
+	}
+	l, err := sqlite.Create(filepath.Join(t.TempDir(), "x.audit"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
+	var cfg console.Config
+	auditsource.For(l).Apply(&cfg)
+	if cfg.LogVerify == nil || cfg.ListNewest == nil || cfg.Presented == nil {
+		t.Fatal("the SQLite log got no extras")
+	}
+}
+
+func checkAdapters(t *testing.T, l auditstore.Log) {
+	ctx := t.Context()
 	rec := func(i int, outcome, approval string) *audit.Decision {
 		d := &audit.Decision{ID: fmt.Sprintf("0192f000-0000-7000-8000-%012d", i), Time: now.Add(time.Duration(i) * time.Second),
 			Tool: audit.ToolMayAct, Caller: audit.Caller{Transport: "stdio", Role: "evaluate"}, PropositionID: "P",

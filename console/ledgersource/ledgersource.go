@@ -1,61 +1,57 @@
-// Package ledgersource adapts the SQLite evidence ledger to
-// console.EvidenceSource.
-//
-// Everything but Since uses the ledger's own API. Since (the snapshots
-// stored after a sequence number, which the console's background state
-// summary follows) has no ledger method yet; the adapter reads it from the
-// ledger file through its own read-only connection, checking the schema
-// version first so a ledger of another layout is refused rather than
-// misread. When package ledger grows a SnapshotsSince, this query moves
-// there.
+// Package ledgersource adapts an evidence ledger, SQLite or PostgreSQL, to
+// console.EvidenceSource. Everything goes through the ledger's own API:
+// Since is the ledgers' SnapshotsSince (a page of the snapshots stored
+// after a sequence number, which the console's background state summary
+// follows).
 package ledgersource
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"net/url"
-	"path/filepath"
-	"strconv"
 	"time"
-
-	_ "modernc.org/sqlite" // the same pure-Go driver the ledger uses
 
 	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
 )
 
-// Source is a ledger as a console.EvidenceSource. Close it after use.
+// Ledger is what the adapter reads: both stores (*ledger.Ledger and
+// *postgres.Ledger) have it.
+type Ledger interface {
+	Latest(ctx context.Context, propositionID string) (*warrant.View, error)
+	Get(ctx context.Context, propositionID, viewID string) (*warrant.View, error)
+	History(ctx context.Context, propositionID string) ([]ledger.Snapshot, error)
+	SnapshotsSince(ctx context.Context, afterSeq int64, limit int) ([]ledger.Snapshot, error)
+	Head(ctx context.Context) (ledger.Head, error)
+	Verify(ctx context.Context) (ledger.VerifyReport, error)
+}
+
+// Source is a ledger as a console.EvidenceSource.
 type Source struct {
-	l  *ledger.Ledger
-	db *sql.DB
+	l Ledger
 }
 
 var _ console.EvidenceSource = (*Source)(nil)
 
-// New adapts l, opening a read-only connection to its file for Since.
-func New(l *ledger.Ledger) (*Source, error) {
-	abs, err := filepath.Abs(l.Path())
-	if err != nil {
-		return nil, err
+// New adapts the SQLite ledger l. It cannot fail; the error is kept so
+// existing callers compile.
+func New(l *ledger.Ledger) (*Source, error) { return &Source{l: l}, nil }
+
+// ForStore adapts the ledger store.Open returned, whichever store it is.
+// A store.Ledger without SnapshotsSince (a test fake, say) is refused with
+// a message naming it.
+func ForStore(l store.Ledger) (*Source, error) {
+	sl, ok := l.(Ledger)
+	if !ok {
+		return nil, fmt.Errorf("ledgersource: the console cannot follow a %T: it has no SnapshotsSince (the SQLite and PostgreSQL ledgers have)", l)
 	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: "mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)"}
-	db, err := sql.Open("sqlite", u.String())
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(2)
-	var v string
-	if err := db.QueryRow(`SELECT value FROM ledger_meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != strconv.Itoa(ledger.SchemaVersion) {
-		db.Close()
-		return nil, fmt.Errorf("ledgersource: %s: schema version %q, this console reads version %d (%v)", abs, v, ledger.SchemaVersion, err)
-	}
-	return &Source{l: l, db: db}, nil
+	return &Source{l: sl}, nil
 }
 
-// Close closes the adapter's own connection (not the ledger).
-func (s *Source) Close() error { return s.db.Close() }
+// Close is a no-op: the adapter holds nothing of its own (the ledger is
+// the caller's to close).
+func (s *Source) Close() error { return nil }
 
 func (s *Source) Latest(ctx context.Context, id string) (*warrant.View, error) {
 	return s.l.Latest(ctx, id)
@@ -70,31 +66,16 @@ func (s *Source) History(ctx context.Context, id string) ([]console.SnapshotInfo
 	if err != nil {
 		return nil, err
 	}
-	out := make([]console.SnapshotInfo, len(h))
-	for i, x := range h {
-		out[i] = console.SnapshotInfo{Seq: x.Seq, PropositionID: x.PropositionID, ViewID: x.ViewID, CreatedAt: parseTime(x.CreatedAt)}
-	}
-	return out, nil
+	return infos(h), nil
 }
 
-// Since reads the snapshots table by its primary key (seq), without bodies.
+// Since is the ledger's SnapshotsSince, bodies left out.
 func (s *Source) Since(ctx context.Context, after int64, limit int) ([]console.SnapshotInfo, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, proposition_id, view_id, created_at FROM snapshots WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+	h, err := s.l.SnapshotsSince(ctx, after, limit)
 	if err != nil {
-		return nil, fmt.Errorf("ledgersource: read snapshots since %d: %w", after, err)
+		return nil, err
 	}
-	defer rows.Close()
-	var out []console.SnapshotInfo
-	for rows.Next() {
-		var x console.SnapshotInfo
-		var created string
-		if err := rows.Scan(&x.Seq, &x.PropositionID, &x.ViewID, &created); err != nil {
-			return nil, err
-		}
-		x.CreatedAt = parseTime(created)
-		out = append(out, x)
-	}
-	return out, rows.Err()
+	return infos(h), nil
 }
 
 func (s *Source) Head(ctx context.Context) (console.ChainHead, error) {
@@ -104,11 +85,15 @@ func (s *Source) Head(ctx context.Context) (console.ChainHead, error) {
 
 func (s *Source) Verify(ctx context.Context) (string, error) {
 	rep, err := s.l.Verify(ctx)
-	sum := fmt.Sprintf("%d events, %d snapshots, %d concept revisions", rep.Events, rep.Snapshots, rep.Primitives)
-	if err != nil {
-		return sum, err
+	return fmt.Sprintf("%d events, %d snapshots, %d concept revisions", rep.Events, rep.Snapshots, rep.Primitives), err
+}
+
+func infos(h []ledger.Snapshot) []console.SnapshotInfo {
+	out := make([]console.SnapshotInfo, len(h))
+	for i, x := range h {
+		out[i] = console.SnapshotInfo{Seq: x.Seq, PropositionID: x.PropositionID, ViewID: x.ViewID, CreatedAt: parseTime(x.CreatedAt)}
 	}
-	return sum, nil
+	return out
 }
 
 // parseTime reads the ledger's created_at (RFC 3339, UTC, as written).

@@ -63,6 +63,7 @@ func Run(t *testing.T, fresh Fresh) {
 		{"AppendRevisitingOlderSnapshot", testAppendRevisiting},
 		{"ConcurrentAppendsAndReaders", testConcurrentAppends},
 		{"History", testHistory},
+		{"SnapshotsSince", testSnapshotsSince},
 		{"List", testList},
 		{"ListUnicode", testListUnicode},
 		{"ListFollowsLatestText", testListFollowsLatestText},
@@ -416,6 +417,53 @@ func testHistory(t *testing.T, fresh Fresh) {
 	}
 	if h, err := l.History(ctx, "P-none"); err != nil || len(h) != 0 {
 		t.Fatalf("history of an unknown proposition: %+v %v", h, err)
+	}
+}
+
+// sinceReader is the paged follow read both stores offer beside
+// store.Ledger (the operator console follows the ledger with it).
+type sinceReader interface {
+	SnapshotsSince(ctx context.Context, afterSeq int64, limit int) ([]ledger.Snapshot, error)
+}
+
+// testSnapshotsSince: pages of the snapshots after a sequence number, in
+// storage order, without bodies, agreeing with History; an empty page at
+// the end; a page size of zero refused.
+func testSnapshotsSince(t *testing.T, fresh Fresh) {
+	ctx := context.Background()
+	l := Open(t, fresh(t), false)
+	sr, ok := l.(sinceReader)
+	if !ok {
+		t.Fatalf("%T has no SnapshotsSince", l)
+	}
+	v2 := decode(t, ViewP)
+	v2.ViewID = "v0-second"
+	put(t, l, decode(t, ViewP), decode(t, strings.ReplaceAll(ViewP, "P-db", "P-other")))
+	put(t, l, v2)
+	first, err := sr.SnapshotsSince(ctx, 0, 2)
+	if err != nil || len(first) != 2 {
+		t.Fatalf("SnapshotsSince(0, 2): %+v %v", first, err)
+	}
+	rest, err := sr.SnapshotsSince(ctx, first[1].Seq, 10)
+	if err != nil || len(rest) != 1 {
+		t.Fatalf("SnapshotsSince(%d, 10): %+v %v", first[1].Seq, rest, err)
+	}
+	all := append(first, rest...)
+	want := [][2]string{{"P-db", "v1"}, {"P-other", "v1"}, {"P-db", "v0-second"}}
+	for i, s := range all {
+		if s.PropositionID != want[i][0] || s.ViewID != want[i][1] || s.Body != nil || s.CreatedAt != "2026-09-21T12:00:00Z" || (i > 0 && s.Seq <= all[i-1].Seq) {
+			t.Fatalf("row %d: %+v, want %v in storage order without body", i, s, want[i])
+		}
+	}
+	h, _ := l.History(ctx, "P-db")
+	if len(h) != 2 || h[0].Seq != all[0].Seq || h[1].Seq != all[2].Seq {
+		t.Fatalf("History %+v disagrees with SnapshotsSince %+v", h, all)
+	}
+	if end, err := sr.SnapshotsSince(ctx, all[2].Seq, 10); err != nil || len(end) != 0 {
+		t.Fatalf("after the last: %+v %v", end, err)
+	}
+	if _, err := sr.SnapshotsSince(ctx, 0, 0); err == nil {
+		t.Fatal("a page size of zero was accepted")
 	}
 }
 

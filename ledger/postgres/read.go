@@ -206,3 +206,28 @@ func missingSnapshot(prop, viewID string) error {
 	return &warrant.Error{Code: warrant.CodeMissingView, Field: "view_id",
 		Rule: fmt.Sprintf("proposition %q has no snapshot with view_id %q; omit view_id for the latest, or list the proposition's snapshots", prop, viewID)}
 }
+
+// SnapshotsSince lists the snapshots stored after sequence number afterSeq,
+// in storage order, at most limit, without bodies, as the SQLite ledger's
+// does (the primary key on seq serves it).
+func (l *Ledger) SnapshotsSince(ctx context.Context, afterSeq int64, limit int) ([]ledger.Snapshot, error) {
+	if limit <= 0 {
+		return nil, fmt.Errorf("ledger: SnapshotsSince limit %d: give a page size above zero", limit)
+	}
+	rows, err := l.pool.Query(ctx, `SELECT seq, proposition_id, view_id, created_at FROM snapshots WHERE seq > $1 ORDER BY seq LIMIT $2`, afterSeq, limit)
+	if err != nil {
+		return nil, ledgerErr("read snapshots since", err)
+	}
+	defer rows.Close()
+	var out []ledger.Snapshot
+	for rows.Next() {
+		var s ledger.Snapshot
+		var prop, view []byte
+		if err := rows.Scan(&s.Seq, &prop, &view, &s.CreatedAt); err != nil {
+			return nil, ledgerErr("read snapshots since", err)
+		}
+		s.PropositionID, s.ViewID = string(prop), string(view)
+		out = append(out, s)
+	}
+	return out, ledgerErrOrNil("read snapshots since", rows.Err())
+}
