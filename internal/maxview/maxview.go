@@ -25,9 +25,50 @@ type Shape struct {
 
 // Build returns a view within lim (zero fields are the defaults; negative
 // ones are not supported) and what it holds. The view is compact JSON
-// with view_id vid.
-func Build(lim warrant.Limits, vid string) ([]byte, Shape) {
+// with view_id vid. size is how the limit on bytes is counted: nil for
+// the JSON text itself (an inline view), or StoredSize for a view to be
+// stored: a ledger holds its stored form to the limit, and that form
+// (spaces after separators, defaults written out) is about a quarter
+// longer than compact JSON. Build gives as many of the records as fit the large kinds
+// (checks, assertions, evidence) while leaving room for four strings of
+// MaxStringBytes in adapter_meta; the rest are conflicts and lineage
+// edges.
+func Build(lim warrant.Limits, vid string, size func([]byte) int) ([]byte, Shape) {
 	lim = orDefaults(lim)
+	if size == nil {
+		size = func(b []byte) int { return len(b) }
+	}
+	room := lim.MaxViewBytes - 4*lim.MaxStringBytes
+	// The size grows about linearly with the large records: estimate
+	// their number from both ends, then step down while over.
+	at := func(large int) int { v, _ := build(lim, vid, large, 0); return size(v) }
+	most := lim.MaxRecords - 1
+	s0, s1 := at(0), at(most)
+	lo := most
+	if s1 > room {
+		per := float64(s1-s0) / float64(most)
+		lo = max(0, int(float64(room-s0)/per))
+		for n := at(lo); n > room && lo > 0; n = at(lo) {
+			lo = max(0, lo-int(float64(n-room)/per)-1)
+		}
+	}
+	v, sh := build(lim, vid, lo, 0)
+	meta := lim.MaxViewBytes - size(v)
+	for meta > 0 {
+		v, sh = build(lim, vid, lo, meta)
+		over := size(v) - lim.MaxViewBytes
+		if over <= 0 {
+			break
+		}
+		meta -= over
+	}
+	return v, sh
+}
+
+// build writes the view with large of its records checks, assertions and
+// evidence, the rest up to MaxRecords conflicts and lineage edges, and
+// meta bytes of strings in adapter_meta.
+func build(lim warrant.Limits, vid string, large, meta int) ([]byte, Shape) {
 	var b bytes.Buffer
 	sh := Shape{ViewSubjects: lim.MaxSubjects, CheckSubjects: lim.MaxSubjects}
 	b.WriteString(`{"proposition_id":"` + PropositionID + `","view_id":"` + vid + `","subjects":`)
@@ -37,11 +78,8 @@ func Build(lim warrant.Limits, vid string) ([]byte, Shape) {
 		`"observed_at":"2026-09-01T00:00:00Z","source":` + source(0) + `,"subjects":`)
 	subjects(&b, "other-", lim.MaxSubjects)
 	b.WriteString(`}`)
-	sh.Records = 1
-	// Keep room for the other lists' brackets and one adapter_meta entry.
-	budget := lim.MaxViewBytes - 200
-	lists := records(lim.MaxRecords-1, budget-b.Len())
-	sh.Records += lists.n
+	lists := records(large, lim.MaxRecords-1-large)
+	sh.Records = 1 + large + lists.light
 	b.WriteString(lists.checks.String())
 	b.WriteString(`]`)
 	for _, l := range []struct {
@@ -53,18 +91,13 @@ func Build(lim warrant.Limits, vid string) ([]byte, Shape) {
 		b.WriteString(`]`)
 	}
 	b.WriteString(`,"adapter_meta":{`)
-	for k := 0; ; k++ {
-		key := `"m` + strconv.Itoa(k) + `":"`
-		room := lim.MaxViewBytes - b.Len() - len(key) - 4 // closing quote, braces, a comma
-		if room <= 0 {
-			break
-		}
+	for k := 0; meta > 0; k++ {
 		if k > 0 {
 			b.WriteString(",")
 		}
-		b.WriteString(key)
-		b.WriteString(strings.Repeat("x", min(room, lim.MaxStringBytes)))
-		b.WriteString(`"`)
+		n := min(meta, lim.MaxStringBytes)
+		b.WriteString(`"m` + strconv.Itoa(k) + `":"` + strings.Repeat("x", n) + `"`)
+		meta -= n
 		sh.MetaStrings++
 	}
 	b.WriteString(`}}`)
@@ -79,7 +112,7 @@ func Over(lim warrant.Limits, which string) []byte {
 	switch which {
 	case "bytes":
 		lim.MaxViewBytes++
-		v, _ := Build(lim, "v-over-bytes")
+		v, _ := Build(lim, "v-over-bytes", nil)
 		return v
 	case "records":
 		var b bytes.Buffer
@@ -149,42 +182,45 @@ func source(i int) string {
 // comma.
 type recordLists struct {
 	checks, assertions, evidence, conflicts, lineage bytes.Buffer
-	n                                                int
+	light                                            int
 }
 
-// records writes up to n records, one of each kind in turn (lineage
-// edges, the smallest, twice), while they fit in budget bytes.
-func records(n, budget int) *recordLists {
-	r := &recordLists{}
-	used := 0
-	for i := 1; r.n < n; i++ {
+// records writes large checks, assertions and evidence items in turn,
+// then light conflicts and lineage edges in turn.
+func records(large, light int) *recordLists {
+	r := &recordLists{light: light}
+	for i := 1; i <= large+light; i++ {
 		s := strconv.Itoa(i)
-		var buf *bytes.Buffer
-		var rec string
-		switch i % 6 {
-		case 0:
-			buf, rec = &r.checks, `{"check_id":"k`+s+`","method":"tool_observation","scope":"f","result":"`+
-				[]string{"supports", "opposes", "inconclusive"}[i%3]+`","observed_at":"2026-09-0`+strconv.Itoa(1+i%9)+
-				`T00:00:00Z","source":`+source(i)+`}`
-		case 1:
-			buf, rec = &r.assertions, `{"assertion_id":"a`+s+`","text":"host-`+s+` runs the service","asserted_by":"agent",`+
-				`"assertion_confidence":0.7,"asserted_at":"2026-09-01T00:00:00Z","source":`+source(i)+`}`
-		case 2:
-			buf, rec = &r.evidence, `{"evidence_id":"e`+s+`","polarity":"`+[]string{"supports", "opposes"}[i%2]+
-				`","content":"c","observed_at":"20260901","source":`+source(i)+`}`
-		case 3:
-			buf, rec = &r.conflicts, `{"conflict_id":"c`+s+`","status":"`+[]string{"open", "resolved"}[i%2]+
-				`","proposition_ids":["`+PropositionID+`","`+PropositionID+`:v`+s+`"]}`
-		case 4, 5:
-			buf, rec = &r.lineage, `{"kind":"`+[]string{"derived_from", "supersedes", "superseded_by", "parent_source"}[i%4]+
-				`","from_id":"`+PropositionID+`","to_id":"P-`+s+`"}`
+		switch {
+		case i <= large && i%3 == 0:
+			r.checks.WriteString(`,{"check_id":"k` + s + `","method":"tool_observation","scope":"f","result":"` +
+				[]string{"supports", "opposes", "inconclusive"}[i%9/3] + `","observed_at":"2026-09-0` + strconv.Itoa(1+i%9) +
+				`T00:00:00Z","source":` + source(i) + `}`)
+		case i <= large && i%3 == 1:
+			r.assertions.WriteString(`,{"assertion_id":"a` + s + `","text":"t` + s + `","asserted_by":"agent",` +
+				`"assertion_confidence":0.7,"asserted_at":"20260901","source":` + source(i) + `}`)
+		case i <= large:
+			r.evidence.WriteString(`,{"evidence_id":"e` + s + `","polarity":"` + []string{"supports", "opposes"}[i%2] +
+				`","content":"c","observed_at":"20260901","source":` + source(i) + `}`)
+		case i%2 == 0:
+			r.conflicts.WriteString(`,{"conflict_id":"c` + s + `","status":"` + []string{"open", "resolved"}[i/2%2] +
+				`","proposition_ids":["` + PropositionID + `","` + PropositionID + `:v` + s + `"]}`)
+		default:
+			r.lineage.WriteString(`,{"kind":"` + []string{"derived_from", "supersedes", "superseded_by", "parent_source"}[i/2%4] +
+				`","from_id":"` + PropositionID + `","to_id":"P-` + s + `"}`)
 		}
-		if used+len(rec)+1 > budget {
-			break
-		}
-		buf.WriteString("," + rec)
-		used += len(rec) + 1
-		r.n++
 	}
 	return r
+}
+
+// StoredSize is the length of b's stored form (warrant.Encode), the size a
+// ledger holds to MaxViewBytes; b may be over MaxViewBytes as text. It
+// panics if b is not a view, which Build never makes.
+func StoredSize(b []byte) int {
+	d := warrant.Decoder{Limits: warrant.Limits{MaxViewBytes: -1}}
+	v, err := d.DecodeView(b)
+	if err != nil {
+		panic("maxview: " + err.Error())
+	}
+	return len(warrant.Encode(v))
 }
