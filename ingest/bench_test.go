@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -132,6 +133,33 @@ func BenchmarkSplitReader(b *testing.B) {
 		n := 0
 		if _, err := SplitReader(bytes.NewReader(data), SplitOptions{}, func(Item) error { n++; return nil }); err != nil || n != 20_000 {
 			b.Fatal(n, err)
+		}
+	}
+}
+
+// TestWriteBenchInputs writes the inputs of the two ingest shapes above
+// as JSON Lines files, for measuring ewp-ingest binaries against each
+// other (scripts/ingest-compare): fixtures.jsonl (100,000 views from the
+// reference pack's fixtures, as BenchmarkIngestFixtures100k) and
+// assertions200.jsonl (1,000 views of 200 assertions, as
+// BenchmarkIngest200Assertions), into the directory
+// $EWP_INGEST_INPUTS. Without it the test does nothing.
+func TestWriteBenchInputs(t *testing.T) {
+	dir := os.Getenv("EWP_INGEST_INPUTS")
+	if dir == "" {
+		t.Skip("EWP_INGEST_INPUTS is not set: nothing to write")
+	}
+	var wide bytes.Buffer
+	for i := range 1000 {
+		wide.Write(wideView(i, 200))
+		wide.WriteByte('\n')
+	}
+	for name, data := range map[string][]byte{
+		"fixtures.jsonl":      fixtureLines(t, 100_000),
+		"assertions200.jsonl": wide.Bytes(),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
