@@ -72,6 +72,7 @@ func Run(t *testing.T, fresh Fresh) {
 		{"MaxViewBytes", testMaxViewBytes},
 		{"VerifyHead", testVerifyHead},
 		{"ConceptGraph", testConceptGraph},
+		{"ListSkipsOversized", testListSkipsOversized},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, fresh) })
@@ -677,5 +678,17 @@ func testConceptGraph(t *testing.T, fresh Fresh) {
 	}
 	if rep, err := l.Verify(ctx); err != nil || rep.Primitives != version {
 		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
+
+// testListSkipsOversized: a search does not fail on a proposition whose
+// latest snapshot is over the reader's limit; it leaves it out.
+func testListSkipsOversized(t *testing.T, fresh Fresh) {
+	dsn := fresh(t)
+	put(t, openLimited(t, dsn, -1), decode(t, ViewP), decode(t, strings.NewReplacer("P-db", "P-big", "runs PostgreSQL 13", "runs PostgreSQL 13"+strings.Repeat(" and more", 100)).Replace(ViewP)))
+	small := openLimited(t, dsn, 1200)
+	got, err := small.List(context.Background(), "postgresql", 10)
+	if err != nil || len(got) != 1 || got[0].PropositionID != "P-db" {
+		t.Fatalf("List over an oversized snapshot: %+v %v", got, err)
 	}
 }

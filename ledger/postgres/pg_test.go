@@ -302,3 +302,29 @@ func TestReadOnlyHandleCannotWrite(t *testing.T) {
 		t.Fatalf("insert through a read-only handle: %v", err)
 	}
 }
+
+// TestWaitingWriterTimesOutWithAReason: a writer that cannot get the chain
+// within its statement timeout fails saying why, and writes nothing.
+func TestWaitingWriterTimesOutWithAReason(t *testing.T) {
+	_, url := seeded(t)
+	holder := connect(t, url)
+	tx, err := holder.Begin(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctxT(t)) //nolint:errcheck // test
+	if _, err := tx.Exec(ctxT(t), `SELECT pg_advisory_xact_lock($1)`, int64(0x6577_7000_0000_0001)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := postgres.Open(ctxT(t), url, postgres.Options{StatementTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	v, _ := warrant.DecodeView([]byte(ledgertest.ViewP))
+	_, err = w.Put(ctxT(t), []*warrant.View{v})
+	var le *ledger.Error
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "another writer held the chain") {
+		t.Fatalf("put while the chain is held: %v", err)
+	}
+}

@@ -123,6 +123,9 @@ func (w *wtx) init() error {
 	br := w.tx.SendBatch(w.ctx, b)
 	defer br.Close()
 	if _, err := br.Exec(); err != nil {
+		if isCode(err, "57014") { // query_canceled: statement_timeout while waiting
+			return fmt.Errorf("another writer held the chain longer than the statement timeout (a large ingest?); retry, or open with a longer Options.StatementTimeout: %w", err)
+		}
 		return fmt.Errorf("lock the chain head: %w", err)
 	}
 	rows, err := br.Query()
