@@ -21,6 +21,7 @@ import (
 type Ledger interface {
 	Put(ctx context.Context, views []*warrant.View) (ledger.PutResult, error)
 	PutEach(ctx context.Context, n int, view func(i int) (*warrant.View, error)) (ledger.PutResult, error)
+	PutStream(ctx context.Context, s ledger.Stream) (ledger.PutResult, error)
 	AppendEvidence(ctx context.Context, propositionID string, e warrant.Evidence) (ledger.AppendResult, error)
 	AppendCheck(ctx context.Context, propositionID string, c warrant.Check) (ledger.AppendResult, error)
 	Append(ctx context.Context, propositionID string, r snapshot.Records) (ledger.AppendResult, error)
