@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -19,20 +20,16 @@ import (
 // GraphLoader loads a concept-graph document ({"graph": ..., "primitives":
 // [...]}) into the ledger and returns a one-line summary. The grounding
 // package provides it; ingest only routes the document.
-type GraphLoader func(ctx context.Context, l Ledger, raw []byte) (string, error)
+type GraphLoader func(ctx context.Context, l graphstore.Ledger, raw []byte) (string, error)
 
 // Ledger is what a Loader needs of a ledger: the SQLite one
 // (*ledger.Ledger) or the PostgreSQL one (ledger/postgres), both opened
-// by store.Open. The graph methods are the ones GraphLoader needs.
+// by store.Open, with the concept graph's methods GraphLoader needs.
 type Ledger interface {
 	PutStream(ctx context.Context, s ledger.Stream) (ledger.PutResult, error)
 	Head(ctx context.Context) (ledger.Head, error)
 	Latest(ctx context.Context, propositionID string) (*warrant.View, error)
-
-	CurrentPrimitives(ctx context.Context) ([]ledger.PrimitiveRow, error)
-	GraphVersion(ctx context.Context) (int64, error)
-	PrimitivesSince(ctx context.Context, seq int64) ([]ledger.PrimitiveRow, error)
-	AppendPrimitives(ctx context.Context, validate func(current []ledger.PrimitiveRow) ([]ledger.PrimitiveRow, error)) error
+	graphstore.Ledger
 }
 
 // Options configure a Loader.

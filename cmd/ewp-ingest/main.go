@@ -245,6 +245,4 @@ func write(rep *ingest.Report, cfg config, stdout, stderr io.Writer) {
 
 // graphLoader loads concept-graph documents (the grounding guard's graph)
 // into the same ledger, whole or not at all.
-var graphLoader ingest.GraphLoader = func(ctx context.Context, l ingest.Ledger, raw []byte) (string, error) {
-	return graphstore.LoadDocument(ctx, l, raw)
-}
+var graphLoader ingest.GraphLoader = graphstore.LoadDocument

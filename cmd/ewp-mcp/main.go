@@ -16,8 +16,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/mcp"
+	"github.com/ewp-go/ewp/store"
 )
 
 func main() {
@@ -70,14 +72,16 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 		cfg.db = path
 		log.Info("demo ledger built from the embedded examples", "db", path)
 	}
-	if !cfg.writable() {
+	if pg := store.IsPostgres(cfg.db); !cfg.writable() && !pg {
 		if _, err := os.Stat(cfg.db); err != nil {
 			return fmt.Errorf("ledger not found: %s (create it with ewp-ingest): %w", cfg.db, err)
 		}
+	} else if pg {
+		open = func(string, bool) (mcp.Store, io.Closer, error) { return openPostgres(ctx, cfg) }
 	}
 	store, closer, err := open(cfg.db, cfg.writable())
 	if err != nil {
-		return fmt.Errorf("open ledger %s: %w", cfg.db, err)
+		return fmt.Errorf("open ledger %s: %w", auditstore.Redact(cfg.db), err)
 	}
 	defer closer.Close()
 	opts := []mcp.Option{mcp.WithLogger(log), mcp.WithRequestTimeout(cfg.timeout),
