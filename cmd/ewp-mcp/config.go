@@ -45,6 +45,9 @@ Flags:
                             from. may_act (and its stale-view check) always reads the
                             primary, so an action never rests on a snapshot older than
                             the newest one stored; approvals are consumed on the primary.
+  --standby-max-lag BYTES   With --standby: read from the primary whenever the standby is more
+                            than BYTES of WAL behind (two small queries per read; give it
+                            kilobytes at least). Default 0: the standby whatever its lag.
   --db-pool N               PostgreSQL: most connections of each pool (the ledger's, the
                             decision log's, the standby's). Default max(4, 2 x cores), or
                             pool_max_conns=N in the URL. replicas x pools x N must fit the
@@ -142,6 +145,7 @@ type config struct {
 	audit       string // --audit: the decision log's path, "off", or "" for the default
 	// PostgreSQL only (--db postgres://…)
 	standby            string        // --standby: a streaming-replication standby's URL for reads
+	standbyMaxLag      int64         // --standby-max-lag: bytes of WAL behind past which reads go to the primary
 	dbPool             int           // --db-pool: most connections per pool (0: the default)
 	dbStatementTimeout time.Duration // --db-statement-timeout (0: the request timeout)
 	notes              []string
@@ -183,6 +187,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.limits.MaxStringBytes, "max-string-bytes", 0, "")
 	fs.StringVar(&c.audit, "audit", "", "")
 	fs.StringVar(&c.standby, "standby", "", "")
+	fs.Int64Var(&c.standbyMaxLag, "standby-max-lag", 0, "")
 	fs.IntVar(&c.dbPool, "db-pool", 0, "")
 	fs.DurationVar(&c.dbStatementTimeout, "db-statement-timeout", 0, "")
 	if err := fs.Parse(args); err != nil {
@@ -208,7 +213,9 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return c, errors.New("--standby, --db-pool and --db-statement-timeout are for a PostgreSQL ledger (--db postgres://…)")
 	case c.standby != "" && !store.IsPostgres(c.standby):
 		return c, fmt.Errorf("--standby %q: want a postgres:// URL of a streaming-replication standby", c.standby)
-	case c.dbPool < 0 || c.dbStatementTimeout < 0:
+	case c.standbyMaxLag != 0 && c.standby == "":
+		return c, errors.New("--standby-max-lag needs --standby")
+	case c.dbPool < 0 || c.dbStatementTimeout < 0 || c.standbyMaxLag < 0:
 		return c, errors.New("--db-pool and --db-statement-timeout must be positive (0 for the default)")
 	}
 	if c.httpAddr == "" {

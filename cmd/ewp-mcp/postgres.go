@@ -7,10 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/mcp/ledgerstore"
+	"github.com/ewp-go/ewp/snapshot"
 	"github.com/ewp-go/ewp/store"
+	"github.com/ewp-go/ewp/warrant"
 )
 
 // pgConnectTimeout bounds a connection attempt: during an outage a call
@@ -45,18 +48,50 @@ func openPostgres(ctx context.Context, cfg config) (mcp.Store, io.Closer, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	reads, closer := store.Ledger(primary), io.Closer(primary)
 	lo := ledgerstore.Options{Unavailable: postgres.IsUnavailable}
-	if cfg.standby != "" {
-		opt.ReadOnly = true
-		sb, err := postgres.Open(ctx, cfg.standby, opt)
-		if err != nil {
-			primary.Close()
-			return nil, nil, fmt.Errorf("--standby: %w", err)
-		}
-		reads, lo.Primary, closer = sb, primary, closers{primary, sb}
+	if cfg.standby == "" {
+		return ledgerStore{Store: ledgerstore.NewWith(primary, lo), l: primary}, primary, nil
 	}
-	return ledgerStore{Store: ledgerstore.NewWith(reads, lo), l: reads}, closer, nil
+	opt.ReadOnly = true
+	sb, err := postgres.Open(ctx, cfg.standby, opt)
+	if err != nil {
+		primary.Close()
+		return nil, nil, fmt.Errorf("--standby: %w", err)
+	}
+	pl := primary.(*postgres.Ledger)
+	r := routed{postgres.NewReadRouter(pl, sb, postgres.RouteOptions{MaxLag: cfg.standbyMaxLag})}
+	lo.Primary = pl
+	return ledgerStore{Store: ledgerstore.NewWith(r, lo), l: sb}, closers{primary, sb}, nil
+}
+
+// routed serves reads through a ReadRouter: from the standby (or the
+// primary, when the standby is more than --standby-max-lag behind), and
+// writes on the primary. The read an action rests on never comes here:
+// ledgerstore sends it to Options.Primary.
+type routed struct{ r *postgres.ReadRouter }
+
+func (r routed) Latest(ctx context.Context, prop string) (*warrant.View, error) {
+	return r.r.Latest(ctx, prop)
+}
+
+func (r routed) Get(ctx context.Context, prop, viewID string) (*warrant.View, error) {
+	return r.r.Reader(ctx).Get(ctx, prop, viewID)
+}
+
+func (r routed) List(ctx context.Context, query string, limit int) ([]ledger.PropositionSummary, error) {
+	return r.r.Reader(ctx).List(ctx, query, limit)
+}
+
+func (r routed) Put(ctx context.Context, views []*warrant.View) (ledger.PutResult, error) {
+	return r.r.Primary().Put(ctx, views)
+}
+
+func (r routed) Append(ctx context.Context, prop string, recs snapshot.Records) (ledger.AppendResult, error) {
+	return r.r.Primary().Append(ctx, prop, recs)
+}
+
+func (r routed) AppendCheck(ctx context.Context, prop string, c warrant.Check) (ledger.AppendResult, error) {
+	return r.r.Primary().AppendCheck(ctx, prop, c)
 }
 
 type closers []io.Closer
