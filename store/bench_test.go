@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/internal/pgtest"
+	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
@@ -214,6 +216,49 @@ func BenchmarkAppend(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "appends/s")
 			cpu.report(b, b.N, "op")
+		})
+	}
+}
+
+// streamItem is a synthetic view as the streaming ingest hands it over.
+type streamItem struct{ i int }
+
+func (s streamItem) View() (*warrant.View, error) {
+	return warrant.DecodeView(snapshottest.SyntheticView(s.i/4, s.i%4))
+}
+func (s streamItem) Size() int { return 2048 }
+
+// BenchmarkIngestStream is BenchmarkIngest through PutStream, the path
+// ewp-ingest takes for every input.
+func BenchmarkIngestStream(b *testing.B) {
+	const batch = 2000
+	for _, s := range benchStores {
+		b.Run(s.name, func(b *testing.B) {
+			ctx := context.Background()
+			l, err := store.Open(ctx, s.fresh(b), store.Options{Create: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Close()
+			b.ResetTimer()
+			cpu := startCPU(b, s.name)
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				next := i * batch
+				end := next + batch
+				_, err := l.PutStream(ctx, ledger.Stream{Next: func() (ledger.StreamItem, error) {
+					if next == end {
+						return nil, io.EOF
+					}
+					next++
+					return streamItem{next - 1}, nil
+				}})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*batch)/time.Since(start).Seconds(), "views/s")
+			cpu.report(b, b.N*batch, "view")
 		})
 	}
 }

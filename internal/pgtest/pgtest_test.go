@@ -2,6 +2,9 @@ package pgtest
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,5 +47,35 @@ func TestFreshDatabasesAndRestart(t *testing.T) {
 	c.Start(t)
 	if _, err := query(t, a); err != nil {
 		t.Fatalf("after restart: %v", err)
+	}
+}
+
+// TestHelperNoServer asks for a database; the parent test runs it in a
+// process where none can be had.
+func TestHelperNoServer(t *testing.T) {
+	if os.Getenv("EWP_PGTEST_HELPER") == "" {
+		t.Skip("helper process for TestNoServerSkipsLoudlyOrFailsUnderCI")
+	}
+	DB(t)
+	t.Log("got a database")
+}
+
+// TestNoServerSkipsLoudlyOrFailsUnderCI: without a server the tests skip
+// with a loud message, and with CI set they fail instead.
+func TestNoServerSkipsLoudlyOrFailsUnderCI(t *testing.T) {
+	run := func(ci string) (string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperNoServer$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), "EWP_PGTEST_HELPER=1", "CI="+ci,
+			EnvURL+"=postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run("")
+	if err != nil || !strings.Contains(out, "NO POSTGRESQL") || !strings.Contains(out, "--- SKIP") {
+		t.Fatalf("without CI: %v\n%s", err, out)
+	}
+	out, err = run("true")
+	if err == nil || !strings.Contains(out, "NO POSTGRESQL") || !strings.Contains(out, "CI is set") || !strings.Contains(out, "--- FAIL") {
+		t.Fatalf("with CI: %v\n%s", err, out)
 	}
 }

@@ -73,6 +73,7 @@ func Run(t *testing.T, fresh Fresh) {
 		{"VerifyHead", testVerifyHead},
 		{"ConceptGraph", testConceptGraph},
 		{"ListSkipsOversized", testListSkipsOversized},
+		{"PutStream", testPutStream},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, fresh) })

@@ -328,3 +328,25 @@ func TestWaitingWriterTimesOutWithAReason(t *testing.T) {
 		t.Fatalf("put while the chain is held: %v", err)
 	}
 }
+
+// TestInitOnManyDatabasesAtOnce: roles belong to the server, so Init on
+// several databases at once races to create them; every Init succeeds.
+func TestInitOnManyDatabasesAtOnce(t *testing.T) {
+	roles := postgres.Roles{Reader: fmt.Sprintf("r_race_%d", os.Getpid()), Writer: fmt.Sprintf("w_race_%d", os.Getpid()), Server: fmt.Sprintf("s_race_%d", os.Getpid())}
+	var urls []string
+	for range 4 {
+		urls = append(urls, pgtest.DB(t)) // databases: Init's own lock is per database
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(urls))
+	for _, u := range urls {
+		wg.Go(func() { errs <- postgres.Init(ctxT(t), u, roles) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("Init racing on roles: %v", err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -149,6 +150,26 @@ func Init(ctx context.Context, url string, roles Roles) error {
 		return ledgerErr("connect", err)
 	}
 	defer conn.Close(ctx)
+	for attempt := 1; ; attempt++ {
+		err := initOnce(ctx, conn, roles)
+		if err == nil || attempt == 5 || !catalogRace(err) {
+			return err
+		}
+		time.Sleep(time.Duration(attempt*20) * time.Millisecond)
+	}
+}
+
+// catalogRace reports an error of two Inits on different databases of
+// one server changing the same role at once (roles are the server's, and
+// the advisory lock only the database's); the loser tries again and then
+// finds the role made.
+func catalogRace(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "23505" || pe.Code == "42710" || pe.Code == "40001" || pe.Code == "40P01" ||
+		pe.Code == "XX000" && strings.Contains(pe.Message, "concurrently"))
+}
+
+func initOnce(ctx context.Context, conn *pgx.Conn, roles Roles) error {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return ledgerErr("init", err)
@@ -239,7 +260,7 @@ func createRoles(ctx context.Context, tx pgx.Tx, r Roles) error {
 			return err
 		}
 		if !exists {
-			if _, err := tx.Exec(ctx, `CREATE ROLE `+ident(name)+` NOLOGIN`); err != nil && !isCode(err, "42710") {
+			if err := createRole(ctx, tx, name); err != nil {
 				return err
 			}
 		}
@@ -257,6 +278,25 @@ func createRoles(ctx context.Context, tx pgx.Tx, r Roles) error {
 	// default; replicas set it on their connections as well (Options).
 	_, err := tx.Exec(ctx, `ALTER ROLE `+ident(r.Reader)+` SET default_transaction_read_only = on`)
 	return err
+}
+
+// createRole creates a group role in a savepoint: roles belong to the
+// whole server, so Init on two databases of one server may race to create
+// the same one, and the loser (duplicate_object, or unique_violation on
+// the catalog) finds it made, with its own transaction still usable.
+func createRole(ctx context.Context, tx pgx.Tx, name string) error {
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := sp.Exec(ctx, `CREATE ROLE `+ident(name)+` NOLOGIN`); err != nil {
+		sp.Rollback(ctx) //nolint:errcheck // the error that matters is err
+		if isCode(err, "42710") || isCode(err, "23505") {
+			return nil
+		}
+		return err
+	}
+	return sp.Commit(ctx)
 }
 
 func ident(s string) string { return pgx.Identifier{s}.Sanitize() }
