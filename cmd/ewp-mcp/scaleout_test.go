@@ -86,8 +86,10 @@ func ingestLoop(bin, url, dir string, w int, stop <-chan struct{}, errs chan<- e
 		for {
 			out, err := exec.Command(bin, "--db", url, "--json", "--axes", "0", f).Output()
 			if err == nil {
-				var rep struct{ Stored int }
-				if json.Unmarshal(out, &rep) != nil || rep.Stored != len(keys) {
+				// Unchanged counts a retried batch whose first commit
+				// landed although its process saw the connection drop.
+				var rep struct{ Stored, Unchanged int }
+				if json.Unmarshal(out, &rep) != nil || rep.Stored+rep.Unchanged != len(keys) {
 					report(errs, fmt.Errorf("ingest %d batch %d: %s", w, batch, out))
 					return done
 				}
