@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -78,7 +77,7 @@ func inventory(ctx context.Context, url string) (initState, error) {
 	st := initState{roles: map[string]bool{}}
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
-		return st, fmt.Errorf("connect to %s: %w", redactURL(url), err)
+		return st, fmt.Errorf("connect to %s: %w", auditpg.Redact(url), err)
 	}
 	defer conn.Close(ctx)
 	var have []string
@@ -110,20 +109,6 @@ func (before initState) changes(after initState) []string {
 		out = append(out, say("role "+r, before.roles[r], after.roles[r]))
 	}
 	return out
-}
-
-// redactURL hides a password in messages.
-func redactURL(u string) string {
-	at := strings.LastIndex(u, "@")
-	scheme := strings.Index(u, "://")
-	if at < 0 || scheme < 0 {
-		return u
-	}
-	userinfo := u[scheme+3 : at]
-	if name, _, ok := strings.Cut(userinfo, ":"); ok {
-		return u[:scheme+3] + name + ":xxxxx" + u[at:]
-	}
-	return u
 }
 
 // runCopy is `ewp-ingest copy --from A --to B` (store.Copy): every event

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/ingest"
 	"github.com/ewp-go/ewp/store"
@@ -173,7 +174,7 @@ func load(ctx context.Context, l store.Ledger, cfg config, files []string, stdin
 	if !cfg.json { // a stream's refusals are told at once, not when it ends
 		ld.Opt.OnRefusal = func(r ingest.Refusal) { fmt.Fprintln(stderr, r.String()) }
 	}
-	rep := ingest.Report{DB: cfg.db}
+	rep := ingest.Report{DB: auditpg.Redact(cfg.db)} // a URL's password never reaches the report
 	for _, name := range files {
 		fr, err := loadOne(ctx, ld, name, stdin)
 		bar.clear()

@@ -38,6 +38,13 @@ func TestPostgresCommands(t *testing.T) {
 	if code != ingest.ExitPartial || !strings.Contains(out, "EWP_REFUSE_UNATTESTED_TRUSTED_ORIGIN") || !strings.Contains(out, `"stored": 2`) {
 		t.Fatalf("stream with a refusal: exit %d\n%s%s", code, out, errs)
 	}
+	// A password in the URL never reaches the report (the throwaway
+	// cluster trusts local connections, so any password logs in).
+	withPassword := strings.Replace(url, "://postgres@", "://postgres:hunter2@", 1)
+	code, out, errs = runCLI(t, "", "--db", withPassword, f)
+	if code != 0 || withPassword == url || strings.Contains(out+errs, "hunter2") {
+		t.Fatalf("re-load with a password in the URL: exit %d\n%s%s", code, out, errs)
+	}
 	code, out, _ = runCLI(t, "", "verify", "--db", url, "--json")
 	if code != 0 || !strings.Contains(out, `"events": 4`) {
 		t.Fatalf("verify: exit %d\n%s", code, out)

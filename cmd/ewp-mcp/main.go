@@ -103,7 +103,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 	}
 	srv := mcp.New(store, opts...)
 	if cfg.httpAddr == "" {
-		log.Info("serving MCP on stdio", "db", cfg.db, "ingest", cfg.allowIngest)
+		log.Info("serving MCP on stdio", "db", auditstore.Redact(cfg.db), "ingest", cfg.allowIngest)
 		return srv.ServeStdio(ctx, stdin, stdout, cfg.allowIngest)
 	}
 	return serveHTTP(ctx, cfg, store, srv, log)
@@ -133,7 +133,7 @@ func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server
 	hs.WriteTimeout = mcp.WriteTimeoutFor(srv.RequestTimeout())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	log.Info("serving MCP over HTTP", "url", "http://"+addr+mcp.EndpointPath, "db", cfg.db, "ingest_token", cfg.token != "")
+	log.Info("serving MCP over HTTP", "url", "http://"+addr+mcp.EndpointPath, "db", auditstore.Redact(cfg.db), "ingest_token", cfg.token != "")
 	if con != nil {
 		log.Info("serving the operator console", "console", "http://"+addr+console.BasePath)
 	}
