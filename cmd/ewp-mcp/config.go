@@ -29,6 +29,8 @@ Usage:
   ewp-mcp --db PATH --allow-ingest          stdio, and this one client may write
   ewp-mcp --db PATH --http 127.0.0.1:8765   Streamable HTTP at http://127.0.0.1:8765/mcp
   ewp-mcp --db PATH --policies FILE.cedar   stdio, with the operator's edge policies
+  ewp-mcp --db postgres://USER@HOST/DB --http 10.0.0.5:8765 --allow-host mcp.example:8765
+                                            one of many replicas over a PostgreSQL ledger
 
 Flags:
   --db PATH|URL             The ledger, as created by ewp-ingest. Required unless --demo. A
