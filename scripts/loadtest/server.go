@@ -94,7 +94,7 @@ func readThrough(db string) error {
 type server struct {
 	kind   string
 	url    string
-	inproc bool // served from this process
+	inproc bool  // served from this process
 	pids   []int // the server's processes (replicas), none when unknown or in-process
 	stop   func()
 }
