@@ -8,6 +8,7 @@ import (
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/audit/memlog"
+	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/mcp"
@@ -47,8 +48,10 @@ var openDecisionLog = openAuditStore
 // decisions, so unlike the read-only ledger it must be able to start one.
 // In PostgreSQL the log is made by ewp-ingest init, as a replica's role
 // may not create schemas.
-func openAuditStore(path string, _ *slog.Logger) (audit.Log, error) {
-	return auditstore.Open(context.Background(), "", path, auditstore.Options{Create: !auditstore.IsPostgres(path)})
+// pg sizes a PostgreSQL log's pool and bounds its statements and
+// connects as the ledger's (pgOptions).
+func openAuditStore(path string, pg auditpg.Options, _ *slog.Logger) (audit.Log, error) {
+	return auditstore.Open(context.Background(), "", path, auditstore.Options{Create: !auditstore.IsPostgres(path), Postgres: pg})
 }
 
 // decisionLogOption opens the decision log cfg asks for and returns the
@@ -66,7 +69,7 @@ func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Opt
 	var err error
 	if cfg.demo && cfg.audit == "" {
 		l = memlog.New(nil)
-	} else if l, err = openDecisionLog(path, log); err != nil {
+	} else if l, err = openDecisionLog(path, auditPGOptions(cfg), log); err != nil {
 		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", auditstore.Redact(path), err)
 	}
 	log.Info("decision log ready", "audit", auditstore.Redact(path))

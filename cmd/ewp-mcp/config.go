@@ -51,9 +51,9 @@ Flags:
                             than BYTES of WAL behind (two small queries per read; give it
                             kilobytes at least). Default 0: the standby whatever its lag.
   --db-pool N               PostgreSQL: most connections of each pool (the ledger's, the
-                            decision log's, the standby's). Default max(4, 2 x cores), or
-                            pool_max_conns=N in the URL. replicas x pools x N must fit the
-                            server's max_connections.
+                            decision log's, the standby's). Default max(4, 2 x cores);
+                            pool_max_conns=N in the URL sets the ledger's instead.
+                            replicas x pools x N must fit the server's max_connections.
   --db-statement-timeout DUR
                             PostgreSQL: the server cancels a statement running longer
                             (default: --request-timeout, or statement_timeout=MS in the URL).

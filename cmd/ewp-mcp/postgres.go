@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/mcp"
@@ -32,6 +33,17 @@ func pgOptions(cfg config) postgres.Options {
 		StatementTimeout: cfg.dbStatementTimeout,
 		ConnectTimeout:   min(pgConnectTimeout, cfg.timeout),
 	}
+}
+
+// auditPGOptions are pgOptions for a decision log in PostgreSQL; its
+// statement timeout defaults to the request timeout too.
+func auditPGOptions(cfg config) auditpg.Options {
+	o := pgOptions(cfg)
+	st := o.StatementTimeout
+	if st == 0 {
+		st = cfg.timeout
+	}
+	return auditpg.Options{PoolSize: o.PoolSize, StatementTimeout: st, ConnectTimeout: o.ConnectTimeout}
 }
 
 // openPostgres opens a PostgreSQL ledger for a replica: read-only
