@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
+	"os"
+	"time"
+
 	"encoding/json"
 	"fmt"
+	"github.com/jackc/pgx/v5"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,4 +90,36 @@ func jsonHead(t *testing.T, out string) string {
 		t.Fatalf("no head in %s (%v)", out, err)
 	}
 	return fmt.Sprintf("%d:%s", v.Head.Seq, v.Head.Hash)
+}
+
+// TestPostgresWriterLogin: after init (by the owner), a login in
+// ewp_writer loads and verifies, as the README tells operators to run
+// their pipelines; it needs no right to create anything.
+func TestPostgresWriterLogin(t *testing.T) {
+	url := pgtest.DB(t)
+	if code, out, errs := runCLI(t, "", "init", "--db", url); code != 0 {
+		t.Fatalf("init: exit %d\n%s%s", code, out, errs)
+	}
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	role := fmt.Sprintf("ingest_%d_%d", os.Getpid(), time.Now().UnixNano())
+	if _, err := c.Exec(ctx, `CREATE ROLE `+role+` LOGIN IN ROLE ewp_writer`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = c.Exec(context.Background(), `DROP OWNED BY `+role)
+		_, _ = c.Exec(context.Background(), `DROP ROLE `+role)
+	})
+	writer := pgtest.WithUser(url, role)
+	f := writeFile(t, t.TempDir(), "a.jsonl", view("P-w", "v1", "extract")+"\n")
+	if code, out, errs := runCLI(t, "", "--db", writer, f); code != 0 {
+		t.Fatalf("load as a writer login: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := runCLI(t, "", "verify", "--db", writer); code != 0 {
+		t.Fatalf("verify as a writer login: exit %d\n%s%s", code, out, errs)
+	}
 }

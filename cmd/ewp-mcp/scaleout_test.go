@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/internal/pgtest"
 	"github.com/ewp-go/ewp/ledger/postgres"
@@ -83,8 +85,11 @@ func ingestLoop(bin, url, dir string, w int, stop <-chan struct{}, errs chan<- e
 			report(errs, err)
 			return done
 		}
-		for {
-			out, err := exec.Command(bin, "--db", url, "--json", "--axes", "0", f).Output()
+		for tries := 1; ; tries++ {
+			cmd := exec.Command(bin, "--db", url, "--json", "--axes", "0", f)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
 			if err == nil {
 				// Unchanged counts a retried batch whose first commit
 				// landed although its process saw the connection drop.
@@ -96,8 +101,10 @@ func ingestLoop(bin, url, dir string, w int, stop <-chan struct{}, errs chan<- e
 				done = append(done, keys...)
 				break
 			}
-			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 { // 4: the ledger could not be written
-				report(errs, fmt.Errorf("ingest %d batch %d: %v %s", w, batch, err, out))
+			// 4: the ledger could not be written (the database is down);
+			// an outage lasts seconds, not the 10 s of 50 tries.
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 || tries == 50 {
+				report(errs, fmt.Errorf("ingest %d batch %d (try %d): %v %s %s", w, batch, tries, err, out, stderr.String()))
 				return done
 			}
 			select {
@@ -133,8 +140,9 @@ func TestScaleOut(t *testing.T) {
 	if out, err := exec.Command(ingestBin, "copy", "--from", demoLedgerFile(t), "--to", url).CombinedOutput(); err != nil {
 		t.Fatalf("copy the demo ledger: %v\n%s", err, out)
 	}
+	replicaURL, ingestURL := logins(t, url)
 	policies := writePolicies(t, string(fixtures.DemoPolicies))
-	replicaArgs := []string{"--db", url, "--policies", policies, "--http", "127.0.0.1:0", "--request-timeout", "8s"}
+	replicaArgs := []string{"--db", replicaURL, "--policies", policies, "--http", "127.0.0.1:0", "--request-timeout", "8s"}
 	replicas := []*mcpProcess{startMCP(t, replicaArgs...), startMCP(t, replicaArgs...), startMCP(t, replicaArgs...)}
 	var urls [3]atomic.Value
 	for i, r := range replicas {
@@ -148,7 +156,7 @@ func TestScaleOut(t *testing.T) {
 	written := make([][]viewKey, 2)
 	for w := range 2 {
 		wg.Add(1)
-		go func() { defer wg.Done(); written[w] = ingestLoop(ingestBin, url, dir, w, stop, errs) }()
+		go func() { defer wg.Done(); written[w] = ingestLoop(ingestBin, ingestURL, dir, w, stop, errs) }()
 	}
 	var mu sync.Mutex
 	var answers []answered
@@ -240,6 +248,41 @@ func TestScaleOut(t *testing.T) {
 		t.Errorf("verify: %v\n%s", err, out)
 	}
 	singleUseAcrossReplicas(t, auditBin, url, replicas)
+}
+
+// logins makes a login in ewp_server for the replicas and one in
+// ewp_writer for the ingests, as the README tells operators to, and
+// returns the database URL with each; they are dropped when t ends.
+func logins(t *testing.T, url string) (replica, ingest string) {
+	t.Helper()
+	ctx := context.Background()
+	suffix := fmt.Sprintf("%d_%d", os.Getpid(), time.Now().UnixNano())
+	mcpRole, ingestRole := "mcp_"+suffix, "ingest_"+suffix
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for _, q := range []string{
+		`CREATE ROLE ` + mcpRole + ` LOGIN IN ROLE ewp_server`,
+		`CREATE ROLE ` + ingestRole + ` LOGIN IN ROLE ewp_writer`,
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), url)
+		if err != nil {
+			return
+		}
+		defer c.Close(context.Background())
+		for _, r := range []string{mcpRole, ingestRole} {
+			_, _ = c.Exec(context.Background(), `DROP OWNED BY `+r)
+			_, _ = c.Exec(context.Background(), `DROP ROLE `+r)
+		}
+	})
+	return pgtest.WithUser(url, mcpRole), pgtest.WithUser(url, ingestRole)
 }
 
 // checkAnswers re-derives every answered call with the warrant kernel
