@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/grounding"
-	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -16,7 +15,7 @@ import (
 // comes back as a *warrant.Error with code grounding.CodeInvalidGraph,
 // whose message names the JSON path, the primitive, the depth and the rule;
 // ledger failures are returned unchanged.
-func LoadDocument(ctx context.Context, l *ledger.Ledger, raw []byte) (string, error) {
+func LoadDocument(ctx context.Context, l Ledger, raw []byte) (string, error) {
 	doc, err := grounding.DecodeDocument(raw)
 	if err != nil {
 		return "", refusal(err)

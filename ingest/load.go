@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -19,7 +20,17 @@ import (
 // GraphLoader loads a concept-graph document ({"graph": ..., "primitives":
 // [...]}) into the ledger and returns a one-line summary. The grounding
 // package provides it; ingest only routes the document.
-type GraphLoader func(ctx context.Context, l *ledger.Ledger, raw []byte) (string, error)
+type GraphLoader func(ctx context.Context, l graphstore.Ledger, raw []byte) (string, error)
+
+// Ledger is what a Loader needs of a ledger: the SQLite one
+// (*ledger.Ledger) or the PostgreSQL one (ledger/postgres), both opened
+// by store.Open, with the concept graph's methods GraphLoader needs.
+type Ledger interface {
+	PutStream(ctx context.Context, s ledger.Stream) (ledger.PutResult, error)
+	Head(ctx context.Context) (ledger.Head, error)
+	Latest(ctx context.Context, propositionID string) (*warrant.View, error)
+	graphstore.Ledger
+}
 
 // Options configure a Loader.
 type Options struct {
@@ -60,7 +71,7 @@ const (
 
 // Loader loads inputs into a ledger. It is not safe for concurrent use.
 type Loader struct {
-	L       *ledger.Ledger
+	L       Ledger
 	Opt     Options
 	touched *propSet
 	pool    sync.Pool // *warrant.Decoder

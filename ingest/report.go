@@ -72,7 +72,7 @@ func (r *Report) Add(f FileReport) {
 }
 
 // SetHead records the chain head read after the run.
-func (r *Report) SetHead(ctx context.Context, l *ledger.Ledger) error {
+func (r *Report) SetHead(ctx context.Context, l Ledger) error {
 	h, err := l.Head(ctx)
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func (r *Report) SetHead(ctx context.Context, l *ledger.Ledger) error {
 // Evaluate fills Warrants with the axes of the first limit touched
 // propositions, read from the ledger's latest snapshot (what an agent would
 // see now, including other writers' appends) at evaluatedAt.
-func (r *Report) Evaluate(ctx context.Context, l *ledger.Ledger, evaluatedAt string, limit int) error {
+func (r *Report) Evaluate(ctx context.Context, l Ledger, evaluatedAt string, limit int) error {
 	r.EvaluatedAt = evaluatedAt
 	r.Warrants = []PropWarrant{}
 	var ids []string
@@ -104,7 +104,7 @@ func (r *Report) Evaluate(ctx context.Context, l *ledger.Ledger, evaluatedAt str
 	return nil
 }
 
-func warrantOf(ctx context.Context, l *ledger.Ledger, id, at string) (PropWarrant, error) {
+func warrantOf(ctx context.Context, l Ledger, id, at string) (PropWarrant, error) {
 	w := PropWarrant{PropositionID: id}
 	v, err := l.Latest(ctx, id)
 	if err != nil {

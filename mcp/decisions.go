@@ -24,6 +24,10 @@ type DecisionLog struct {
 	// PolicySetHash is the sha256 (hex) of the edge-policy file the guard
 	// loaded, recorded with every decision; "" when none was loaded.
 	PolicySetHash string
+	// Unavailable, when set, tells a failure of the log that is its
+	// database being unreachable (the call is then answered
+	// EWP_STORE_UNAVAILABLE, not EWP_INTERNAL_ERROR; still unanswered).
+	Unavailable func(error) bool
 
 	keys   *keyLocks
 	hashes *viewHashes
@@ -159,6 +163,10 @@ func (s *Server) finishRecord(ctx context.Context, dr *draft, out any, err error
 		// A concurrent retry with the same key was recorded first: answer
 		// as it was answered.
 		return s.replayKey(ctx, dr)
+	}
+	if rerr != nil && s.decisions.Unavailable != nil && s.decisions.Unavailable(rerr) {
+		return nil, fmt.Errorf("%w: recording decision %s in the decision log failed, so it is not answered: %w",
+			ErrStoreUnavailable, d.ID, rerr)
 	}
 	if rerr != nil {
 		return nil, fmt.Errorf("recording decision %s in the decision log failed, so it is not answered "+

@@ -22,7 +22,18 @@ const (
 	// stored. Not a judgement of the input: the same call may succeed on
 	// a less loaded server or with a longer deadline.
 	CodeTimeout = "EWP_REFUSE_TIMEOUT"
+	// CodeStoreUnavailable: the ledger's (or the decision log's) database
+	// could not be reached or did not answer in time: it is down,
+	// restarting, or refusing connections. Not a judgement of the input
+	// and nothing was decided: the same call may succeed in a moment,
+	// here or on another replica; the server reconnects by itself.
+	CodeStoreUnavailable = "EWP_STORE_UNAVAILABLE"
 )
+
+// ErrStoreUnavailable marks (wrapped) a store failure that is the
+// database being unreachable; see CodeStoreUnavailable. A Store wraps its
+// failure with it (fmt.Errorf("%w: %w", ErrStoreUnavailable, err)).
+var ErrStoreUnavailable = errors.New("the evidence store is unavailable")
 
 // toolError is the JSON a failed tool call carries in its text content.
 type toolError struct {
@@ -47,6 +58,10 @@ func badArg(field, rule string, args ...any) *warrant.Error {
 // *warrant.Error carries a refusal code; everything else is internal,
 // because guessing a code for an unknown failure would mislead the caller.
 func asToolError(err error) toolError {
+	if errors.Is(err, ErrStoreUnavailable) {
+		return toolError{Error: CodeStoreUnavailable, Message: err.Error() +
+			"; nothing was decided: retry in a moment (on this replica or another), and tell the operator if it lasts"}
+	}
 	var we *warrant.Error
 	if errors.As(err, &we) {
 		msg := we.Message()

@@ -222,7 +222,7 @@ func (s *Server) screenRead(ctx context.Context, m, params message, msg []byte, 
 // -32603.
 func (e *resourceError) rpcCode(modern bool) int {
 	switch {
-	case e.code == CodeInternal || e.code == CodeTimeout:
+	case e.code == CodeInternal || e.code == CodeTimeout || e.code == CodeStoreUnavailable:
 		return mcp.INTERNAL_ERROR
 	case e.unknown && !modern:
 		return mcp.RESOURCE_NOT_FOUND

@@ -65,3 +65,22 @@ type EvidenceInput struct {
 type CheckInput struct {
 	Check warrant.Check
 }
+
+// actionReadKey marks the context of a read an action will rest on.
+type actionReadKey struct{}
+
+// IsActionRead reports whether a Store.Latest call is the read a decision
+// to act rests on (may_act, and its stale-view check). A store that reads
+// from a replica which may lag (a streaming-replication standby) must
+// answer such a read from the primary: an action never rests on a
+// snapshot older than the newest one stored.
+func IsActionRead(ctx context.Context) bool {
+	v, _ := ctx.Value(actionReadKey{}).(bool)
+	return v
+}
+
+// WithActionRead marks ctx as the read an action rests on (see
+// IsActionRead); may_act sets it, and store tests use it.
+func WithActionRead(ctx context.Context) context.Context {
+	return context.WithValue(ctx, actionReadKey{}, true)
+}

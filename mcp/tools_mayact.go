@@ -299,7 +299,7 @@ func (s *Server) latestForAction(ctx context.Context, a args, pid string) (*warr
 	if err != nil {
 		return nil, err
 	}
-	latest, err := s.snapshot(ctx, pid, "")
+	latest, err := s.snapshot(WithActionRead(ctx), pid, "")
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/postgres"
@@ -81,12 +83,7 @@ func IsPostgres(dsn string) bool {
 func Open(ctx context.Context, dsn string, opt Options) (Ledger, error) {
 	if IsPostgres(dsn) {
 		if opt.Create && !opt.ReadOnly {
-			if err := postgres.Init(ctx, dsn, postgres.Roles{}); err != nil {
-				return nil, err
-			}
-			// The decision log lives in the same database, written by
-			// the ledger's server role only (audit/postgres).
-			if err := auditpg.Init(ctx, dsn, postgres.DefaultRoles.Server); err != nil {
+			if err := initIfMissing(ctx, dsn); err != nil {
 				return nil, err
 			}
 		}
@@ -99,6 +96,35 @@ func Open(ctx context.Context, dsn string, opt Options) (Ledger, error) {
 		return done(ledger.OpenOrCreate(dsn, lo))
 	}
 	return done(ledger.Open(dsn, lo))
+}
+
+// initIfMissing makes the ledger's and the decision log's schemas and the
+// roles (postgres.Init, audit/postgres.Init) unless both schemas are
+// there already (looked up in the catalog, which every role may read,
+// not through the log's schema, which a writer may not): a writer's login (ewp_writer) may append but not create
+// roles, so an ingest into a ledger made by `ewp-ingest init` must not
+// run Init again.
+func initIfMissing(ctx context.Context, dsn string) error {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return &ledger.Error{Op: "connect", Err: err}
+	}
+	var both bool
+	err = conn.QueryRow(ctx, `SELECT to_regclass('ledger_meta') IS NOT NULL AND EXISTS (SELECT 1 FROM pg_class c
+		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'ewp_audit' AND c.relname = 'audit_meta')`).Scan(&both)
+	conn.Close(ctx)
+	if err != nil {
+		return &ledger.Error{Op: "look for the ledger", Err: err}
+	}
+	if both {
+		return nil
+	}
+	if err := postgres.Init(ctx, dsn, postgres.Roles{}); err != nil {
+		return err
+	}
+	// The decision log lives in the same database, written by the
+	// ledger's server role only (audit/postgres).
+	return auditpg.Init(ctx, dsn, postgres.DefaultRoles.Server)
 }
 
 // done keeps a failed open's nil pointer out of the interface, where it

@@ -14,9 +14,10 @@ import (
 	"strings"
 	"time"
 
+	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/ingest"
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -44,8 +45,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			code = ingest.ExitInternal
 		}
 	}()
-	if len(args) > 0 && args[0] == "verify" {
-		return runVerify(ctx, args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "verify":
+			return runVerify(ctx, args[1:], stdout, stderr)
+		case "init":
+			return runInit(ctx, args[1:], stdout, stderr)
+		case "copy":
+			return runCopy(ctx, args[1:], stdout, stderr)
+		}
 	}
 	cfg, code := parse(args, stdout, stderr)
 	if code >= 0 {
@@ -56,7 +64,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "ewp-ingest: %v\n", err)
 		return ingest.ExitUsage
 	}
-	l, err := ledger.OpenOrCreate(cfg.db, ledger.Options{})
+	l, err := store.Open(ctx, cfg.db, store.Options{Create: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "ewp-ingest: %v\n", err)
 		return ingest.ExitLedger
@@ -116,7 +124,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 func validate(cfg *config, stderr io.Writer) int {
 	switch {
 	case cfg.db == "":
-		return usageError(stderr, "--db PATH is required (the ledger file; it is created if missing)")
+		return usageError(stderr, "--db PATH is required (the ledger file, created if missing, or a postgres:// URL)")
 	case len(cfg.files) == 0:
 		return usageError(stderr, "no input: name one or more FILEs, or - for standard input")
 	case cfg.axes < 0:
@@ -158,7 +166,7 @@ func checkInputs(files []string) ([]string, error) {
 	return files, nil
 }
 
-func load(ctx context.Context, l *ledger.Ledger, cfg config, files []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func load(ctx context.Context, l store.Ledger, cfg config, files []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	bar := newProgress(stderr)
 	ld := &ingest.Loader{L: l, Opt: ingest.Options{
 		AttestTrustedOrigins: cfg.attest, Partial: cfg.partial, Limits: cfg.limits, Graph: graphLoader, Progress: bar.update,
@@ -166,7 +174,7 @@ func load(ctx context.Context, l *ledger.Ledger, cfg config, files []string, std
 	if !cfg.json { // a stream's refusals are told at once, not when it ends
 		ld.Opt.OnRefusal = func(r ingest.Refusal) { fmt.Fprintln(stderr, r.String()) }
 	}
-	rep := ingest.Report{DB: cfg.db}
+	rep := ingest.Report{DB: auditpg.Redact(cfg.db)} // a URL's password never reaches the report
 	for _, name := range files {
 		fr, err := loadOne(ctx, ld, name, stdin)
 		bar.clear()

@@ -5,6 +5,20 @@ const usage = `ewp-ingest — load evidence into an EWP ledger
 USAGE
   ewp-ingest --db PATH [flags] FILE...     load files (- reads standard input)
   ewp-ingest verify --db PATH [--json]     check the ledger's hash chain
+  ewp-ingest init --db postgres://…        create a PostgreSQL ledger's schema and roles
+  ewp-ingest copy --from A --to B          copy a ledger (file or URL) into another
+
+PATH may be an SQLite file or a PostgreSQL URL (postgres://USER@HOST/DB or
+postgresql://…). On PostgreSQL, run init once as the database's owner (with
+CREATEROLE): it creates the ledger tables (append-only, enforced by
+triggers), the decision log's schema ewp_audit and the roles ewp_reader,
+ewp_writer and ewp_server, and prints what it made and what was already
+there; running it again changes nothing. Load as a login in ewp_writer.
+Any number of ewp-ingest processes may load into one database at once: they
+take turns on the one hash chain. URL settings: pool_max_conns=N,
+connect_timeout=SECONDS (default 5), statement_timeout=MS (default 30000).
+copy stores every event of A again in B in chain order, so B ends with A's
+chain head (printed); an interrupted copy resumes where it stopped.
 
 Each view is validated exactly as warrant_now validates it, then stored as an
 immutable snapshot (proposition_id, view_id). Re-loading the same input is a
@@ -41,7 +55,8 @@ INPUT (detected from the content, not the file name)
   without a byte-order mark (warrant_now refuses one too: remove it).
 
 FLAGS
-  --db PATH                   the ledger file; created if it does not exist
+  --db PATH|URL               the ledger file, created if it does not exist, or
+                              a postgres:// URL (created if empty, as init)
   --attest-trusted-origins    vouch for records whose source.origin_type is
                               trusted (tool, document, human, api, vendor,
                               sensor); without it such views are refused

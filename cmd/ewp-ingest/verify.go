@@ -10,9 +10,10 @@ import (
 
 	"github.com/ewp-go/ewp/ingest"
 	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/store"
 )
 
-const verifyUsage = "usage: ewp-ingest verify --db PATH [--head SEQ:HASH] [--json]"
+const verifyUsage = "usage: ewp-ingest verify --db PATH|URL [--head SEQ:HASH] [--json]"
 
 // runVerify is `ewp-ingest verify --db PATH [--head SEQ:HASH] [--json]`.
 // It opens the ledger read-only, so verifying can never create or change a
@@ -43,7 +44,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		kept = &h
 	}
-	l, err := ledger.Open(*db, ledger.Options{ReadOnly: true})
+	l, err := store.Open(ctx, *db, store.Options{ReadOnly: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "ewp-ingest verify: %v\n", err)
 		return ingest.ExitLedger

@@ -8,7 +8,9 @@ import (
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/audit/memlog"
+	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/mcp"
 )
 
@@ -41,11 +43,15 @@ func auditPath(cfg config) string {
 // of the loop within one process.
 var openDecisionLog = openAuditStore
 
-// openAuditStore opens the durable decision log at path, creating it on
-// first use: the server is the log's only writer of decisions, so unlike
-// the read-only ledger it must be able to start one.
-func openAuditStore(path string, _ *slog.Logger) (audit.Log, error) {
-	return auditstore.Open(context.Background(), "", path, auditstore.Options{Create: true})
+// openAuditStore opens the durable decision log at path, creating an
+// SQLite one on first use: the server is the log's only writer of
+// decisions, so unlike the read-only ledger it must be able to start one.
+// In PostgreSQL the log is made by ewp-ingest init, as a replica's role
+// may not create schemas.
+// pg sizes a PostgreSQL log's pool and bounds its statements and
+// connects as the ledger's (pgOptions).
+func openAuditStore(path string, pg auditpg.Options, _ *slog.Logger) (audit.Log, error) {
+	return auditstore.Open(context.Background(), "", path, auditstore.Options{Create: !auditstore.IsPostgres(path), Postgres: pg})
 }
 
 // decisionLogOption opens the decision log cfg asks for and returns the
@@ -63,9 +69,13 @@ func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Opt
 	var err error
 	if cfg.demo && cfg.audit == "" {
 		l = memlog.New(nil)
-	} else if l, err = openDecisionLog(path, log); err != nil {
+	} else if l, err = openDecisionLog(path, auditPGOptions(cfg), log); err != nil {
 		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", auditstore.Redact(path), err)
 	}
 	log.Info("decision log ready", "audit", auditstore.Redact(path))
-	return mcp.WithDecisionLog(mcp.DecisionLog{Log: l, PolicySetHash: policyHash}), func() { _ = l.Close() }, nil
+	dl := mcp.DecisionLog{Log: l, PolicySetHash: policyHash}
+	if auditstore.IsPostgres(path) {
+		dl.Unavailable = postgres.IsUnavailable
+	}
+	return mcp.WithDecisionLog(dl), func() { _ = l.Close() }, nil
 }

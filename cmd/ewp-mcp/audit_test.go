@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"io"
 	"log/slog"
 	"net/http"
@@ -42,7 +43,10 @@ func sharedLog(t *testing.T, ml audit.Log) *string {
 	t.Helper()
 	var asked string
 	prev := openDecisionLog
-	openDecisionLog = func(path string, _ *slog.Logger) (audit.Log, error) { asked = path; return keepOpen{ml}, nil }
+	openDecisionLog = func(path string, _ auditpg.Options, _ *slog.Logger) (audit.Log, error) {
+		asked = path
+		return keepOpen{ml}, nil
+	}
 	t.Cleanup(func() { openDecisionLog = prev })
 	return &asked
 }
@@ -285,7 +289,9 @@ func TestAuditFlagInTheProcess(t *testing.T) {
 // without one.
 func TestDecisionLogMustOpen(t *testing.T) {
 	prev := openDecisionLog
-	openDecisionLog = func(string, *slog.Logger) (audit.Log, error) { return nil, errors.New("permission denied") }
+	openDecisionLog = func(string, auditpg.Options, *slog.Logger) (audit.Log, error) {
+		return nil, errors.New("permission denied")
+	}
 	t.Cleanup(func() { openDecisionLog = prev })
 	r := runWith(t, []string{"--db", ledgerFile(t)}, env(), "")
 	if r.code != 1 || !strings.Contains(r.stderr, "permission denied") || !strings.Contains(r.stderr, "--audit off") {

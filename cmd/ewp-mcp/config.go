@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/mcp"
+	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -28,10 +29,34 @@ Usage:
   ewp-mcp --db PATH --allow-ingest          stdio, and this one client may write
   ewp-mcp --db PATH --http 127.0.0.1:8765   Streamable HTTP at http://127.0.0.1:8765/mcp
   ewp-mcp --db PATH --policies FILE.cedar   stdio, with the operator's edge policies
+  ewp-mcp --db postgres://USER@HOST/DB --http 10.0.0.5:8765 --allow-host mcp.example:8765
+                                            one of many replicas over a PostgreSQL ledger
 
 Flags:
-  --db PATH                 The ledger, as created by ewp-ingest. Required unless --demo. A
+  --db PATH|URL             The ledger, as created by ewp-ingest. Required unless --demo. A
                             server that cannot write opens it read-only, and it must exist.
+                            A postgres:// (or postgresql://) URL serves a PostgreSQL ledger
+                            made by ewp-ingest init: log in as a member of ewp_server (reads
+                            the ledger, writes the decision log); every connection is
+                            read-only for the ledger. Such a server holds no state of its
+                            own: run as many replicas as you like behind a load balancer.
+                            While the database is unreachable calls are answered
+                            EWP_STORE_UNAVAILABLE within the connect timeout (5 s, or
+                            connect_timeout=S in the URL); the pool reconnects by itself.
+  --standby URL             PostgreSQL: a streaming-replication standby of --db to read
+                            from. may_act (and its stale-view check) always reads the
+                            primary, so an action never rests on a snapshot older than
+                            the newest one stored; approvals are consumed on the primary.
+  --standby-max-lag BYTES   With --standby: read from the primary whenever the standby is more
+                            than BYTES of WAL behind (two small queries per read; give it
+                            kilobytes at least). Default 0: the standby whatever its lag.
+  --db-pool N               PostgreSQL: most connections of each pool (the ledger's, the
+                            decision log's, the standby's). Default max(4, 2 x cores);
+                            pool_max_conns=N in the URL sets the ledger's instead.
+                            replicas x pools x N must fit the server's max_connections.
+  --db-statement-timeout DUR
+                            PostgreSQL: the server cancels a statement running longer
+                            (default: --request-timeout, or statement_timeout=MS in the URL).
   --demo                    Build a throwaway ledger from the embedded example evidence
                             (four propositions: accepted, contradicted, stale, incomplete)
                             and the filesystem demo concept graph, guarded by the demo
@@ -120,7 +145,12 @@ type config struct {
 	maxRequest  int
 	limits      warrant.Limits
 	audit       string // --audit: the decision log's path, "off", or "" for the default
-	notes       []string
+	// PostgreSQL only (--db postgres://…)
+	standby            string        // --standby: a streaming-replication standby's URL for reads
+	standbyMaxLag      int64         // --standby-max-lag: bytes of WAL behind past which reads go to the primary
+	dbPool             int           // --db-pool: most connections per pool (0: the default)
+	dbStatementTimeout time.Duration // --db-statement-timeout (0: the request timeout)
+	notes              []string
 }
 
 // writable is whether this process may write to the ledger at all.
@@ -158,6 +188,10 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.limits.MaxSubjects, "max-subjects", 0, "")
 	fs.IntVar(&c.limits.MaxStringBytes, "max-string-bytes", 0, "")
 	fs.StringVar(&c.audit, "audit", "", "")
+	fs.StringVar(&c.standby, "standby", "", "")
+	fs.Int64Var(&c.standbyMaxLag, "standby-max-lag", 0, "")
+	fs.IntVar(&c.dbPool, "db-pool", 0, "")
+	fs.DurationVar(&c.dbStatementTimeout, "db-statement-timeout", 0, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, errHelp
@@ -177,6 +211,14 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return c, errors.New("--demo builds its own ledger; leave out --db")
 	case c.db == "" && !c.demo:
 		return c, errors.New("--db PATH is required: the ledger to serve (or try --demo; see --help)")
+	case !store.IsPostgres(c.db) && (c.standby != "" || c.dbPool != 0 || c.dbStatementTimeout != 0):
+		return c, errors.New("--standby, --db-pool and --db-statement-timeout are for a PostgreSQL ledger (--db postgres://…)")
+	case c.standby != "" && !store.IsPostgres(c.standby):
+		return c, fmt.Errorf("--standby %q: want a postgres:// URL of a streaming-replication standby", c.standby)
+	case c.standbyMaxLag != 0 && c.standby == "":
+		return c, errors.New("--standby-max-lag needs --standby")
+	case c.dbPool < 0 || c.dbStatementTimeout < 0 || c.standbyMaxLag < 0:
+		return c, errors.New("--db-pool and --db-statement-timeout must be positive (0 for the default)")
 	}
 	if c.httpAddr == "" {
 		return stdioConfig(c, tokenFile, operatorFile, getenv)

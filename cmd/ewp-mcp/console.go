@@ -46,8 +46,8 @@ func openConsole(cfg config, store mcp.Store, srv *mcp.Server, addr string, log 
 		return nil, func() {}, nil
 	}
 	lh, ok := store.(ledgerHolder)
-	if !ok {
-		return nil, nil, errors.New("the operator console needs the SQLite ledger (--db); this store is not one")
+	if !ok || lh.Ledger() == nil {
+		return nil, nil, errors.New("the operator console needs the SQLite ledger (--db PATH); on PostgreSQL run it on a server with a file copy (ewp-ingest copy), or use ewp-audit")
 	}
 	src, err := ledgersource.New(lh.Ledger())
 	if err != nil {

@@ -21,7 +21,7 @@ type grapher interface {
 	graph() *graphstore.Store
 }
 
-func (s ledgerStore) graph() *graphstore.Store { return graphstore.New(s.Ledger(), nil) }
+func (s ledgerStore) graph() *graphstore.Store { return graphstore.New(s.l, nil) }
 
 // guardOption installs the grounding guard over the store's concept graph.
 // The graph must load, and every policy placement must sit on an APPLIES_TO

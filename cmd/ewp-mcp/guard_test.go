@@ -14,6 +14,7 @@ import (
 
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
+	"github.com/ewp-go/ewp/internal/pgtest"
 	"github.com/ewp-go/ewp/ledger"
 )
 
@@ -25,7 +26,7 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Run(m))
 }
 
 // process runs ewp-mcp with args and stdin; it returns the exit status and

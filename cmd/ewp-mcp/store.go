@@ -6,6 +6,7 @@ import (
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/mcp/ledgerstore"
+	"github.com/ewp-go/ewp/store"
 )
 
 // openStore opens the evidence ledger at path as an mcp.Store.
@@ -19,9 +20,19 @@ func openStore(path string, writable bool) (mcp.Store, io.Closer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return ledgerStore{ledgerstore.New(l)}, l, nil
+	return ledgerStore{Store: ledgerstore.New(l), l: l}, l, nil
 }
 
 // ledgerStore is the ledger's mcp.Store, which also holds the concept
-// graph (see guard.go).
-type ledgerStore struct{ ledgerstore.Store }
+// graph (see guard.go): the SQLite ledger or the PostgreSQL one.
+type ledgerStore struct {
+	ledgerstore.Store
+	l store.Ledger
+}
+
+// Ledger is the SQLite ledger served, which the operator console reads;
+// nil on PostgreSQL.
+func (s ledgerStore) Ledger() *ledger.Ledger {
+	l, _ := s.l.(*ledger.Ledger)
+	return l
+}

@@ -93,17 +93,27 @@ func poolConfig(dsn string, opt Options) (*pgxpool.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ledger URL %s: %w", redact(dsn), err)
 	}
-	cfg.MaxConns = int32(opt.PoolSize)
-	if opt.PoolSize <= 0 {
+	// A setting in the URL (pool_max_conns, connect_timeout,
+	// statement_timeout) holds unless Options set it: the operator can
+	// tune a replica from its --db value alone.
+	inURL := urlParams(dsn)
+	switch {
+	case opt.PoolSize > 0:
+		cfg.MaxConns = int32(opt.PoolSize)
+	case !inURL["pool_max_conns"]:
 		cfg.MaxConns = int32(max(4, 2*runtime.GOMAXPROCS(0)))
 	}
 	cc := cfg.ConnConfig
-	cc.ConnectTimeout = opt.ConnectTimeout
-	if cc.ConnectTimeout <= 0 {
+	switch {
+	case opt.ConnectTimeout > 0:
+		cc.ConnectTimeout = opt.ConnectTimeout
+	case !inURL["connect_timeout"] || cc.ConnectTimeout <= 0:
 		cc.ConnectTimeout = 5 * time.Second
 	}
 	st := opt.StatementTimeout
-	if st == 0 {
+	if st == 0 && inURL["statement_timeout"] {
+		st = -1 // pgx already sends the URL's value as a runtime parameter
+	} else if st == 0 {
 		st = 30 * time.Second
 	}
 	if st > 0 {
@@ -113,6 +123,19 @@ func poolConfig(dsn string, opt Options) (*pgxpool.Config, error) {
 		cc.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	return cfg, nil
+}
+
+// urlParams names the query parameters of a URL-form dsn.
+func urlParams(dsn string) map[string]bool {
+	out := map[string]bool{}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return out
+	}
+	for k := range u.Query() {
+		out[k] = true
+	}
+	return out
 }
 
 // redact drops the password from a URL for messages.

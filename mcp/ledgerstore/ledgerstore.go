@@ -1,14 +1,17 @@
 // Package ledgerstore serves the evidence ledger to the MCP server: it
-// adapts *ledger.Ledger to mcp.Store. It translates two things: "no such
-// snapshot" (warrant.CodeMissingView) into mcp.ErrNotFound, and a stored
-// snapshot the kernel refuses into an internal failure (see damaged);
-// roles, and so whether a write may happen at all, are the server's
-// business.
+// adapts a ledger — *ledger.Ledger (SQLite) or ledger/postgres's — to
+// mcp.Store. It translates three things: "no such snapshot"
+// (warrant.CodeMissingView) into mcp.ErrNotFound, a stored snapshot the
+// kernel refuses into an internal failure (see damaged), and, when told
+// how to recognise one, an unreachable database into
+// mcp.ErrStoreUnavailable; roles, and so whether a write may happen at
+// all, are the server's business.
 package ledgerstore
 
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/mcp"
@@ -16,23 +19,68 @@ import (
 	"github.com/ewp-go/ewp/warrant"
 )
 
+// Ledger is what the server needs of a ledger; both stores have it.
+type Ledger interface {
+	Latest(ctx context.Context, propositionID string) (*warrant.View, error)
+	Get(ctx context.Context, propositionID, viewID string) (*warrant.View, error)
+	List(ctx context.Context, query string, limit int) ([]ledger.PropositionSummary, error)
+	Put(ctx context.Context, views []*warrant.View) (ledger.PutResult, error)
+	Append(ctx context.Context, propositionID string, r snapshot.Records) (ledger.AppendResult, error)
+	AppendCheck(ctx context.Context, propositionID string, c warrant.Check) (ledger.AppendResult, error)
+}
+
 // Store is a ledger as an mcp.Store.
-type Store struct{ l *ledger.Ledger }
+type Store struct {
+	l   Ledger
+	opt Options
+}
 
 var _ mcp.Store = Store{}
 
+// Options are for a ledger in a database server (ledger/postgres).
+type Options struct {
+	// Primary, when set, answers the reads an action rests on
+	// (mcp.IsActionRead: may_act's latest snapshot) while the ledger
+	// given to NewWith is a standby that may lag: an action never rests
+	// on a snapshot older than the primary's latest.
+	Primary Ledger
+	// Unavailable, when set, tells a failure that is the database being
+	// unreachable; it reaches the server as mcp.ErrStoreUnavailable
+	// (EWP_STORE_UNAVAILABLE) instead of an internal failure.
+	Unavailable func(error) bool
+}
+
 // New serves l.
-func New(l *ledger.Ledger) Store { return Store{l} }
+func New(l Ledger) Store { return Store{l: l} }
+
+// NewWith serves l with opt.
+func NewWith(l Ledger, opt Options) Store { return Store{l: l, opt: opt} }
 
 // Ledger is the ledger served.
-func (s Store) Ledger() *ledger.Ledger { return s.l }
+func (s Store) Ledger() Ledger { return s.l }
 
-func notFound(err error) error {
+func (s Store) notFound(err error) error {
 	var e *warrant.Error
 	if errors.As(err, &e) && e.Code == warrant.CodeMissingView {
 		return mcp.ErrNotFound
 	}
+	return s.stored(err)
+}
+
+// stored is the package's stored with the unavailable rule first.
+func (s Store) stored(err error) error {
+	if err != nil && s.opt.Unavailable != nil && s.opt.Unavailable(err) {
+		return fmt.Errorf("%w: %w", mcp.ErrStoreUnavailable, err)
+	}
 	return stored(err)
+}
+
+// reader is the ledger a Latest reads: the primary for an action.
+func (s Store) reader(ctx context.Context) Ledger {
+	if s.opt.Primary != nil && mcp.IsActionRead(ctx) {
+		return s.opt.Primary
+	}
+	return s.l
 }
 
 // stored keeps the kernel's refusal of a stored snapshot from reaching the
@@ -67,21 +115,21 @@ func (e *damagedError) Error() string {
 
 // Latest is the proposition's latest snapshot.
 func (s Store) Latest(ctx context.Context, prop string) (*warrant.View, error) {
-	v, err := s.l.Latest(ctx, prop)
-	return v, notFound(err)
+	v, err := s.reader(ctx).Latest(ctx, prop)
+	return v, s.notFound(err)
 }
 
 // Get is one snapshot by view id.
 func (s Store) Get(ctx context.Context, prop, viewID string) (*warrant.View, error) {
 	v, err := s.l.Get(ctx, prop, viewID)
-	return v, notFound(err)
+	return v, s.notFound(err)
 }
 
 // List lists propositions matching query.
 func (s Store) List(ctx context.Context, query string, limit int) ([]mcp.PropositionSummary, error) {
 	rows, err := s.l.List(ctx, query, limit)
 	if err != nil {
-		return nil, stored(err)
+		return nil, s.stored(err)
 	}
 	out := make([]mcp.PropositionSummary, len(rows))
 	for i, r := range rows {
@@ -96,9 +144,9 @@ func (s Store) Put(ctx context.Context, v *warrant.View) (bool, error) {
 	if err != nil {
 		var be *ledger.BatchError
 		if errors.As(err, &be) {
-			return false, stored(be.Unwrap())
+			return false, s.stored(be.Unwrap())
 		}
-		return false, stored(err)
+		return false, s.stored(err)
 	}
 	return res.Stored == 1, nil
 }
@@ -110,11 +158,11 @@ func (s Store) AppendEvidence(ctx context.Context, prop string, in mcp.EvidenceI
 		recs.Assertions = []warrant.Assertion{*in.Assertion}
 	}
 	res, err := s.l.Append(ctx, prop, recs)
-	return res.View, notFound(err)
+	return res.View, s.notFound(err)
 }
 
 // AppendCheck stores latest + the check.
 func (s Store) AppendCheck(ctx context.Context, prop string, in mcp.CheckInput) (*warrant.View, error) {
 	res, err := s.l.AppendCheck(ctx, prop, in.Check)
-	return res.View, notFound(err)
+	return res.View, s.notFound(err)
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -193,10 +194,11 @@ func newPosters(kind, url string, n int, arrival bool) ([]poster, func(), error)
 		return nil, nil, errors.New("-arrival needs -client raw")
 	}
 	ps := make([]poster, n)
+	urls := strings.Split(url, ",") // replicas: client i calls urls[i % len]
 	switch kind {
 	case "raw":
 		for i := range ps {
-			p, err := newRawPoster(url, arrival)
+			p, err := newRawPoster(urls[i%len(urls)], arrival)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -210,7 +212,7 @@ func newPosters(kind, url string, n int, arrival bool) ([]poster, func(), error)
 		}
 		client := &http.Client{Transport: tr, Timeout: callTimeout}
 		for i := range ps {
-			ps[i] = netHTTPPoster{client: client, url: url}
+			ps[i] = netHTTPPoster{client: client, url: urls[i%len(urls)]}
 		}
 		return ps, tr.CloseIdleConnections, nil
 	}

@@ -71,7 +71,7 @@ type config struct {
 	inprocess  bool
 	serve      bool
 	url        string
-	pid        int
+	pid        string // with -url: the server process ids, comma-separated
 	cpuprofile string
 	jsonOut    bool
 	client     string
@@ -110,8 +110,9 @@ func parseFlags() (config, error) {
 	})
 	flag.BoolVar(&cfg.inprocess, "inprocess", false, "serve from this process instead of an ewp-mcp process")
 	flag.BoolVar(&cfg.serve, "serve", false, "only serve the ledger from this process until interrupted (see -url)")
-	flag.StringVar(&cfg.url, "url", "", "drive this running server (e.g. a -serve process) instead of starting one")
-	flag.IntVar(&cfg.pid, "pid", 0, "with -url: the server's process id, for its CPU time")
+	flag.StringVar(&cfg.url, "url", "", "drive this running server (e.g. a -serve process) instead of starting one; "+
+		"several comma-separated URLs (replicas) share the clients round-robin")
+	flag.StringVar(&cfg.pid, "pid", "", "with -url: the server's process id, for its CPU time; comma-separated for several (their CPU is summed)")
 	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of this process (use with -inprocess or -serve for the server)")
 	flag.BoolVar(&cfg.jsonOut, "json", false, "print the results as JSON")
 	flag.StringVar(&cfg.client, "client", "raw", `HTTP client: "raw" (one keep-alive connection per client, little CPU) or "net/http"`)

@@ -94,14 +94,22 @@ func readThrough(db string) error {
 type server struct {
 	kind   string
 	url    string
-	inproc bool // served from this process
-	pid    int  // the server's process, 0 when unknown or in-process
+	inproc bool  // served from this process
+	pids   []int // the server's processes (replicas), none when unknown or in-process
 	stop   func()
 }
 
 func startServer(cfg config) (*server, error) {
 	if cfg.url != "" {
-		return &server{kind: "external", url: cfg.url, pid: cfg.pid, stop: func() {}}, nil
+		var pids []int
+		for _, f := range strings.FieldsFunc(cfg.pid, func(r rune) bool { return r == ',' }) {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return nil, fmt.Errorf("-pid %q: want process ids, comma-separated", cfg.pid)
+			}
+			pids = append(pids, n)
+		}
+		return &server{kind: "external", url: cfg.url, pids: pids, stop: func() {}}, nil
 	}
 	db, err := cachedLedger(cfg.dir, cfg.props)
 	if err != nil {
@@ -187,7 +195,7 @@ func startProcess(bin string, args, env []string) (*server, error) {
 		if len(env) > 0 {
 			kind += " with " + strings.Join(env, " ")
 		}
-		return &server{kind: kind, url: url, pid: cmd.Process.Pid, stop: stop}, nil
+		return &server{kind: kind, url: url, pids: []int{cmd.Process.Pid}, stop: stop}, nil
 	case <-time.After(30 * time.Second):
 		stop()
 		return nil, fmt.Errorf("%s did not start serving within 30 s", filepath.Base(bin))

@@ -34,10 +34,15 @@ func usage(srv *server) usageSample {
 	if srv.inproc {
 		return usageSample{server: self, self: self, machine: machine, ok: ok1 && ok3}
 	}
-	if srv.pid == 0 {
+	if len(srv.pids) == 0 {
 		return usageSample{}
 	}
-	sv, ok2 := readProcUsage(strconv.Itoa(srv.pid))
+	var sv procUsage
+	ok2 := true
+	for _, pid := range srv.pids {
+		u, ok := readProcUsage(strconv.Itoa(pid))
+		sv.cpu, sv.majorFaults, ok2 = sv.cpu+u.cpu, sv.majorFaults+u.majorFaults, ok2 && ok
+	}
 	return usageSample{server: sv, self: self, machine: machine, ok: ok1 && ok2 && ok3}
 }
 

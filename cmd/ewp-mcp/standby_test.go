@@ -1,0 +1,52 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/ewp-go/ewp/internal/pgtest"
+)
+
+// TestStandbyReplicaActsOnThePrimary: a replica with --standby answers
+// warrant_now from the standby, which (its replay paused) still has the
+// old snapshot, while may_act decides on the primary's newest one; after
+// replay resumes warrant_now sees it too.
+func TestStandbyReplicaActsOnThePrimary(t *testing.T) {
+	cluster := pgtest.Get(t)
+	url := pgtest.DB(t)
+	ingestBin := buildIngest(t)
+	load := func(vid string, batch int) {
+		t.Helper()
+		f := filepath.Join(t.TempDir(), vid+".json")
+		writeFileT(t, f, scaleView("P-sb", vid, batch))
+		if out, err := exec.Command(ingestBin, "--db", url, f).CombinedOutput(); err != nil {
+			t.Fatalf("ingest %s: %v\n%s", vid, err, out)
+		}
+	}
+	load("v1", 0)
+	sb := cluster.Standby(t)
+	p := startMCP(t, "--db", url, "--standby", sb.On(url), "--audit", "off", "--http", "127.0.0.1:0")
+	sb.PauseReplay(t)
+	load("v2", 1)
+	read := p.call("warrant_now", map[string]any{"proposition_id": "P-sb", "evaluated_at": "2026-09-10T00:00:00Z"})
+	act := p.call("may_act", map[string]any{"proposition_id": "P-sb",
+		"action": map[string]any{"action_id": "a", "kind": "read", "risk": "low", "reversible": true}})
+	if read.out["view_id"] != "v1" || act.out["view_id"] != "v2" {
+		t.Fatalf("paused standby: warrant_now on %v (want the standby's v1), may_act on %v (want the primary's v2); %+v %+v",
+			read.out["view_id"], act.out["view_id"], read, act)
+	}
+	sb.ResumeReplay(t)
+	sb.WaitCaughtUp(t)
+	if read := p.call("warrant_now", map[string]any{"proposition_id": "P-sb", "evaluated_at": "2026-09-10T00:00:00Z"}); read.out["view_id"] != "v2" {
+		t.Fatalf("caught-up standby: warrant_now on %v", read.out["view_id"])
+	}
+}
+
+func writeFileT(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
