@@ -62,7 +62,7 @@ func openPostgres(ctx context.Context, cfg config) (mcp.Store, io.Closer, error)
 	}
 	lo := ledgerstore.Options{Unavailable: postgres.IsUnavailable}
 	if cfg.standby == "" {
-		return ledgerStore{Store: ledgerstore.NewWith(primary, lo), l: primary}, primary, nil
+		return ledgerStore{Store: ledgerstore.NewWith(primary, lo), l: primary, primary: primary}, primary, nil
 	}
 	opt.ReadOnly = true
 	sb, err := postgres.Open(ctx, cfg.standby, opt)
@@ -73,7 +73,7 @@ func openPostgres(ctx context.Context, cfg config) (mcp.Store, io.Closer, error)
 	pl := primary.(*postgres.Ledger)
 	r := routed{postgres.NewReadRouter(pl, sb, postgres.RouteOptions{MaxLag: cfg.standbyMaxLag})}
 	lo.Primary = pl
-	return ledgerStore{Store: ledgerstore.NewWith(r, lo), l: sb}, closers{primary, sb}, nil
+	return ledgerStore{Store: ledgerstore.NewWith(r, lo), l: sb, primary: primary}, closers{primary, sb}, nil
 }
 
 // routed serves reads through a ReadRouter: from the standby (or the

@@ -4,7 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ewp-go/ewp/internal/pgtest"
 )
@@ -49,4 +51,36 @@ func writeFileT(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The operator console serves a PostgreSQL ledger too, and with --standby
+// it shows the primary: an operator deciding on the evidence never sees
+// it trail what the gate decides on.
+func TestConsoleOnPostgresShowsThePrimary(t *testing.T) {
+	cluster := pgtest.Get(t)
+	url := pgtest.DB(t)
+	ingestBin := buildIngest(t)
+	load := func(vid string, batch int) {
+		t.Helper()
+		f := filepath.Join(t.TempDir(), vid+".json")
+		writeFileT(t, f, scaleView("P-console", vid, batch))
+		if out, err := exec.Command(ingestBin, "--db", url, f).CombinedOutput(); err != nil {
+			t.Fatalf("ingest %s: %v\n%s", vid, err, out)
+		}
+	}
+	load("v1", 0)
+	sb := cluster.Standby(t)
+	token := "0123456789abcdef-operator"
+	base, _ := serveInProcess(t, []string{"--db", url, "--standby", sb.On(url), "--http", "127.0.0.1:0"},
+		env("EWP_OPERATOR_TOKEN", token))
+	sb.PauseReplay(t)
+	load("v2", 1)
+	c := signedIn(t, base, token)
+	var page string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if page = fetch(t, c, base+"/console/proposition?id=P-console"); strings.Contains(page, "v2") {
+			return
+		}
+	}
+	t.Fatalf("the console on a paused standby's server does not show the primary's v2: %.2000s", page)
 }

@@ -20,7 +20,7 @@ func openStore(path string, writable bool) (mcp.Store, io.Closer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return ledgerStore{Store: ledgerstore.New(l), l: l}, l, nil
+	return ledgerStore{Store: ledgerstore.New(l), l: l, primary: l}, l, nil
 }
 
 // ledgerStore is the ledger's mcp.Store, which also holds the concept
@@ -28,11 +28,11 @@ func openStore(path string, writable bool) (mcp.Store, io.Closer, error) {
 type ledgerStore struct {
 	ledgerstore.Store
 	l store.Ledger
+	// primary is the ledger writes go to, which the operator console
+	// reads: with --standby, l is the standby, and an operator deciding
+	// on the evidence must not see it trail the primary.
+	primary store.Ledger
 }
 
-// Ledger is the SQLite ledger served, which the operator console reads;
-// nil on PostgreSQL.
-func (s ledgerStore) Ledger() *ledger.Ledger {
-	l, _ := s.l.(*ledger.Ledger)
-	return l
-}
+// consoleLedger is the ledger the operator console shows.
+func (s ledgerStore) consoleLedger() store.Ledger { return s.primary }
