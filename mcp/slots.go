@@ -6,11 +6,14 @@ import (
 )
 
 // DefaultMaxConcurrentCalls is how many tool calls the server evaluates at
-// once unless WithMaxConcurrentCalls says otherwise: 4 per processor, so
-// the processors stay busy while some calls wait on the ledger, and peak
-// memory is bounded by this many calls' working sets (a call on the
-// largest view the limits admit costs tens of MB while it runs).
-func DefaultMaxConcurrentCalls() int { return 4 * runtime.GOMAXPROCS(0) }
+// once unless WithMaxConcurrentCalls says otherwise: one per processor. An
+// evaluation is CPU-bound (the kernel is pure, the ledger is read through
+// a memory map), so more at once add no throughput, only memory, and the
+// server's GC target (GCPercent) multiplies what is live: 64 concurrent
+// warrant_now on the largest view the limits admit peaked at 609 MB with
+// 4 per processor and 338 MB with 1, at the same calls/s (scripts/maxview,
+// 2 processors).
+func DefaultMaxConcurrentCalls() int { return runtime.GOMAXPROCS(0) }
 
 // WithMaxConcurrentCalls caps the tool calls evaluated at once (n <= 0
 // keeps DefaultMaxConcurrentCalls). A call beyond the cap waits for a

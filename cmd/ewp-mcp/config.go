@@ -58,7 +58,7 @@ Flags:
                             timed out was not stored. The deadline is the request's own:
                             a client that closes its input or half-closes its socket after
                             a complete request still gets the answer.
-  --max-concurrent-calls N  How many tool calls are evaluated at once (default 4 per
+  --max-concurrent-calls N  How many tool calls are evaluated at once (default one per
                             processor). A call beyond it waits for a slot within its own
                             --request-timeout and is answered EWP_REFUSE_TIMEOUT if none
                             frees. Peak memory is about N times one call's cost.
