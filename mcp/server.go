@@ -40,6 +40,9 @@ type Server struct {
 	limits warrant.Limits
 	// decisions is the decision log; nil unless WithDecisionLog.
 	decisions *DecisionLog
+	// slots caps the tool calls evaluated at once (WithMaxConcurrentCalls):
+	// a semaphore, one token per running evaluation.
+	slots chan struct{}
 }
 
 // DefaultRequestTimeout is how long a tool call or resource read may run
@@ -106,6 +109,9 @@ func New(store Store, opts ...Option) *Server {
 		timeout: DefaultRequestTimeout, maxRequest: MaxBodyBytes}
 	for _, o := range opts {
 		o(s)
+	}
+	if s.slots == nil {
+		s.slots = make(chan struct{}, DefaultMaxConcurrentCalls())
 	}
 	s.mcp = server.NewMCPServer(Name, Version,
 		server.WithToolCapabilities(false),
@@ -228,11 +234,15 @@ func (s *Server) run(ctx context.Context, t *toolSpec, raw []byte, argErr error)
 	var out any
 	err := argErr
 	if err == nil {
+		err = s.acquire(ctx)
+	}
+	if err == nil {
 		if t.write {
 			// A write is waited for: the ledger gives up at the deadline
 			// itself, so the answer never says "timed out" about a write
 			// that then commits.
 			out, err = s.guarded(ctx, t, raw)
+			s.release()
 		} else {
 			out, err = s.bounded(ctx, t, raw)
 		}
@@ -269,7 +279,8 @@ func (s *Server) callContext(ctx context.Context) (context.Context, context.Canc
 // bounded runs a read tool and stops waiting for it at ctx's deadline: an
 // evaluation is pure and cannot be interrupted, but its caller need not
 // wait for it. The abandoned call ends on its own and its result is
-// dropped.
+// dropped. The caller holds an evaluation slot (acquire); the evaluation
+// releases it when it ends, so abandoned calls still count against the cap.
 func (s *Server) bounded(ctx context.Context, t *toolSpec, raw []byte) (any, error) {
 	type answer struct {
 		out any
@@ -277,6 +288,7 @@ func (s *Server) bounded(ctx context.Context, t *toolSpec, raw []byte) (any, err
 	}
 	done := make(chan answer, 1)
 	go func() {
+		defer s.release()
 		out, err := s.guarded(ctx, t, raw)
 		done <- answer{out, err}
 	}()

@@ -22,6 +22,7 @@ import (
 )
 
 func main() {
+	ingest.LimitMemory()
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -22,7 +22,9 @@ chain head (printed); an interrupted copy resumes where it stopped.
 
 Each view is validated exactly as warrant_now validates it, then stored as an
 immutable snapshot (proposition_id, view_id). Re-loading the same input is a
-no-op. Inputs are read as they arrive, in memory that does not grow with them.
+no-op. Inputs are read as they arrive, in memory that does not grow with them
+(200–250 MB at peak for any file; GOMEMLIMIT replaces the 192 MiB soft limit
+on the Go heap).
 
 FILES AND STREAMS
   A named regular file is one transaction: stored whole or not at all (every

@@ -83,6 +83,10 @@ Flags:
                             timed out was not stored. The deadline is the request's own:
                             a client that closes its input or half-closes its socket after
                             a complete request still gets the answer.
+  --max-concurrent-calls N  How many tool calls are evaluated at once (default one per
+                            processor). A call beyond it waits for a slot within its own
+                            --request-timeout and is answered EWP_REFUSE_TIMEOUT if none
+                            frees. Peak memory is about N times one call's cost.
   --max-request-bytes N     The largest JSON-RPC message, an HTTP body or a stdio line
                             (default 1048576). Larger: HTTP 413, or on stdio a JSON-RPC
                             error naming the limit, the line skipped and the stream going on.
@@ -143,6 +147,7 @@ type config struct {
 	policies    string // the operator's Cedar edge-policy file, "" when none
 	timeout     time.Duration
 	maxRequest  int
+	maxCalls    int
 	limits      warrant.Limits
 	audit       string // --audit: the decision log's path, "off", or "" for the default
 	// PostgreSQL only (--db postgres://…)
@@ -183,6 +188,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&c.policies, "policies", "", "")
 	fs.DurationVar(&c.timeout, "request-timeout", mcp.DefaultRequestTimeout, "")
 	fs.IntVar(&c.maxRequest, "max-request-bytes", mcp.MaxBodyBytes, "")
+	fs.IntVar(&c.maxCalls, "max-concurrent-calls", mcp.DefaultMaxConcurrentCalls(), "")
 	fs.IntVar(&c.limits.MaxViewBytes, "max-view-bytes", 0, "")
 	fs.IntVar(&c.limits.MaxRecords, "max-records", 0, "")
 	fs.IntVar(&c.limits.MaxSubjects, "max-subjects", 0, "")
@@ -205,6 +211,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	switch {
 	case c.timeout <= 0:
 		return c, fmt.Errorf("--request-timeout %v: want a positive duration such as 10s or 1m", c.timeout)
+	case c.maxCalls <= 0:
+		return c, fmt.Errorf("--max-concurrent-calls %d: want a positive number of calls", c.maxCalls)
 	case c.maxRequest <= 0:
 		return c, fmt.Errorf("--max-request-bytes %d: want a positive number of bytes", c.maxRequest)
 	case c.demo && c.db != "":

@@ -15,16 +15,17 @@ import (
 // defaults, and nonsense values are refused.
 func TestDeadlineAndLimitFlags(t *testing.T) {
 	c, err := parseConfig([]string{"--db", "x"}, env())
-	if err != nil || c.timeout != mcp.DefaultRequestTimeout || c.maxRequest != mcp.MaxBodyBytes || c.limits != (warrant.Limits{}) {
+	if err != nil || c.timeout != mcp.DefaultRequestTimeout || c.maxRequest != mcp.MaxBodyBytes || c.limits != (warrant.Limits{}) ||
+		c.maxCalls != mcp.DefaultMaxConcurrentCalls() {
 		t.Fatalf("defaults: %+v %v", c, err)
 	}
-	c, err = parseConfig([]string{"--db", "x", "--request-timeout", "90s", "--max-request-bytes", "4096",
+	c, err = parseConfig([]string{"--db", "x", "--request-timeout", "90s", "--max-request-bytes", "4096", "--max-concurrent-calls", "3",
 		"--max-view-bytes", "1", "--max-records", "2", "--max-subjects", "3", "--max-string-bytes", "-1"}, env())
 	want := warrant.Limits{MaxViewBytes: 1, MaxRecords: 2, MaxSubjects: 3, MaxStringBytes: -1}
-	if err != nil || c.timeout != 90*time.Second || c.maxRequest != 4096 || c.limits != want {
+	if err != nil || c.timeout != 90*time.Second || c.maxRequest != 4096 || c.limits != want || c.maxCalls != 3 {
 		t.Fatalf("flags: %+v %v", c, err)
 	}
-	for _, args := range [][]string{{"--request-timeout", "0s"}, {"--request-timeout", "-1s"}, {"--max-request-bytes", "0"}} {
+	for _, args := range [][]string{{"--request-timeout", "0s"}, {"--request-timeout", "-1s"}, {"--max-request-bytes", "0"}, {"--max-concurrent-calls", "0"}} {
 		if _, err := parseConfig(append([]string{"--db", "x"}, args...), env()); err == nil || !strings.Contains(err.Error(), args[0]) {
 			t.Errorf("%v: %v", args, err)
 		}

@@ -85,7 +85,8 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 	}
 	defer closer.Close()
 	opts := []mcp.Option{mcp.WithLogger(log), mcp.WithRequestTimeout(cfg.timeout),
-		mcp.WithMaxRequestBytes(cfg.maxRequest), mcp.WithLimits(cfg.limits)}
+		mcp.WithMaxRequestBytes(cfg.maxRequest), mcp.WithLimits(cfg.limits),
+		mcp.WithMaxConcurrentCalls(cfg.maxCalls)}
 	guard, policyHash, err := guardOption(ctx, cfg, store, log)
 	if err != nil {
 		return err

@@ -1,0 +1,108 @@
+package mcp
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ewp-go/ewp/warrant"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// countingStore records how many Latest calls run at once.
+type countingStore struct {
+	*fakeStore
+	delay        time.Duration
+	running, max atomic.Int32
+}
+
+func (s *countingStore) Latest(ctx context.Context, pid string) (*warrant.View, error) {
+	n := s.running.Add(1)
+	for {
+		m := s.max.Load()
+		if n <= m || s.max.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	time.Sleep(s.delay)
+	s.running.Add(-1)
+	return s.fakeStore.Latest(ctx, pid)
+}
+
+func warrantNowCall(t *testing.T, srv *Server) (*mcp.CallToolResult, error) {
+	t.Helper()
+	c, err := clientInProcess(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "warrant_now"
+	req.Params.Arguments = map[string]any{"proposition_id": "P-verified", "evaluated_at": testT}
+	return c.CallTool(context.Background(), req)
+}
+
+// With a cap of 2, eight concurrent slow calls never evaluate more than two
+// at once, and all are answered.
+func TestMaxConcurrentCallsCapsEvaluations(t *testing.T) {
+	st := &countingStore{fakeStore: seeded(t), delay: 50 * time.Millisecond}
+	srv := New(st, WithClock(func() time.Time { return testNow }), WithLogger(quietLogger()), WithMaxConcurrentCalls(2))
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := warrantNowCall(t, srv)
+			if err != nil || res.IsError {
+				errs <- fmtResult(res, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if got := st.max.Load(); got > 2 || got < 1 {
+		t.Fatalf("%d calls evaluated at once with --max-concurrent-calls 2", got)
+	}
+}
+
+// A call that finds every slot busy until its deadline is refused with
+// EWP_REFUSE_TIMEOUT, naming the flag that raises the cap.
+func TestMaxConcurrentCallsWaitEndsAtDeadline(t *testing.T) {
+	st := &countingStore{fakeStore: seeded(t), delay: 600 * time.Millisecond}
+	srv := New(st, WithClock(func() time.Time { return testNow }), WithLogger(quietLogger()),
+		WithMaxConcurrentCalls(1), WithRequestTimeout(300*time.Millisecond))
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		warrantNowCall(t, srv) //nolint:errcheck // only holds the slot
+	}()
+	for st.running.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	res, err := warrantNowCall(t, srv)
+	got := fmtResult(res, err)
+	if !strings.Contains(got, CodeTimeout) || !strings.Contains(got, "--max-concurrent-calls") {
+		t.Fatalf("call waiting for a busy slot: %s", got)
+	}
+	<-first
+}
+
+func fmtResult(res *mcp.CallToolResult, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
