@@ -2,27 +2,30 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"github.com/ewp-go/ewp/internal/sharedtest"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
 )
 
 func loadText(t *testing.T, name, data string) FileReport {
 	t.Helper()
-	l, err := ledger.Create(filepath.Join(t.TempDir(), "l.db"), ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	rep, err := (&Loader{L: l}).LoadFile(context.Background(), name, []byte(data))
-	if err != nil {
-		t.Fatal(err)
-	}
+	var rep FileReport
+	eachStore(t, func(t *testing.T, k storeKind) {
+		l, _ := freshLedger(t, k)
+		got, err := (&Loader{L: l}).LoadFile(context.Background(), name, []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == sqliteStore {
+			rep = got
+		} else if g, w := jsonOf(t, got), jsonOf(t, rep); g != w {
+			t.Errorf("%s: the PostgreSQL ledger's report differs from the SQLite one's:\n%s\n%s", name, g, w)
+		}
+	})
 	return rep
 }
 
@@ -126,4 +129,13 @@ func TestExplanationsAgreeWithKernelOnCorpus(t *testing.T) {
 func eachCorpusDoc(t *testing.T, fn func(id string, raw []byte)) {
 	t.Helper()
 	sharedtest.EachCorpusCase(t, func(_ int, c sharedtest.CorpusCase) { fn(c.ID, c.Doc) })
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -14,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/store"
 )
 
 // bigViews generates n views of about size bytes each, one at a time, so
@@ -117,19 +116,22 @@ func TestLoadMemoryIndependentOfInputSize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping 200 MB loads")
 	}
+	eachStore(t, testLoadMemoryIndependentOfInputSize)
+}
+
+func testLoadMemoryIndependentOfInputSize(t *testing.T, k storeKind) {
 	for _, envelope := range []bool{false, true} {
 		const n, size = 1000, 200 << 10
-		l, err := ledger.Create(filepath.Join(t.TempDir(), "big.db"), ledger.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := newFactory(t, k)
+		l, done := f.fresh(t)
+		var err error
 		runtime.GC()
 		base := residentBytes()
 		var rep FileReport
 		heap, rss := peakMemory(func() {
 			rep, err = (&Loader{L: l}).Load(context.Background(), Input{Name: "big", R: &bigViews{n: n, size: size, envelope: envelope}})
 		})
-		l.Close()
+		done()
 		if err != nil || rep.Stored != n || len(rep.Refused) != 0 {
 			t.Fatalf("envelope=%v: stored %d of %d: %v %v", envelope, rep.Stored, n, err, rep.Refused)
 		}
@@ -146,13 +148,11 @@ func TestLoadMemoryIndependentOfInputSize(t *testing.T) {
 // A stream from a pipe that stays open: the first view is committed, and
 // visible to a reader, while the writer has not closed the pipe.
 func TestStreamCommitsBeforeTheInputEnds(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "s.db")
-	l, err := ledger.Create(db, ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	eachStore(t, testStreamCommitsBeforeTheInputEnds)
+}
+
+func testStreamCommitsBeforeTheInputEnds(t *testing.T, k storeKind) {
+	l, dsn := freshLedger(t, k)
 	pr, pw := io.Pipe()
 	done := make(chan FileReport, 1)
 	go func() {
@@ -163,7 +163,7 @@ func TestStreamCommitsBeforeTheInputEnds(t *testing.T) {
 		done <- rep
 	}()
 	go io.WriteString(pw, line("P-1", "v1", "a")) //nolint:errcheck // the test fails below if it did not arrive
-	reader, err := ledger.Open(db, ledger.Options{ReadOnly: true})
+	reader, err := store.Open(context.Background(), dsn, store.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

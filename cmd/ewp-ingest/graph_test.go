@@ -9,7 +9,6 @@ import (
 
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/ingest"
-	"github.com/ewp-go/ewp/ledger"
 )
 
 // packFile returns a file of ../shared/vre-pack beside the repository, or
@@ -26,7 +25,7 @@ func packFile(t *testing.T, name string) string {
 // graphLen reads the stored graph back through the store the server uses.
 func graphLen(t *testing.T, db string) int {
 	t.Helper()
-	l, err := ledger.Open(db, ledger.Options{ReadOnly: true})
+	l, err := openReader(db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +37,10 @@ func graphLen(t *testing.T, db string) int {
 	return g.Len()
 }
 
-func TestGraphDocumentsLoad(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "ewp.db")
+func TestGraphDocumentsLoad(t *testing.T) { eachStore(t, testGraphDocumentsLoad) }
+
+func testGraphDocumentsLoad(t *testing.T, kind string) {
+	db := freshDB(t, kind)
 	for _, tc := range []struct {
 		file, want string
 		total      int
@@ -64,8 +65,10 @@ func TestGraphDocumentsLoad(t *testing.T) {
 	}
 }
 
-func TestGapsGraphLoads(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "ewp.db")
+func TestGapsGraphLoads(t *testing.T) { eachStore(t, testGapsGraphLoads) }
+
+func testGapsGraphLoads(t *testing.T, kind string) {
+	db := freshDB(t, kind)
 	code, out, errs := runCLI(t, "", "--db", db, packFile(t, "gaps.json"))
 	if code != ingest.ExitOK || !strings.Contains(out, "gaps: 10 primitives (10 added") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
@@ -74,9 +77,11 @@ func TestGapsGraphLoads(t *testing.T) {
 
 // A refused document writes nothing, and the refusal names the primitive,
 // the depth and the rule.
-func TestGraphDocumentRefusedWhole(t *testing.T) {
+func TestGraphDocumentRefusedWhole(t *testing.T) { eachStore(t, testGraphDocumentRefusedWhole) }
+
+func testGraphDocumentRefusedWhole(t *testing.T, kind string) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "ewp.db")
+	db := freshDB(t, kind)
 	good := `{"name": "ok", "depths": [{"level": 0}]}`
 	dep := func(name, target string) string {
 		return `{"name": "` + name + `", "depths": [{"level": 0}, {"level": 1, "properties": {"d": "x"},

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,12 +12,16 @@ import (
 // Every ingest reports the chain head after it, in the text (with the
 // verify command to keep) and in --json, refused or not.
 func TestEveryIngestReportsTheChainHead(t *testing.T) {
+	eachStore(t, testEveryIngestReportsTheChainHead)
+}
+
+func testEveryIngestReportsTheChainHead(t *testing.T, kind string) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "ewp.db")
+	db := freshDB(t, kind)
 	two := writeFile(t, dir, "two.jsonl", strings.ReplaceAll(view("P-1", "v1", "extract"), "\n", "")+"\n"+strings.ReplaceAll(view("P-2", "v1", "extract"), "\n", "")+"\n")
 	bad := writeFile(t, dir, "bad.json", `{"proposition_id": 3}`)
 	head := func() ledger.Head {
-		l, err := ledger.Open(db, ledger.Options{ReadOnly: true})
+		l, err := openReader(db)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +35,7 @@ func TestEveryIngestReportsTheChainHead(t *testing.T) {
 
 	_, out, _ := runCLI(t, "", "--db", db, two)
 	h := head()
-	if h.Seq != 2 || !strings.Contains(out, "chain head "+h.String()+"\n") || !strings.Contains(out, "ewp-ingest verify --db "+db+" --head "+h.String()) {
+	if h.Seq != 2 || !strings.Contains(out, "chain head "+h.String()+"\n") || !strings.Contains(out, "ewp-ingest verify --db "+shellWord(db)+" --head "+h.String()) {
 		t.Fatalf("head %s; text report:\n%s", h, out)
 	}
 
@@ -48,4 +51,13 @@ func TestEveryIngestReportsTheChainHead(t *testing.T) {
 			t.Fatalf("%s: --json head %+v, want %s (%v)\n%s", input, rep.Head, h, err, out)
 		}
 	}
+}
+
+// shellWord is db as the report writes it for a shell: a PostgreSQL URL
+// (with ? and &) in single quotes, a plain path as it is.
+func shellWord(db string) string {
+	if strings.ContainsAny(db, "?&") {
+		return "'" + db + "'"
+	}
+	return db
 }

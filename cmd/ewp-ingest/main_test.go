@@ -47,6 +47,8 @@ func TestHelpTeaches(t *testing.T) {
 	}
 }
 
+// SQLite only: usage errors come before any store is opened, and the
+// check that none created a ledger looks for the file.
 func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "ewp.db")
@@ -72,9 +74,11 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-func TestLoadFormatsAndReport(t *testing.T) {
+func TestLoadFormatsAndReport(t *testing.T) { eachStore(t, testLoadFormatsAndReport) }
+
+func testLoadFormatsAndReport(t *testing.T, kind string) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "ewp.db")
+	db := freshDB(t, kind)
 	list := writeFile(t, dir, "list.json", "["+view("P-a", "v1", "extract")+", "+view("P-b", "v1", "extract")+"]")
 	jsonl := writeFile(t, dir, "v.jsonl", strings.ReplaceAll(view("P-c", "v1", "extract"), "\n", "")+"\n"+strings.ReplaceAll(view("P-d", "v1", "extract"), "\n", "")+"\n")
 	code, out, errs := runCLI(t, "", "--db", db, "--evaluated-at", "2026-09-21T12:00:00Z", list, jsonl)
@@ -94,9 +98,11 @@ func TestLoadFormatsAndReport(t *testing.T) {
 	}
 }
 
-func TestRefusalsNameFileLineFieldRule(t *testing.T) {
+func TestRefusalsNameFileLineFieldRule(t *testing.T) { eachStore(t, testRefusalsNameFileLineFieldRule) }
+
+func testRefusalsNameFileLineFieldRule(t *testing.T, kind string) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "ewp.db")
+	db := freshDB(t, kind)
 	bad := strings.ReplaceAll(view("P-x", "v2", "extract"), `"supports"`, `"maybe"`)
 	lines := strings.ReplaceAll(view("P-ok", "v1", "extract"), "\n", "") + "\n" + strings.ReplaceAll(bad, "\n", "") + "\n"
 	f := writeFile(t, dir, "mixed.jsonl", lines)
@@ -118,9 +124,11 @@ func TestRefusalsNameFileLineFieldRule(t *testing.T) {
 	}
 }
 
-func TestTrustedOriginsNeedAttestation(t *testing.T) {
+func TestTrustedOriginsNeedAttestation(t *testing.T) { eachStore(t, testTrustedOriginsNeedAttestation) }
+
+func testTrustedOriginsNeedAttestation(t *testing.T, kind string) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "ewp.db")
+	db := freshDB(t, kind)
 	f := writeFile(t, dir, "tool.json", view("P-t", "v1", "tool"))
 	code, _, errs := runCLI(t, "", "--db", db, f)
 	if code != ingest.ExitRefused || !strings.Contains(errs, "EWP_REFUSE_UNATTESTED_TRUSTED_ORIGIN: evidence[0].source.origin_type") {
@@ -131,9 +139,10 @@ func TestTrustedOriginsNeedAttestation(t *testing.T) {
 	}
 }
 
-func TestImmutableSnapshotRefused(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "ewp.db")
+func TestImmutableSnapshotRefused(t *testing.T) { eachStore(t, testImmutableSnapshotRefused) }
+
+func testImmutableSnapshotRefused(t *testing.T, kind string) {
+	db := freshDB(t, kind)
 	runCLI(t, view("P-i", "v1", "extract"), "--db", db, "-")
 	changed := strings.Replace(view("P-i", "v1", "extract"), `"content": "c"`, `"content": "other"`, 1)
 	code, _, errs := runCLI(t, changed, "--db", db, "-")
@@ -142,14 +151,18 @@ func TestImmutableSnapshotRefused(t *testing.T) {
 	}
 }
 
-func TestVerifyCommand(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "ewp.db")
-	if code, _, errs := runCLI(t, "", "verify", "--db", db); code != ingest.ExitLedger || !strings.Contains(errs, "ledger not found") {
-		t.Fatalf("missing ledger: exit %d %s", code, errs)
-	}
-	if _, err := os.Stat(db); err == nil {
-		t.Fatal("verify created a ledger")
+func TestVerifyCommand(t *testing.T) { eachStore(t, testVerifyCommand) }
+
+func testVerifyCommand(t *testing.T, kind string) {
+	db := freshDB(t, kind)
+	// A missing file is not found; an empty PostgreSQL database (or
+	// schema) is not a ledger, and init is named. Twice: had the first
+	// verify created an empty ledger, the second would find it.
+	missing := map[string]string{"sqlite": "ledger not found", "postgres": "is not an EWP ledger (no ledger_meta table); create it with `ewp-ingest init --db URL`"}[kind]
+	for range 2 {
+		if code, _, errs := runCLI(t, "", "verify", "--db", db); code != ingest.ExitLedger || !strings.Contains(errs, missing) {
+			t.Fatalf("missing ledger: exit %d %s", code, errs)
+		}
 	}
 	runCLI(t, view("P-v", "v1", "extract"), "--db", db, "-")
 	code, out, _ := runCLI(t, "", "verify", "--db", db)

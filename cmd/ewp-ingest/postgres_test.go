@@ -26,7 +26,10 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 func TestPostgresCommands(t *testing.T) {
 	url := pgtest.DB(t)
 	code, out, errs := runCLI(t, "", "init", "--db", url)
-	if code != 0 || strings.Count(out, ": created") != 5 {
+	// The roles are the cluster's, not the database's: other tests of this
+	// binary may have made them already.
+	if code != 0 || strings.Count(out, "schema (tables, append-only triggers): created") != 1 ||
+		strings.Count(out, "schema ewp_audit: created") != 1 || strings.Count(out, ": created")+strings.Count(out, ": already there") != 5 {
 		t.Fatalf("first init: exit %d\n%s%s", code, out, errs)
 	}
 	code, out, errs = runCLI(t, "", "init", "--db", url)

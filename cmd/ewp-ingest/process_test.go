@@ -77,6 +77,9 @@ func verifyLedger(t *testing.T, path string) {
 // TestKilledIngestLeavesWholeOrNothing SIGKILLs ewp-ingest at several
 // points of a large load. Afterwards the ledger must open and verify, and
 // the file must be wholly present or wholly absent; a re-run completes it.
+// SQLite only: it is about the ledger file a killed writer leaves; a
+// PostgreSQL transaction cut off by a dead client is the server's to roll
+// back, all or nothing.
 func TestKilledIngestLeavesWholeOrNothing(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
@@ -135,6 +138,9 @@ func timeLoad(t *testing.T, bin, db string, files ...string) time.Duration {
 // proposition and readers poll. Every file and every append must land,
 // and a reader must never see part of a file: each file's propositions
 // are counted inside one read transaction and must be 0 or all.
+// SQLite only: it is about several processes sharing one file (its locks
+// and WAL); ledger/postgres's TestManyProcessesOneChain covers several
+// writers on one server.
 func TestConcurrentProcessesAndReaders(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()

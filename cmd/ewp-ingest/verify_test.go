@@ -10,12 +10,13 @@ import (
 
 	"github.com/ewp-go/ewp/ingest"
 	"github.com/ewp-go/ewp/ledger"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", to damage a PostgreSQL ledger
 )
 
 // headOf reads the chain head of the ledger at db.
 func headOf(t *testing.T, db string) ledger.Head {
 	t.Helper()
-	l, err := ledger.Open(db, ledger.Options{ReadOnly: true})
+	l, err := openReader(db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,8 +28,10 @@ func headOf(t *testing.T, db string) ledger.Head {
 	return h
 }
 
-func TestVerifyHeadFlag(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "ewp.db")
+func TestVerifyHeadFlag(t *testing.T) { eachStore(t, testVerifyHeadFlag) }
+
+func testVerifyHeadFlag(t *testing.T, kind string) {
+	db := freshDB(t, kind)
 	runCLI(t, view("P-v", "v1", "extract"), "--db", db, "-")
 	runCLI(t, view("P-w", "v1", "extract"), "--db", db, "-")
 	h := headOf(t, db)
@@ -64,16 +67,22 @@ func TestVerifyHeadFlag(t *testing.T) {
 
 // ewp-ingest refuses to extend a chain broken at its tail, and points the
 // operator at verify.
-func TestIngestRefusesBrokenChain(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "ewp.db")
+func TestIngestRefusesBrokenChain(t *testing.T) { eachStore(t, testIngestRefusesBrokenChain) }
+
+func testIngestRefusesBrokenChain(t *testing.T, kind string) {
+	db := freshDB(t, kind)
 	if code, _, errs := runCLI(t, view("P-v", "v1", "extract"), "--db", db, "-"); code != ingest.ExitOK {
 		t.Fatalf("first load: exit %d %s", code, errs)
 	}
-	raw, err := sql.Open("sqlite", "file:"+db)
+	driver, source, damage := "sqlite", "file:"+db, []string{`DROP TRIGGER events_no_UPDATE`, `UPDATE events SET payload = replace(payload, 'P-v', 'P-x')`}
+	if kind == "postgres" {
+		driver, source, damage = "pgx", db, []string{`DROP TRIGGER events_no_change ON events`, `UPDATE events SET payload = replace(payload, 'P-v', 'P-x')`}
+	}
+	raw, err := sql.Open(driver, source)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{`DROP TRIGGER events_no_UPDATE`, `UPDATE events SET payload = replace(payload, 'P-v', 'P-x')`} {
+	for _, q := range damage {
 		if _, err := raw.Exec(q); err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +99,9 @@ func TestIngestRefusesBrokenChain(t *testing.T) {
 }
 
 // verify works on a ledger this process cannot write (immutable file and
-// directory: the -shm index cannot be created beside it).
+// directory: the -shm index cannot be created beside it). SQLite only: it
+// is about a ledger file's storage; a PostgreSQL reader's rights are the
+// server's (TestPostgresWriterLogin, ledger/postgres's role tests).
 func TestVerifyReadOnlyStorage(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "ewp.db")

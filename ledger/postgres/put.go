@@ -190,7 +190,9 @@ func (w *wtx) queueLoad(b *pgx.Batch, ids []string) func(pgx.BatchResults) error
 		if _, ok := w.props[id]; !ok && !seen[id] {
 			seen[id] = true
 			need = append(need, []byte(id))
-			w.props[id] = &propState{views: map[string]storedRef{}, idx: snapshot.Map{}}
+			// A clone: the id may share memory with the whole decoded view,
+			// which the key would keep alive for the transaction.
+			w.props[strings.Clone(id)] = &propState{views: map[string]storedRef{}, idx: snapshot.Map{}}
 		}
 	}
 	if len(need) == 0 {
@@ -265,6 +267,7 @@ func (w *wtx) store(p *prepared) (ledger.Outcome, error) {
 	w.snapSeq++
 	out.Seq, out.Stored = w.snapSeq, true
 	w.pend.snaps = append(w.pend.snaps, []any{w.snapSeq, []byte(v.PropositionID), []byte(v.ViewID), p.body, p.bodySum[:], p.canon[:], w.now})
+	w.pend.bytes += len(p.body)
 	w.event(chain.TableSnapshots, w.snapSeq, chain.SnapshotPayload(w.snapSeq, v.PropositionID, v.ViewID, p.bodySum[:], p.canon[:], w.now))
 	if !st.existed && len(st.views) == 0 {
 		w.pend.props = append(w.pend.props, []any{[]byte(v.PropositionID), searchable(v.PropositionID)})
@@ -288,7 +291,9 @@ func (w *wtx) index(p *prepared, st *propState) {
 		st.idx[k] = snapshot.Stored{Sum: f.Sum, ViewID: viewID}
 		w.pend.records = append(w.pend.records, []any{prop, string(f.Kind), []byte(f.ID), f.Sum[:], []byte(viewID)})
 		if f.Kind == snapshot.KindAssertion {
-			w.pend.texts = append(w.pend.texts, []any{prop, []byte(f.ID), searchable(assertionText(p.v, f.ID))})
+			text := searchable(assertionText(p.v, f.ID))
+			w.pend.texts = append(w.pend.texts, []any{prop, []byte(f.ID), text})
+			w.pend.bytes += len(text)
 		}
 	}
 }

@@ -55,10 +55,18 @@ type storedRef struct {
 // pending rows go to the server by COPY, a batch at a time.
 type pending struct {
 	snaps, events, records, props, texts [][]any
+	// bytes is the size of the pending snapshot bodies and assertion
+	// texts: a count of rows alone would let a load of large views hold
+	// thousands of bodies (hundreds of MB) in memory until the next COPY.
+	bytes int
 }
 
-// flushRows is how many pending rows of all tables trigger a COPY.
-const flushRows = 4096
+// flushRows is how many pending rows of all tables trigger a COPY, and
+// flushBytes how many bytes of bodies and texts do, whichever comes first.
+const (
+	flushRows  = 4096
+	flushBytes = 8 << 20
+)
 
 // write runs fn in one transaction holding the chain lock: all of it
 // commits or none.
@@ -227,6 +235,7 @@ func (w *wtx) flush() error {
 		}
 		*rows = (*rows)[:0]
 	}
+	w.pend.bytes = 0
 	return nil
 }
 
@@ -240,6 +249,7 @@ func (w *wtx) insertAll() error {
 		}
 		*rows = (*rows)[:0]
 	}
+	w.pend.bytes = 0
 	return ledgerErrOrNil("write", w.tx.SendBatch(w.ctx, b).Close())
 }
 
@@ -252,7 +262,7 @@ func insertSQL(table string, cols []string) string {
 }
 
 func (w *wtx) flushFull() error {
-	if w.pend.size() >= flushRows {
+	if w.pend.size() >= flushRows || w.pend.bytes >= flushBytes {
 		return w.flush()
 	}
 	return nil

@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/mcp/ledgerstore"
+	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", to damage a PostgreSQL ledger
 )
 
 const supported = `{"proposition_id":"P","view_id":"v1","evidence":[{"evidence_id":"e1","polarity":"supports",` +
@@ -20,13 +20,9 @@ const supported = `{"proposition_id":"P","view_id":"v1","evidence":[{"evidence_i
 
 // damagedLedger stores P, then edits its stored polarity behind the
 // ledger's back: the update trigger dropped, the body rewritten.
-func damagedLedger(t *testing.T) string {
+func damagedLedger(t *testing.T, kind string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "l.db")
-	l, err := ledger.Create(path, ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, dsn := ledgerstore.FreshLedger(t, kind)
 	v, err := warrant.DecodeView([]byte(supported))
 	if err != nil {
 		t.Fatal(err)
@@ -37,27 +33,38 @@ func damagedLedger(t *testing.T) string {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", "file:"+path)
+	driver, source, damage := "sqlite", "file:"+dsn, []string{
+		`DROP TRIGGER snapshots_no_UPDATE`,
+		`UPDATE snapshots SET body = CAST(replace(CAST(body AS TEXT), '"supports"', '"sideways"') AS BLOB)`,
+	}
+	if kind == "postgres" {
+		driver, source, damage = "pgx", dsn, []string{
+			`DROP TRIGGER snapshots_no_change ON snapshots`,
+			`UPDATE snapshots SET body = convert_to(replace(convert_from(body, 'UTF8'), '"supports"', '"sideways"'), 'UTF8')`,
+		}
+	}
+	db, err := sql.Open(driver, source)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, q := range []string{
-		`DROP TRIGGER snapshots_no_UPDATE`,
-		`UPDATE snapshots SET body = CAST(replace(CAST(body AS TEXT), '"supports"', '"sideways"') AS BLOB)`,
-	} {
+	for _, q := range damage {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	return path
+	return dsn
 }
 
 // A stored snapshot the kernel refuses is the ledger's fault, not the
 // caller's: warrant_now answers EWP_INTERNAL_ERROR telling the operator
 // to verify the ledger, never EWP_REFUSE_INVALID_EVIDENCE_VIEW.
 func TestDamagedSnapshotIsInternal(t *testing.T) {
-	l, err := ledger.Open(damagedLedger(t), ledger.Options{ReadOnly: true})
+	ledgerstore.EachStore(t, testDamagedSnapshotIsInternal)
+}
+
+func testDamagedSnapshotIsInternal(t *testing.T, kind string) {
+	l, err := store.Open(context.Background(), damagedLedger(t, kind), store.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,22 +3,18 @@ package ledgerstore_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
-	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/mcp/ledgerstore"
 )
 
 // A proposition the ledger does not hold is mcp.ErrNotFound, which the
 // server turns into its own refusal; other errors pass through as they are.
-func TestMissingIsNotFound(t *testing.T) {
-	l, err := ledger.Create(filepath.Join(t.TempDir(), "l.db"), ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+func TestMissingIsNotFound(t *testing.T) { ledgerstore.EachStore(t, testMissingIsNotFound) }
+
+func testMissingIsNotFound(t *testing.T, kind string) {
+	l, _ := ledgerstore.FreshLedger(t, kind)
 	s := ledgerstore.New(l)
 	ctx := context.Background()
 	if _, err := s.Latest(ctx, "P-none"); !errors.Is(err, mcp.ErrNotFound) {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/internal/maxview"
-	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/mcp/ledgerstore"
 	"github.com/ewp-go/ewp/warrant"
@@ -34,8 +32,10 @@ const (
 // over HTTP, is evaluated by warrant_now in bounded time and memory, one
 // call and eight at once: subject matching at 10,000 × 10,000 is
 // near-linear, and concurrent calls do not multiply into gigabytes.
-func TestMaximalStoredView(t *testing.T) {
-	url := serveMaxView(t)
+func TestMaximalStoredView(t *testing.T) { ledgerstore.EachStore(t, testMaximalStoredView) }
+
+func testMaximalStoredView(t *testing.T, kind string) {
+	url := serveMaxView(t, kind)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"warrant_now",` +
 		`"arguments":{"proposition_id":"` + maxview.PropositionID + `","evaluated_at":"2026-09-21T00:00:00Z"}}}`
 	if d := callMaxView(t, url, body); d > maxViewCallBound {
@@ -69,7 +69,7 @@ func TestMaximalStoredView(t *testing.T) {
 
 // serveMaxView stores the maximal view in a new ledger and serves it over
 // HTTP; it returns the endpoint's URL.
-func serveMaxView(t *testing.T) string {
+func serveMaxView(t *testing.T, kind string) string {
 	t.Helper()
 	data, sh := maxview.Build(warrant.Limits{}, "v-max", maxview.StoredSize)
 	if sh.Records != warrant.DefaultLimits.MaxRecords || maxview.StoredSize(data) != warrant.DefaultLimits.MaxViewBytes {
@@ -79,11 +79,7 @@ func serveMaxView(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := ledger.Create(filepath.Join(t.TempDir(), "max.db"), ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
+	l, _ := ledgerstore.FreshLedger(t, kind)
 	if _, err := l.Put(context.Background(), []*warrant.View{v}); err != nil {
 		t.Fatal(err)
 	}

@@ -3,21 +3,17 @@ package ledgerstore
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/mcp"
+	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
 )
 
-func ledgerWith(t *testing.T, name string, viewIDs ...string) *ledger.Ledger {
+func ledgerWith(t *testing.T, kind string, viewIDs ...string) store.Ledger {
 	t.Helper()
-	l, err := ledger.Create(filepath.Join(t.TempDir(), name), ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
+	l, _ := FreshLedger(t, kind)
 	for _, id := range viewIDs {
 		v, err := warrant.DecodeView([]byte(`{"proposition_id": "P-1", "view_id": "` + id + `", "evidence": [{"evidence_id": "e-` + id + `",
  "polarity": "supports", "content": "c", "observed_at": "2026-09-01T00:00:00Z", "source": {"source_id": "s1", "lineage_id": "L1",
@@ -36,8 +32,12 @@ func ledgerWith(t *testing.T, name string, viewIDs ...string) *ledger.Ledger {
 // primary's newest snapshot), a plain read is answered from the standby
 // and the read an action rests on from the primary.
 func TestActionReadsGoToThePrimary(t *testing.T) {
-	primary := ledgerWith(t, "primary.db", "v1", "v2")
-	standby := ledgerWith(t, "standby.db", "v1")
+	EachStore(t, testActionReadsGoToThePrimary)
+}
+
+func testActionReadsGoToThePrimary(t *testing.T, kind string) {
+	primary := ledgerWith(t, kind, "v1", "v2")
+	standby := ledgerWith(t, kind, "v1")
 	s := NewWith(standby, Options{Primary: primary})
 	ctx := context.Background()
 	if v, err := s.Latest(ctx, "P-1"); err != nil || v.ViewID != "v1" {
