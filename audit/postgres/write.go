@@ -81,7 +81,7 @@ func (t *wtx) conflict(r *auditchain.DecisionRow) error {
 		err := t.tx.QueryRow(t.ctx, `SELECT EXISTS (SELECT 1 FROM ewp_audit.decisions WHERE credential = $1 AND idem_key = $2)`,
 			b(r.Credential), b(r.IdemKey.String)).Scan(&taken)
 		if err != nil {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		if taken {
 			return fmt.Errorf("%w: credential %q already recorded a decision under idempotency_key %q; fetch it with ByIdempotencyKey", audit.ErrDuplicateKey, r.Credential, r.IdemKey.String)
@@ -110,7 +110,7 @@ func (t *wtx) approve(a *audit.Approval, now time.Time) error {
 	var prior []byte
 	err = t.tx.QueryRow(t.ctx, `SELECT approval_id FROM ewp_audit.approvals WHERE decision_id = $1`, b(auditchain.AsJSON(a.DecisionID))).Scan(&prior)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return inDoubt(err)
+		return auditchain.InDoubt(err)
 	}
 	if err := a.Admit(answered, string(prior), now); err != nil {
 		return err
@@ -128,7 +128,7 @@ func (t *wtx) approve(a *audit.Approval, now time.Time) error {
 		return fmt.Errorf("%w: approval %s is already recorded; every approval gets a new approval_id", audit.ErrInvalidApproval, a.ID)
 	}
 	if err != nil {
-		return inDoubt(err)
+		return auditchain.InDoubt(err)
 	}
 	pre, post := auditchain.SplitPayload(row.Payload())
 	t.event(auditchain.TableApprovals, seq, pre, post)
@@ -162,12 +162,12 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		if errors.Is(err, pgx.ErrNoRows) {
 			var by []byte
 			if err := t.tx.QueryRow(t.ctx, `SELECT used_by FROM ewp_audit.approval_uses WHERE approval_id = $1`, b(u.ApprovalID)).Scan(&by); err != nil {
-				return inDoubt(err)
+				return auditchain.InDoubt(err)
 			}
 			return auditchain.Used(approvalID, string(by))
 		}
 		if err != nil {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		seq := u.Seq
 		u.Seq = 0
@@ -194,7 +194,7 @@ func (t *wtx) decision(id string) (*audit.Decision, error) {
 		return nil, fmt.Errorf("%w: no decision %s in this log; list pending ones with `ewp-audit list --pending`", audit.ErrNotFound, id)
 	}
 	if err != nil {
-		return nil, inDoubt(err)
+		return nil, auditchain.InDoubt(err)
 	}
 	return auditchain.DecodeDecision(body)
 }
@@ -206,7 +206,7 @@ func (t *wtx) approval(id string) (*audit.Approval, error) {
 		return nil, fmt.Errorf("%w: no approval %s in this log", audit.ErrNotFound, id)
 	}
 	if err != nil {
-		return nil, inDoubt(err)
+		return nil, auditchain.InDoubt(err)
 	}
 	return auditchain.DecodeApproval(body)
 }

@@ -48,11 +48,11 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 		case isUnique(err, "decision_id"):
 			return fmt.Errorf("decision %s is already recorded; every call gets a new decision_id", row.DecisionID)
 		case err != nil:
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		seq, err := res.LastInsertId()
 		if err != nil {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		return t.event(tableDecisions, seq, pre, post)
 	})
@@ -79,7 +79,7 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 		var prior string
 		err = t.tx.QueryRow(`SELECT approval_id FROM approvals WHERE decision_id = ?`, asJSON(a.DecisionID)).Scan(&prior)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		if err := a.Admit(answered, prior, l.now()); err != nil {
 			return err
@@ -91,11 +91,11 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 		row := approvalColumns(a, body)
 		res, err := t.exec(t.st.insApproval, row.ApprovalID, row.DecisionID, row.Verdict, row.CreatedNS, row.Body, row.BodySum)
 		if err != nil {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		seq, err := res.LastInsertId()
 		if err != nil {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		pre, post := splitPayload(row.Payload())
 		return t.event(tableApprovals, seq, pre, post)
@@ -129,16 +129,16 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		if isUnique(err, "approval_id") {
 			var by string
 			if err := t.tx.QueryRow(`SELECT used_by FROM approval_uses WHERE approval_id = ?`, u.ApprovalID).Scan(&by); err != nil {
-				return inDoubt(err)
+				return auditchain.InDoubt(err)
 			}
 			return auditchain.Used(approvalID, by)
 		}
 		if err != nil {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		seq, err := res.LastInsertId()
 		if err != nil {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		pre, post := splitPayload(u.Payload())
 		return t.event(tableUses, seq, pre, post)
@@ -163,7 +163,7 @@ func (t *wtx) decision(id string) (*audit.Decision, error) {
 		return nil, fmt.Errorf("%w: no decision %s in this log; list pending ones with `ewp-audit list --pending`", audit.ErrNotFound, id)
 	}
 	if err != nil {
-		return nil, inDoubt(err)
+		return nil, auditchain.InDoubt(err)
 	}
 	return decodeDecision(body)
 }
@@ -175,7 +175,7 @@ func (t *wtx) approval(id string) (*audit.Approval, error) {
 		return nil, fmt.Errorf("%w: no approval %s in this log", audit.ErrNotFound, id)
 	}
 	if err != nil {
-		return nil, inDoubt(err)
+		return nil, auditchain.InDoubt(err)
 	}
 	return decodeApproval(body)
 }
