@@ -30,7 +30,6 @@ var (
 	asJSON          = auditchain.AsJSON
 	splitPayload    = auditchain.SplitPayload
 	checkDecision   = auditchain.CheckDecision
-	knownOutcome    = auditchain.KnownOutcome
 	isRefusalErr    = auditchain.IsRefusal
 	decodeDecision  = auditchain.DecodeDecision
 	decodeApproval  = auditchain.DecodeApproval
