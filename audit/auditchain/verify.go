@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/chain"
 )
 
 // VerifyReport is the result of walking a log.
@@ -195,24 +193,6 @@ func Orphan(table string, rowSeq int64) *Break {
 }
 
 // PayloadDiff names the fields in which the recorded payload and the one
-// rebuilt from the row differ; "" when they are equal.
-func PayloadDiff(recorded string, now []byte) string {
-	if recorded == string(now) {
-		return ""
-	}
-	var a, b map[string]any
-	if json.Unmarshal([]byte(recorded), &a) != nil || json.Unmarshal(now, &b) != nil {
-		return "payload is not valid JSON"
-	}
-	var diffs []string
-	for k := range b {
-		if fmt.Sprint(a[k]) != fmt.Sprint(b[k]) {
-			diffs = append(diffs, fmt.Sprintf("%s (event: %v, row now: %v)", k, a[k], b[k]))
-		}
-	}
-	slices.Sort(diffs)
-	if len(diffs) == 0 {
-		return "payload text differs"
-	}
-	return strings.Join(diffs, "; ")
-}
+// rebuilt from the row differ; "" when they are equal. The ledger's chain
+// words it the same way.
+func PayloadDiff(recorded string, now []byte) string { return chain.PayloadDiff(recorded, now) }
