@@ -13,12 +13,6 @@ import (
 	"github.com/ewp-go/ewp/audit/auditchain"
 )
 
-// recordOp is a Record's row, built before it is queued.
-type recordOp struct {
-	row       auditchain.DecisionRow
-	pre, post []byte
-}
-
 // b is s as a bytea parameter (” rather than NULL when empty).
 func b(s string) []byte {
 	if s == "" {
@@ -42,23 +36,11 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 	if l.ro {
 		return l.errReadOnly()
 	}
-	if err := auditchain.CheckDecision(d); err != nil {
+	r, err := auditchain.PrepareRecord(d, l.now, audit.NewID)
+	if err != nil {
 		return err
 	}
-	if d.ID == "" {
-		d.ID = audit.NewID()
-	}
-	if d.Time.IsZero() {
-		d.Time = l.now()
-	}
-	d.Time = d.Time.UTC()
-	body, err := json.Marshal(d)
-	if err != nil {
-		return fmt.Errorf("record decision %s: its JSON cannot be written: %w", d.ID, err)
-	}
-	r := &recordOp{row: auditchain.DecisionColumns(d, body)}
-	r.pre, r.post = auditchain.SplitPayload(r.row.Payload())
-	return l.writeErr("record decision ", d.ID, l.wr.submit(ctx, &op{rec: r}))
+	return l.writeErr("record decision ", d.ID, l.wr.submit(ctx, &op{rec: &r}))
 }
 
 // queueRecord adds a Record's INSERT to the pipeline; ON CONFLICT DO

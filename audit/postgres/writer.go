@@ -28,7 +28,7 @@ type writer struct {
 // auditchain.TxError, after which the transaction is in doubt and the
 // whole batch is rolled back.
 type op struct {
-	rec *recordOp
+	rec *auditchain.Record
 	run func(t *wtx) error
 }
 
@@ -114,7 +114,7 @@ func (t *wtx) begin(batch []*op, errs []error) error {
 	for i, o := range batch {
 		if o.rec != nil {
 			recs = append(recs, i)
-			queueRecord(pb, &o.rec.row)
+			queueRecord(pb, &o.rec.Row)
 		}
 	}
 	br := t.tx.SendBatch(t.ctx, pb)
@@ -128,14 +128,14 @@ func (t *wtx) begin(batch []*op, errs []error) error {
 	for k, i := range recs {
 		r := batch[i].rec
 		if seqs[k] == 0 {
-			errs[i] = t.conflict(&r.row)
+			errs[i] = t.conflict(&r.Row)
 			var te *auditchain.TxError
 			if errors.As(errs[i], &te) {
 				return te.Err
 			}
 			continue
 		}
-		t.event(auditchain.TableDecisions, seqs[k], r.pre, r.post)
+		t.event(auditchain.TableDecisions, seqs[k], r.Pre, r.Post)
 	}
 	return nil
 }

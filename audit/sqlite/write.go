@@ -23,22 +23,11 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 	if l.ro {
 		return l.errReadOnly()
 	}
-	if err := checkDecision(d); err != nil {
+	r, err := auditchain.PrepareRecord(d, l.now, audit.NewID)
+	if err != nil {
 		return err
 	}
-	if d.ID == "" {
-		d.ID = audit.NewID()
-	}
-	if d.Time.IsZero() {
-		d.Time = l.now()
-	}
-	d.Time = d.Time.UTC()
-	body, err := json.Marshal(d)
-	if err != nil {
-		return fmt.Errorf("record decision %s: its JSON cannot be written: %w", d.ID, err)
-	}
-	row := decisionColumns(d, body)
-	pre, post := splitPayload(row.Payload())
+	row := r.Row
 	err = l.wr.submit(ctx, func(t *wtx) error {
 		res, err := t.exec(t.st.insDecision, row.DecisionID, row.TimeNS, row.Tool, row.Outcome,
 			row.PropositionID, row.Credential, row.IdemKey, row.ApprovalID, row.Body, row.BodySum)
@@ -54,7 +43,7 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 		if err != nil {
 			return auditchain.InDoubt(err)
 		}
-		return t.event(tableDecisions, seq, pre, post)
+		return t.event(tableDecisions, seq, r.Pre, r.Post)
 	})
 	return l.writeErr("record decision ", d.ID, err)
 }
