@@ -310,26 +310,31 @@ func (a *Approval) Validate(answered *Decision, now time.Time) error {
 // bytes (the kernel keeps lone surrogates as WTF-8). An approval read from
 // a log and a fresh call must compare equal when their ids were equal.
 func (a Action) jsonForm() Action {
-	a.PropositionID, a.ActionID, a.ActionKind = jsonText(a.PropositionID), jsonText(a.ActionID), jsonText(a.ActionKind)
-	a.Risk, a.ToolName, a.ArgumentsHash = jsonText(a.Risk), jsonText(a.ToolName), jsonText(a.ArgumentsHash)
+	a.PropositionID, a.ActionID, a.ActionKind = AsJSON(a.PropositionID), AsJSON(a.ActionID), AsJSON(a.ActionKind)
+	a.Risk, a.ToolName, a.ArgumentsHash = AsJSON(a.Risk), AsJSON(a.ToolName), AsJSON(a.ArgumentsHash)
 	a.Concepts = jsonTexts(a.Concepts)
 	return a
 }
 
 func (s *Scope) jsonForm() *Scope {
-	return &Scope{PropositionID: jsonText(s.PropositionID), ActionKind: jsonText(s.ActionKind),
-		Concepts: jsonTexts(s.Concepts), ToolName: jsonText(s.ToolName)}
+	return &Scope{PropositionID: AsJSON(s.PropositionID), ActionKind: AsJSON(s.ActionKind),
+		Concepts: jsonTexts(s.Concepts), ToolName: AsJSON(s.ToolName)}
 }
 
 func jsonTexts(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = jsonText(s)
+		out[i] = AsJSON(s)
 	}
 	return out
 }
 
-func jsonText(s string) string {
+// AsJSON is s as it reads back from a JSON body: encoding/json replaces
+// every byte of invalid UTF-8 with U+FFFD (strings.ToValidUTF8 would
+// replace a run of them with one). Ids may carry such bytes (the kernel
+// keeps lone surrogates as WTF-8), so what is compared with a stored body
+// must take this form.
+func AsJSON(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}

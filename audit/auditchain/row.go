@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"database/sql"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/chain"
 )
 
 // The chained tables, by the name an event's tbl gives them.
@@ -20,13 +19,9 @@ const (
 // Genesis is the prev_hash of the first event.
 var Genesis = make([]byte, sha256.Size)
 
-// Hash links an event to its predecessor: sha256(prev ‖ payload).
-func Hash(prev, payload []byte) []byte {
-	h := sha256.New()
-	h.Write(prev)
-	h.Write(payload)
-	return h.Sum(nil)
-}
+// Hash links an event to its predecessor: sha256(prev ‖ payload), the
+// link of the ledger's chain.
+func Hash(prev, payload []byte) []byte { return chain.Hash(prev, payload) }
 
 // The payloads are what the chain commits to for a row: every column, the
 // body through its sha256. Keys are declared in sorted order so the JSON
@@ -118,22 +113,7 @@ func (u *Use) Payload() []byte {
 // every byte of invalid UTF-8 with U+FFFD. Ids may carry such bytes (the
 // kernel keeps lone surrogates as WTF-8), and a column must equal what
 // Verify derives from the body, so columns and lookups use this form.
-func AsJSON(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteRune(utf8.RuneError)
-		} else {
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
+func AsJSON(s string) string { return audit.AsJSON(s) }
 
 // SplitPayload cuts a payload marshalled with seq 0 around that number,
 // so the caller can build it ahead of the writer, which alone knows the

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ewp-go/ewp/audit"
 )
@@ -78,4 +79,35 @@ func DecodeApproval(body []byte) (*audit.Approval, error) {
 		return nil, fmt.Errorf("stored approval does not decode: %w", err)
 	}
 	return a, nil
+}
+
+// Record is a decision made ready for a store's writer: its row, and its
+// payload cut around seq (SplitPayload), which only the writer knows.
+type Record struct {
+	Row       DecisionRow
+	Pre, Post []byte
+}
+
+// PrepareRecord readies d for Record on either store: it refuses what no
+// gate call produces, fills an empty ID (newID) and Time (now), stores the
+// time in UTC and builds the row and its payload. The store passes its
+// clock and audit.NewID, so this package reads neither.
+func PrepareRecord(d *audit.Decision, now func() time.Time, newID func() string) (Record, error) {
+	if err := CheckDecision(d); err != nil {
+		return Record{}, err
+	}
+	if d.ID == "" {
+		d.ID = newID()
+	}
+	if d.Time.IsZero() {
+		d.Time = now()
+	}
+	d.Time = d.Time.UTC()
+	body, err := json.Marshal(d)
+	if err != nil {
+		return Record{}, fmt.Errorf("record decision %s: its JSON cannot be written: %w", d.ID, err)
+	}
+	r := Record{Row: DecisionColumns(d, body)}
+	r.Pre, r.Post = SplitPayload(r.Row.Payload())
+	return r, nil
 }

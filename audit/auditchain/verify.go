@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/chain"
 )
 
 // VerifyReport is the result of walking a log.
@@ -195,24 +196,83 @@ func Orphan(table string, rowSeq int64) *Break {
 }
 
 // PayloadDiff names the fields in which the recorded payload and the one
-// rebuilt from the row differ; "" when they are equal.
-func PayloadDiff(recorded string, now []byte) string {
-	if recorded == string(now) {
-		return ""
-	}
-	var a, b map[string]any
-	if json.Unmarshal([]byte(recorded), &a) != nil || json.Unmarshal(now, &b) != nil {
-		return "payload is not valid JSON"
-	}
-	var diffs []string
-	for k := range b {
-		if fmt.Sprint(a[k]) != fmt.Sprint(b[k]) {
-			diffs = append(diffs, fmt.Sprintf("%s (event: %v, row now: %v)", k, a[k], b[k]))
+// rebuilt from the row differ; "" when they are equal. The ledger's chain
+// words it the same way.
+func PayloadDiff(recorded string, now []byte) string { return chain.PayloadDiff(recorded, now) }
+
+// Check is one step of a store's Verify: a Break, or an I/O error.
+type Check func() (*Break, error)
+
+// RunChecks runs a store's checks in order and stops at the first
+// problem: a Break is recorded in rep and returned as the error; an I/O
+// error is returned through fail (which names the store).
+func RunChecks(rep *VerifyReport, fail func(error) error, checks ...Check) error {
+	for _, check := range checks {
+		brk, err := check()
+		if err != nil {
+			return fail(err)
+		}
+		if brk != nil {
+			rep.Broken = brk
+			return brk
 		}
 	}
-	slices.Sort(diffs)
-	if len(diffs) == 0 {
-		return "payload text differs"
+	return nil
+}
+
+// Orphans finds rows that no event records (inserted behind the chain).
+// The walk found one distinct, existing row per event; so a table holds an
+// orphan exactly when count says it has more rows than the chain has
+// events for it, and only then is first (the lowest unrecorded seq, an
+// unindexed search) asked.
+func (v *Walker) Orphans(count, first func(table string) (int64, error)) (*Break, error) {
+	counted := v.Counted()
+	for _, t := range []string{TableDecisions, TableApprovals, TableUses} {
+		rows, err := count(t)
+		if err != nil {
+			return nil, err
+		}
+		if rows == counted[t] {
+			continue
+		}
+		seq, err := first(t)
+		if err != nil {
+			return nil, err
+		}
+		return Orphan(t, seq), nil
 	}
-	return strings.Join(diffs, "; ")
+	return nil, nil
+}
+
+// Triggers checks a store's append-only triggers against the ones its
+// schema creates (name to definition): without them the tables no longer
+// refuse edits, even if none has been made yet.
+type Triggers struct{ want map[string]string }
+
+// NewTriggers starts the check; want is the store's own, and is consumed.
+func NewTriggers(want map[string]string) *Triggers { return &Triggers{want: want} }
+
+// Found checks one trigger the store holds: it must be one of the schema's
+// and unaltered.
+func (c *Triggers) Found(name, table, def string) *Break {
+	exp, ok := c.want[name]
+	switch {
+	case !ok:
+		return &Break{Table: table, What: fmt.Sprintf("trigger %s is not part of the log's schema: someone added it", name)}
+	case exp != def:
+		return &Break{Table: table, What: fmt.Sprintf("trigger %s was altered", name)}
+	}
+	delete(c.want, name)
+	return nil
+}
+
+// Missing, after every trigger was Found, names those that were not.
+// Trigger names begin table_no_.
+func (c *Triggers) Missing() *Break {
+	if len(c.want) == 0 {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(c.want))
+	tbl, _, _ := strings.Cut(names[0], "_no_")
+	return &Break{Table: tbl, What: fmt.Sprintf("trigger %s is missing: the table no longer refuses edits", strings.Join(names, ", "))}
 }

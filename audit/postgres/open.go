@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"runtime"
@@ -151,7 +150,7 @@ func (l *Log) CommitStats() (commits, writes int64) {
 	if l.wr == nil {
 		return 0, 0
 	}
-	return l.wr.commits.Load(), l.wr.written.Load()
+	return l.wr.gc.Stats()
 }
 
 // Close stops the writer (queued writes are committed first) and closes
@@ -179,5 +178,3 @@ func (l *Log) storeErr(op string, err error) error {
 	}
 	return fmt.Errorf("decision log %s: %s: %w", l.url, op, err)
 }
-
-var errClosed = errors.New("the decision log is closed")

@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -64,88 +62,23 @@ func (l *Log) Each(ctx context.Context, q auditchain.Query, fn func(*audit.Decis
 		return l.storeErr("list decisions", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var body []byte
-		if err := rows.Scan(&body); err != nil {
-			return l.storeErr("list decisions", err)
-		}
-		d, err := auditchain.DecodeDecision(body)
-		if err != nil {
-			return l.storeErr("list decisions", err)
-		}
-		if err := fn(d); err != nil {
-			return err
-		}
-	}
-	return l.storeErr("list decisions", rows.Err())
+	return auditchain.EachBody(rows, auditchain.DecodeDecision, fn, func(err error) error { return l.storeErr("list decisions", err) })
+}
+
+// listSQL is the listing query as PostgreSQL spells it.
+var listSQL = auditchain.ListSQL{
+	Decisions: "ewp_audit.decisions", Approvals: "ewp_audit.approvals", EmptyID: "''::bytea",
+	Numbered: true, Bind: func(id string) any { return b(id) },
 }
 
 func (l *Log) selectSQL(ctx context.Context, q auditchain.Query) (string, []any, error) {
-	var where []string
-	var args []any
-	add := func(cond string, arg ...any) {
-		for _, a := range arg {
-			args = append(args, a)
-			cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(args)), 1)
-		}
-		where = append(where, cond)
-	}
-	if !q.Since.IsZero() {
-		add("time_ns >= ?", q.Since.UnixNano())
-	}
-	if !q.Until.IsZero() {
-		add("time_ns < ?", q.Until.UnixNano())
-	}
-	if q.Outcome != "" {
-		// A literal, so the planner can use the partial index of pending
-		// decisions; it is one of five known words.
-		if !auditchain.KnownOutcome(q.Outcome) {
-			return "", nil, fmt.Errorf("outcome %q: want MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED or ANSWERED", q.Outcome)
-		}
-		add("outcome = '" + q.Outcome + "'")
-	}
-	if q.PropositionID != "" {
-		add("proposition_id = ?", b(auditchain.AsJSON(q.PropositionID)))
-	}
-	if q.ApprovalID != "" {
-		add("approval_id = ? AND approval_id <> ''::bytea", b(auditchain.AsJSON(q.ApprovalID)))
-	}
-	if q.Pending {
-		add("outcome = '" + audit.OutcomeRequireConfirmation + "' AND NOT EXISTS (SELECT 1 FROM ewp_audit.approvals a WHERE a.decision_id = d.decision_id)")
-	}
-	byTime := (!q.Since.IsZero() || !q.Until.IsZero()) && !q.Pending
-	order, cmp := "ASC", ">"
-	if q.NewestFirst {
-		order, cmp = "DESC", "<"
-	}
-	if q.After != "" {
-		var seq, ns int64
-		err := l.pool.QueryRow(ctx, `SELECT seq, time_ns FROM ewp_audit.decisions WHERE decision_id = $1`, b(auditchain.AsJSON(q.After))).Scan(&seq, &ns)
+	return listSQL.Select(q, func(id any) (seq, ns int64, found bool, err error) {
+		err = l.pool.QueryRow(ctx, `SELECT seq, time_ns FROM ewp_audit.decisions WHERE decision_id = $1`, id).Scan(&seq, &ns)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return "", nil, fmt.Errorf("%w: after %s: no such decision to continue from", audit.ErrNotFound, q.After)
-		} else if err != nil {
-			return "", nil, l.storeErr("list decisions", err)
+			return 0, 0, false, nil
 		}
-		if byTime {
-			add("(time_ns, seq) "+cmp+" (?, ?)", ns, seq)
-		} else {
-			add("seq "+cmp+" ?", seq)
-		}
-	}
-	s := "SELECT body FROM ewp_audit.decisions d"
-	if len(where) > 0 {
-		s += " WHERE " + strings.Join(where, " AND ")
-	}
-	if byTime {
-		s += " ORDER BY time_ns " + order + ", seq " + order
-	} else {
-		s += " ORDER BY seq " + order
-	}
-	if q.Limit > 0 {
-		args = append(args, q.Limit)
-		s += " LIMIT $" + strconv.Itoa(len(args))
-	}
-	return s, args, nil
+		return seq, ns, err == nil, l.storeErr("list decisions", err)
+	})
 }
 
 // Approval returns the approval or rejection recorded under id, or
@@ -171,18 +104,11 @@ func (l *Log) ApprovalsFor(ctx context.Context, decisionID string) ([]audit.Appr
 	}
 	defer rows.Close()
 	var out []audit.Approval
-	for rows.Next() {
-		var body []byte
-		if err := rows.Scan(&body); err != nil {
-			return nil, l.storeErr("read approvals", err)
-		}
-		a, err := auditchain.DecodeApproval(body)
-		if err != nil {
-			return nil, l.storeErr("read approvals", err)
-		}
+	err = auditchain.EachBody(rows, auditchain.DecodeApproval, func(a *audit.Approval) error {
 		out = append(out, *a)
-	}
-	return out, l.storeErr("read approvals", rows.Err())
+		return nil
+	}, func(err error) error { return l.storeErr("read approvals", err) })
+	return out, err
 }
 
 // UseOf returns the consumption of a single-use approval, or

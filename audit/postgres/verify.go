@@ -3,9 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -39,17 +37,9 @@ func (l *Log) verify(ctx context.Context, want *audit.Head) (auditchain.VerifyRe
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // read-only
 	v := &verifier{ctx: ctx, tx: tx, w: auditchain.NewWalker(&rep, want)}
-	for _, step := range []func() (*auditchain.Break, error){v.walk, v.headCheck, v.orphans, v.schema} {
-		brk, err := step()
-		if err != nil {
-			return rep, l.storeErr("verify", err)
-		}
-		if brk != nil {
-			rep.Broken = brk
-			return rep, brk
-		}
-	}
-	return rep, nil
+	err = auditchain.RunChecks(&rep, func(err error) error { return l.storeErr("verify", err) },
+		v.walk, v.headCheck, v.orphans, v.schema)
+	return rep, err
 }
 
 type verifier struct {
@@ -132,26 +122,15 @@ func (e *eventRow) event() *auditchain.Event {
 
 func (v *verifier) headCheck() (*auditchain.Break, error) { return v.w.HeadCheck(), nil }
 
-// orphans finds rows that no event records (inserted behind the chain):
-// a table holds one exactly when it has more rows than the walk found.
+// orphans finds rows that no event records (inserted behind the chain).
 func (v *verifier) orphans() (*auditchain.Break, error) {
-	counted := v.w.Counted()
-	for _, t := range []string{auditchain.TableDecisions, auditchain.TableApprovals, auditchain.TableUses} {
-		var rows int64
-		if err := v.tx.QueryRow(v.ctx, `SELECT count(*) FROM ewp_audit.`+t).Scan(&rows); err != nil {
-			return nil, err
-		}
-		if rows == counted[t] {
-			continue
-		}
-		var seq int64
-		err := v.tx.QueryRow(v.ctx, `SELECT min(seq) FROM (SELECT seq FROM ewp_audit.`+t+` EXCEPT SELECT row_seq FROM ewp_audit.events WHERE tbl = $1) x`, t).Scan(&seq)
-		if err != nil {
-			return nil, err
-		}
-		return auditchain.Orphan(t, seq), nil
-	}
-	return nil, nil
+	return v.w.Orphans(func(t string) (n int64, err error) {
+		err = v.tx.QueryRow(v.ctx, `SELECT count(*) FROM ewp_audit.`+t).Scan(&n)
+		return n, err
+	}, func(t string) (seq int64, err error) {
+		err = v.tx.QueryRow(v.ctx, `SELECT min(seq) FROM (SELECT seq FROM ewp_audit.`+t+` EXCEPT SELECT row_seq FROM ewp_audit.events WHERE tbl = $1) x`, t).Scan(&seq)
+		return seq, err
+	})
 }
 
 const triggersSQL = `
@@ -179,34 +158,21 @@ func (v *verifier) schema() (*auditchain.Break, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	want := triggers()
+	check := auditchain.NewTriggers(triggers())
 	for rows.Next() {
 		var name, tbl, enabled, def string
 		if err := rows.Scan(&name, &tbl, &enabled, &def); err != nil {
 			return nil, err
 		}
-		exp, ok := want[name]
-		switch {
-		case !ok:
-			return &auditchain.Break{Table: tbl, What: fmt.Sprintf("trigger %s is not part of the log's schema: someone added it", name)}, nil
-		case exp != def:
-			return &auditchain.Break{Table: tbl, What: fmt.Sprintf("trigger %s was altered", name)}, nil
-		case enabled != "O":
+		if brk := check.Found(name, tbl, def); brk != nil {
+			return brk, nil
+		}
+		if enabled != "O" {
 			return &auditchain.Break{Table: tbl, What: fmt.Sprintf("trigger %s is disabled (tgenabled %s): the table no longer refuses edits", name, enabled)}, nil
 		}
-		delete(want, name)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if len(want) > 0 {
-		names := make([]string, 0, len(want))
-		for n := range want {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		tbl := names[0][:strings.LastIndex(names[0], "_no_")]
-		return &auditchain.Break{Table: tbl, What: fmt.Sprintf("trigger %s is missing: the table no longer refuses edits", strings.Join(names, ", "))}, nil
-	}
-	return nil, nil
+	return check.Missing(), nil
 }

@@ -13,12 +13,6 @@ import (
 	"github.com/ewp-go/ewp/audit/auditchain"
 )
 
-// recordOp is a Record's row, built before it is queued.
-type recordOp struct {
-	row       auditchain.DecisionRow
-	pre, post []byte
-}
-
 // b is s as a bytea parameter (” rather than NULL when empty).
 func b(s string) []byte {
 	if s == "" {
@@ -42,23 +36,11 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 	if l.ro {
 		return l.errReadOnly()
 	}
-	if err := auditchain.CheckDecision(d); err != nil {
+	r, err := auditchain.PrepareRecord(d, l.now, audit.NewID)
+	if err != nil {
 		return err
 	}
-	if d.ID == "" {
-		d.ID = audit.NewID()
-	}
-	if d.Time.IsZero() {
-		d.Time = l.now()
-	}
-	d.Time = d.Time.UTC()
-	body, err := json.Marshal(d)
-	if err != nil {
-		return fmt.Errorf("record decision %s: its JSON cannot be written: %w", d.ID, err)
-	}
-	r := &recordOp{row: auditchain.DecisionColumns(d, body)}
-	r.pre, r.post = auditchain.SplitPayload(r.row.Payload())
-	return l.writeErr("record decision ", d.ID, l.wr.submit(ctx, &op{rec: r}))
+	return l.writeErr("record decision ", d.ID, l.wr.submit(ctx, &op{rec: &r}))
 }
 
 // queueRecord adds a Record's INSERT to the pipeline; ON CONFLICT DO
@@ -81,7 +63,7 @@ func (t *wtx) conflict(r *auditchain.DecisionRow) error {
 		err := t.tx.QueryRow(t.ctx, `SELECT EXISTS (SELECT 1 FROM ewp_audit.decisions WHERE credential = $1 AND idem_key = $2)`,
 			b(r.Credential), b(r.IdemKey.String)).Scan(&taken)
 		if err != nil {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		if taken {
 			return fmt.Errorf("%w: credential %q already recorded a decision under idempotency_key %q; fetch it with ByIdempotencyKey", audit.ErrDuplicateKey, r.Credential, r.IdemKey.String)
@@ -110,7 +92,7 @@ func (t *wtx) approve(a *audit.Approval, now time.Time) error {
 	var prior []byte
 	err = t.tx.QueryRow(t.ctx, `SELECT approval_id FROM ewp_audit.approvals WHERE decision_id = $1`, b(auditchain.AsJSON(a.DecisionID))).Scan(&prior)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return inDoubt(err)
+		return auditchain.InDoubt(err)
 	}
 	if err := a.Admit(answered, string(prior), now); err != nil {
 		return err
@@ -128,7 +110,7 @@ func (t *wtx) approve(a *audit.Approval, now time.Time) error {
 		return fmt.Errorf("%w: approval %s is already recorded; every approval gets a new approval_id", audit.ErrInvalidApproval, a.ID)
 	}
 	if err != nil {
-		return inDoubt(err)
+		return auditchain.InDoubt(err)
 	}
 	pre, post := auditchain.SplitPayload(row.Payload())
 	t.event(auditchain.TableApprovals, seq, pre, post)
@@ -162,12 +144,12 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		if errors.Is(err, pgx.ErrNoRows) {
 			var by []byte
 			if err := t.tx.QueryRow(t.ctx, `SELECT used_by FROM ewp_audit.approval_uses WHERE approval_id = $1`, b(u.ApprovalID)).Scan(&by); err != nil {
-				return inDoubt(err)
+				return auditchain.InDoubt(err)
 			}
 			return auditchain.Used(approvalID, string(by))
 		}
 		if err != nil {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		seq := u.Seq
 		u.Seq = 0
@@ -194,7 +176,7 @@ func (t *wtx) decision(id string) (*audit.Decision, error) {
 		return nil, fmt.Errorf("%w: no decision %s in this log; list pending ones with `ewp-audit list --pending`", audit.ErrNotFound, id)
 	}
 	if err != nil {
-		return nil, inDoubt(err)
+		return nil, auditchain.InDoubt(err)
 	}
 	return auditchain.DecodeDecision(body)
 }
@@ -206,7 +188,7 @@ func (t *wtx) approval(id string) (*audit.Approval, error) {
 		return nil, fmt.Errorf("%w: no approval %s in this log", audit.ErrNotFound, id)
 	}
 	if err != nil {
-		return nil, inDoubt(err)
+		return nil, auditchain.InDoubt(err)
 	}
 	return auditchain.DecodeApproval(body)
 }

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -15,46 +12,24 @@ import (
 	"github.com/ewp-go/ewp/audit/auditchain"
 )
 
-// writer is the group commit, as in the SQLite log: one goroutine takes
-// every pending write off one channel, and whatever queued while the
-// previous commit ran goes into the next transaction. Over a network a
-// commit costs round trips rather than disk, so a batch of Records needs
-// two whatever its size (see commit).
+// writer is the log's group commit (auditchain.GroupCommit) over the
+// pool. Over a network a commit costs round trips rather than disk, so a
+// batch of Records needs two whatever its size (see inTx).
 type writer struct {
-	pool     *pgxpool.Pool
-	ops      chan *op
-	maxBatch int
-	quit     chan struct{}
-	wg       sync.WaitGroup
-	mu       sync.RWMutex // held shared by submitters, exclusively by stop
-	stopped  bool
-	// commits and written count transactions and the writes they carried.
-	commits, written atomic.Int64
+	pool *pgxpool.Pool
+	gc   *auditchain.GroupCommit[*op]
 }
 
 // op is one pending write. A Record is rec (its insert is pipelined with
 // the batch's other Records); any other write is run, executed alone in
 // the batch's transaction. Either succeeds, or is refused having changed
 // nothing (no statement of it failed: conflicts are ON CONFLICT DO
-// NOTHING, found by the missing row), or fails with a *txError, after
-// which the transaction is in doubt and the whole batch is rolled back.
+// NOTHING, found by the missing row), or fails with an
+// auditchain.TxError, after which the transaction is in doubt and the
+// whole batch is rolled back.
 type op struct {
-	rec  *recordOp
-	run  func(t *wtx) error
-	done chan error
-}
-
-// txError marks a failure in the middle of a batch's writes.
-type txError struct{ err error }
-
-func (e *txError) Error() string { return e.err.Error() }
-func (e *txError) Unwrap() error { return e.err }
-
-func inDoubt(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &txError{err}
+	rec *auditchain.Record
+	run func(t *wtx) error
 }
 
 // wtx is one batch transaction holding the chain lock, and the chain head
@@ -76,100 +51,23 @@ type eventCols struct {
 }
 
 func startWriter(pool *pgxpool.Pool, maxBatch int) *writer {
-	w := &writer{pool: pool, ops: make(chan *op, 4*maxBatch), maxBatch: maxBatch, quit: make(chan struct{})}
-	w.wg.Add(1)
-	go w.loop()
+	w := &writer{pool: pool}
+	w.gc = auditchain.StartGroupCommit(maxBatch, w.inTx)
 	return w
 }
 
-// submit queues o and waits for the commit of its batch. It waits even
-// when ctx ends meanwhile, so its answer is exact: nil means committed.
+// submit queues o and waits for the commit of its batch: nil means
+// committed.
 func (w *writer) submit(ctx context.Context, o *op) error {
-	o.done = make(chan error, 1)
-	w.mu.RLock()
-	if w.stopped {
-		w.mu.RUnlock()
-		return errClosed
-	}
-	select {
-	case w.ops <- o:
-	case <-ctx.Done():
-		w.mu.RUnlock()
-		return ctx.Err()
-	}
-	w.mu.RUnlock()
-	return <-o.done
+	return w.gc.Submit(ctx, o)
 }
 
-func (w *writer) loop() {
-	defer w.wg.Done()
-	batch := make([]*op, 0, w.maxBatch)
-	for {
-		select {
-		case o := <-w.ops:
-			batch = w.gather(append(batch[:0], o))
-			w.commit(batch)
-		case <-w.quit:
-			for {
-				select {
-				case o := <-w.ops:
-					w.commit(w.gather([]*op{o}))
-				default:
-					return
-				}
-			}
-		}
-	}
-}
-
-// gather fills the batch with what is queued, yielding once to let
-// callers woken by the previous commit submit again (see the SQLite
-// writer, whose reasoning holds the more for a commit of round trips).
-func (w *writer) gather(batch []*op) []*op {
-	for {
-	drain:
-		for len(batch) < w.maxBatch {
-			select {
-			case o := <-w.ops:
-				batch = append(batch, o)
-			default:
-				break drain
-			}
-		}
-		if len(batch) >= w.maxBatch {
-			return batch
-		}
-		runtime.Gosched()
-		if len(w.ops) == 0 {
-			return batch
-		}
-	}
-}
-
-// commit runs a batch in one transaction, in as few round trips as its
+// inTx runs a batch in one transaction, in as few round trips as its
 // writes allow: BEGIN, the chain lock, the head and every Record's INSERT
 // go in one pipeline; then the other writes, one by one (approvals and
 // uses, rare); then the events and COMMIT in a second pipeline. The
 // events follow the rows in the order they were inserted, so per table
-// row_seq grows along the chain. Refused writes changed nothing and the
-// others still commit; a failure inside a write, or of the commit, fails
-// the whole batch.
-func (w *writer) commit(batch []*op) {
-	w.commits.Add(1)
-	w.written.Add(int64(len(batch)))
-	errs := make([]error, len(batch))
-	err := w.inTx(batch, errs)
-	for i, o := range batch {
-		if err != nil {
-			var te *txError
-			if errs[i] == nil || errors.As(errs[i], &te) {
-				errs[i] = err
-			}
-		}
-		o.done <- errs[i]
-	}
-}
-
+// row_seq grows along the chain.
 func (w *writer) inTx(batch []*op, errs []error) error {
 	ctx := context.Background()
 	conn, err := w.pool.Acquire(ctx)
@@ -189,10 +87,10 @@ func (w *writer) inTx(batch []*op, errs []error) error {
 			continue
 		}
 		errs[i] = o.run(t)
-		var te *txError
+		var te *auditchain.TxError
 		if errors.As(errs[i], &te) {
 			conn.Exec(ctx, `ROLLBACK`) //nolint:errcheck // as above
-			return te.err
+			return te.Err
 		}
 	}
 	return t.commit()
@@ -216,7 +114,7 @@ func (t *wtx) begin(batch []*op, errs []error) error {
 	for i, o := range batch {
 		if o.rec != nil {
 			recs = append(recs, i)
-			queueRecord(pb, &o.rec.row)
+			queueRecord(pb, &o.rec.Row)
 		}
 	}
 	br := t.tx.SendBatch(t.ctx, pb)
@@ -230,14 +128,14 @@ func (t *wtx) begin(batch []*op, errs []error) error {
 	for k, i := range recs {
 		r := batch[i].rec
 		if seqs[k] == 0 {
-			errs[i] = t.conflict(&r.row)
-			var te *txError
+			errs[i] = t.conflict(&r.Row)
+			var te *auditchain.TxError
 			if errors.As(errs[i], &te) {
-				return te.err
+				return te.Err
 			}
 			continue
 		}
-		t.event(auditchain.TableDecisions, seqs[k], r.pre, r.post)
+		t.event(auditchain.TableDecisions, seqs[k], r.Pre, r.Post)
 	}
 	return nil
 }
@@ -308,10 +206,4 @@ func (t *wtx) event(tbl string, rowSeq int64, pre, post []byte) {
 }
 
 // stop lets queued writes commit and ends the goroutine.
-func (w *writer) stop() {
-	w.mu.Lock()
-	w.stopped = true
-	w.mu.Unlock()
-	close(w.quit)
-	w.wg.Wait()
-}
+func (w *writer) stop() { w.gc.Stop() }

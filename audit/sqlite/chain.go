@@ -25,12 +25,9 @@ const (
 var (
 	genesis         = auditchain.Genesis
 	chainHash       = auditchain.Hash
-	decisionColumns = auditchain.DecisionColumns
 	approvalColumns = auditchain.ApprovalColumns
 	asJSON          = auditchain.AsJSON
 	splitPayload    = auditchain.SplitPayload
-	checkDecision   = auditchain.CheckDecision
-	knownOutcome    = auditchain.KnownOutcome
 	isRefusalErr    = auditchain.IsRefusal
 	decodeDecision  = auditchain.DecodeDecision
 	decodeApproval  = auditchain.DecodeApproval

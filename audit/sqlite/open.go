@@ -223,7 +223,7 @@ func (l *Log) CommitStats() (commits, writes int64) {
 	if l.wr == nil {
 		return 0, 0
 	}
-	return l.wr.commits.Load(), l.wr.written.Load()
+	return l.wr.gc.Stats()
 }
 
 // Close stops the writer (pending writes are committed first) and

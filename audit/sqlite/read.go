@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditchain"
@@ -73,89 +72,23 @@ func (l *Log) Each(ctx context.Context, q Query, fn func(*audit.Decision) error)
 		return l.storeErr("list decisions", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var body []byte
-		if err := rows.Scan(&body); err != nil {
-			return l.storeErr("list decisions", err)
-		}
-		d, err := decodeDecision(body)
-		if err != nil {
-			return l.storeErr("list decisions", err)
-		}
-		if err := fn(d); err != nil {
-			return err
-		}
-	}
-	return l.storeErr("list decisions", rows.Err())
+	return auditchain.EachBody(rows, decodeDecision, fn, func(err error) error { return l.storeErr("list decisions", err) })
+}
+
+// listSQL is the listing query as SQLite spells it.
+var listSQL = auditchain.ListSQL{
+	Decisions: "decisions", Approvals: "approvals", EmptyID: "''",
+	Bind: func(id string) any { return id },
 }
 
 func (l *Log) selectSQL(ctx context.Context, q Query) (string, []any, error) {
-	var where []string
-	var args []any
-	add := func(cond string, arg ...any) {
-		where = append(where, cond)
-		args = append(args, arg...)
-	}
-	if !q.Since.IsZero() {
-		add("time_ns >= ?", q.Since.UnixNano())
-	}
-	if !q.Until.IsZero() {
-		add("time_ns < ?", q.Until.UnixNano())
-	}
-	if q.Outcome != "" {
-		// A literal, not a parameter, so the planner can use the partial
-		// index of pending decisions; it is one of five known words.
-		if !knownOutcome(q.Outcome) {
-			return "", nil, fmt.Errorf("outcome %q: want MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED or ANSWERED", q.Outcome)
-		}
-		add("outcome = '" + q.Outcome + "'")
-	}
-	if q.PropositionID != "" {
-		add("proposition_id = ?", asJSON(q.PropositionID))
-	}
-	if q.ApprovalID != "" {
-		// The literal term lets the planner use the partial index.
-		add("approval_id = ? AND approval_id <> ''", asJSON(q.ApprovalID))
-	}
-	if q.Pending {
-		add("outcome = '" + audit.OutcomeRequireConfirmation + "' AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.decision_id = decisions.decision_id)")
-	}
-	// The order follows an index, so no query sorts (and export streams):
-	// by time within a time window, else by seq (recording order, which
-	// the pending index also has).
-	byTime := (!q.Since.IsZero() || !q.Until.IsZero()) && !q.Pending
-	order, cmp := "ASC", ">"
-	if q.NewestFirst {
-		order, cmp = "DESC", "<"
-	}
-	if q.After != "" {
-		var seq, ns int64
-		err := l.r.QueryRowContext(ctx, `SELECT seq, time_ns FROM decisions WHERE decision_id = ?`, asJSON(q.After)).Scan(&seq, &ns)
+	return listSQL.Select(q, func(id any) (seq, ns int64, found bool, err error) {
+		err = l.r.QueryRowContext(ctx, `SELECT seq, time_ns FROM decisions WHERE decision_id = ?`, id).Scan(&seq, &ns)
 		if errors.Is(err, sql.ErrNoRows) {
-			return "", nil, fmt.Errorf("%w: after %s: no such decision to continue from", audit.ErrNotFound, q.After)
-		} else if err != nil {
-			return "", nil, l.storeErr("list decisions", err)
+			return 0, 0, false, nil
 		}
-		if byTime {
-			add("(time_ns, seq) "+cmp+" (?, ?)", ns, seq)
-		} else {
-			add("seq "+cmp+" ?", seq)
-		}
-	}
-	s := "SELECT body FROM decisions"
-	if len(where) > 0 {
-		s += " WHERE " + strings.Join(where, " AND ")
-	}
-	if byTime {
-		s += " ORDER BY time_ns " + order + ", seq " + order
-	} else {
-		s += " ORDER BY seq " + order
-	}
-	if q.Limit > 0 {
-		s += " LIMIT ?"
-		args = append(args, q.Limit)
-	}
-	return s, args, nil
+		return seq, ns, err == nil, l.storeErr("list decisions", err)
+	})
 }
 
 // Approval returns the approval or rejection recorded under id, or
@@ -181,18 +114,11 @@ func (l *Log) ApprovalsFor(ctx context.Context, decisionID string) ([]audit.Appr
 	}
 	defer rows.Close()
 	var out []audit.Approval
-	for rows.Next() {
-		var body []byte
-		if err := rows.Scan(&body); err != nil {
-			return nil, l.storeErr("read approvals", err)
-		}
-		a, err := decodeApproval(body)
-		if err != nil {
-			return nil, l.storeErr("read approvals", err)
-		}
+	err = auditchain.EachBody(rows, decodeApproval, func(a *audit.Approval) error {
 		out = append(out, *a)
-	}
-	return out, l.storeErr("read approvals", rows.Err())
+		return nil
+	}, func(err error) error { return l.storeErr("read approvals", err) })
+	return out, err
 }
 
 // UseOf returns the consumption of a single-use approval, or

@@ -4,9 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditchain"
@@ -46,25 +44,15 @@ func (l *Log) verify(ctx context.Context, want *audit.Head) (VerifyReport, error
 		return rep, l.storeErr("verify", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only
-	v := &verifier{ctx: ctx, tx: tx, rep: &rep, w: auditchain.NewWalker(&rep, want)}
-	steps := []func() (*Break, error){v.walk, v.headCheck, v.orphans, v.schema}
-	for _, step := range steps {
-		brk, err := step()
-		if err != nil {
-			return rep, l.storeErr("verify", err)
-		}
-		if brk != nil {
-			rep.Broken = brk
-			return rep, brk
-		}
-	}
-	return rep, nil
+	v := &verifier{ctx: ctx, tx: tx, w: auditchain.NewWalker(&rep, want)}
+	err = auditchain.RunChecks(&rep, func(err error) error { return l.storeErr("verify", err) },
+		v.walk, v.headCheck, v.orphans, v.schema)
+	return rep, err
 }
 
 type verifier struct {
 	ctx context.Context
 	tx  *sql.Tx
-	rep *VerifyReport
 	w   *auditchain.Walker
 }
 
@@ -142,27 +130,14 @@ func (v *verifier) event(e *eventRow) *Break {
 func (v *verifier) headCheck() (*Break, error) { return v.w.HeadCheck(), nil }
 
 // orphans finds rows that no event records (inserted behind the chain).
-// The walk found one distinct, existing row per event; so a table holds an
-// orphan exactly when it has more rows than the chain has events for it,
-// and only then is the (unindexed) search for the first one run.
 func (v *verifier) orphans() (*Break, error) {
-	counted := v.w.Counted()
-	for _, t := range []string{tableDecisions, tableApprovals, tableUses} {
-		var rows int64
-		if err := v.tx.QueryRowContext(v.ctx, `SELECT count(*) FROM `+t).Scan(&rows); err != nil {
-			return nil, err
-		}
-		if rows == counted[t] {
-			continue
-		}
-		var seq int64
-		err := v.tx.QueryRowContext(v.ctx, `SELECT min(seq) FROM (SELECT seq FROM `+t+` EXCEPT SELECT row_seq FROM events WHERE tbl = ?)`, t).Scan(&seq)
-		if err != nil {
-			return nil, err
-		}
-		return auditchain.Orphan(t, seq), nil
-	}
-	return nil, nil
+	return v.w.Orphans(func(t string) (n int64, err error) {
+		err = v.tx.QueryRowContext(v.ctx, `SELECT count(*) FROM `+t).Scan(&n)
+		return n, err
+	}, func(t string) (seq int64, err error) {
+		err = v.tx.QueryRowContext(v.ctx, `SELECT min(seq) FROM (SELECT seq FROM `+t+` EXCEPT SELECT row_seq FROM events WHERE tbl = ?)`, t).Scan(&seq)
+		return seq, err
+	})
 }
 
 // schema checks the version and that the append-only triggers are all
@@ -178,32 +153,18 @@ func (v *verifier) schema() (*Break, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	want := triggers()
+	check := auditchain.NewTriggers(triggers())
 	for rows.Next() {
 		var name, tbl, ddl string
 		if err := rows.Scan(&name, &tbl, &ddl); err != nil {
 			return nil, err
 		}
-		exp, ok := want[name]
-		switch {
-		case !ok:
-			return &Break{Table: tbl, What: fmt.Sprintf("trigger %s is not part of the log's schema: someone added it", name)}, nil
-		case exp != ddl:
-			return &Break{Table: tbl, What: fmt.Sprintf("trigger %s was altered", name)}, nil
+		if brk := check.Found(name, tbl, ddl); brk != nil {
+			return brk, nil
 		}
-		delete(want, name)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if len(want) > 0 {
-		names := make([]string, 0, len(want))
-		for n := range want {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		tbl, _, _ := strings.Cut(names[0], "_no_")
-		return &Break{Table: tbl, What: fmt.Sprintf("trigger %s is missing: the table no longer refuses edits", strings.Join(names, ", "))}, nil
-	}
-	return nil, nil
+	return check.Missing(), nil
 }

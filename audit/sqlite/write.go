@@ -23,22 +23,11 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 	if l.ro {
 		return l.errReadOnly()
 	}
-	if err := checkDecision(d); err != nil {
+	r, err := auditchain.PrepareRecord(d, l.now, audit.NewID)
+	if err != nil {
 		return err
 	}
-	if d.ID == "" {
-		d.ID = audit.NewID()
-	}
-	if d.Time.IsZero() {
-		d.Time = l.now()
-	}
-	d.Time = d.Time.UTC()
-	body, err := json.Marshal(d)
-	if err != nil {
-		return fmt.Errorf("record decision %s: its JSON cannot be written: %w", d.ID, err)
-	}
-	row := decisionColumns(d, body)
-	pre, post := splitPayload(row.Payload())
+	row := r.Row
 	err = l.wr.submit(ctx, func(t *wtx) error {
 		res, err := t.exec(t.st.insDecision, row.DecisionID, row.TimeNS, row.Tool, row.Outcome,
 			row.PropositionID, row.Credential, row.IdemKey, row.ApprovalID, row.Body, row.BodySum)
@@ -48,13 +37,13 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 		case isUnique(err, "decision_id"):
 			return fmt.Errorf("decision %s is already recorded; every call gets a new decision_id", row.DecisionID)
 		case err != nil:
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		seq, err := res.LastInsertId()
 		if err != nil {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
-		return t.event(tableDecisions, seq, pre, post)
+		return t.event(tableDecisions, seq, r.Pre, r.Post)
 	})
 	return l.writeErr("record decision ", d.ID, err)
 }
@@ -79,7 +68,7 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 		var prior string
 		err = t.tx.QueryRow(`SELECT approval_id FROM approvals WHERE decision_id = ?`, asJSON(a.DecisionID)).Scan(&prior)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		if err := a.Admit(answered, prior, l.now()); err != nil {
 			return err
@@ -91,11 +80,11 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 		row := approvalColumns(a, body)
 		res, err := t.exec(t.st.insApproval, row.ApprovalID, row.DecisionID, row.Verdict, row.CreatedNS, row.Body, row.BodySum)
 		if err != nil {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		seq, err := res.LastInsertId()
 		if err != nil {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		pre, post := splitPayload(row.Payload())
 		return t.event(tableApprovals, seq, pre, post)
@@ -129,16 +118,16 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		if isUnique(err, "approval_id") {
 			var by string
 			if err := t.tx.QueryRow(`SELECT used_by FROM approval_uses WHERE approval_id = ?`, u.ApprovalID).Scan(&by); err != nil {
-				return inDoubt(err)
+				return auditchain.InDoubt(err)
 			}
 			return auditchain.Used(approvalID, by)
 		}
 		if err != nil {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		seq, err := res.LastInsertId()
 		if err != nil {
-			return inDoubt(err)
+			return auditchain.InDoubt(err)
 		}
 		pre, post := splitPayload(u.Payload())
 		return t.event(tableUses, seq, pre, post)
@@ -163,7 +152,7 @@ func (t *wtx) decision(id string) (*audit.Decision, error) {
 		return nil, fmt.Errorf("%w: no decision %s in this log; list pending ones with `ewp-audit list --pending`", audit.ErrNotFound, id)
 	}
 	if err != nil {
-		return nil, inDoubt(err)
+		return nil, auditchain.InDoubt(err)
 	}
 	return decodeDecision(body)
 }
@@ -175,7 +164,7 @@ func (t *wtx) approval(id string) (*audit.Approval, error) {
 		return nil, fmt.Errorf("%w: no approval %s in this log", audit.ErrNotFound, id)
 	}
 	if err != nil {
-		return nil, inDoubt(err)
+		return nil, auditchain.InDoubt(err)
 	}
 	return decodeApproval(body)
 }

@@ -5,54 +5,22 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
-	"sync"
-	"sync/atomic"
+
+	"github.com/ewp-go/ewp/audit/auditchain"
 )
 
-// writer is the group commit: one goroutine owns the write connection and
-// takes every pending write (a Record, an Approve, a Consume) off one
-// channel. Whatever queued while the previous commit ran goes into the
-// next transaction together, so 64 concurrent Records cost a handful of
-// commits, not 64; each caller waits for the commit of its own batch, so
-// Record is still durable when it returns.
+// writer is the log's group commit (auditchain.GroupCommit) over the one
+// write connection: a batch's ops run in one transaction.
 type writer struct {
-	db       *sql.DB
-	ops      chan *op
-	maxBatch int
-	st       writeStmts
-	quit     chan struct{}
-	wg       sync.WaitGroup
-	mu       sync.RWMutex // held shared by submitters, exclusively by stop
-	stopped  bool
-	// commits and written count transactions and the writes they carried
-	// (the tests check that concurrent writes share commits).
-	commits, written atomic.Int64
+	db *sql.DB
+	st writeStmts
+	gc *auditchain.GroupCommit[func(*wtx) error]
 }
 
-// op is one pending write, run inside the batch's transaction. It either
-// succeeds, or is refused without having changed anything (a refusal: the
-// failing statement was its first write, which SQLite undoes alone), or
-// fails with a *txError, after which the transaction is in doubt and the
-// whole batch is rolled back.
-type op struct {
-	run  func(w *wtx) error
-	done chan error
-}
-
-// txError marks a failure in the middle of an op's writes.
-type txError struct{ err error }
-
-func (e *txError) Error() string { return e.err.Error() }
-func (e *txError) Unwrap() error { return e.err }
-
-func inDoubt(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &txError{err}
-}
+// An op is refused without having changed anything when the failing
+// statement was its first write, which SQLite undoes alone; a failure
+// after that is wrapped by auditchain.InDoubt and rolls back the batch.
 
 // wtx is one batch transaction and the chain head within it: the
 // transaction began IMMEDIATE, so no other process moves the head until
@@ -70,10 +38,8 @@ type writeStmts struct {
 	insDecision, insApproval, insUse, insEvent, head *sql.Stmt
 }
 
-var errClosed = errors.New("the decision log is closed")
-
 func startWriter(db *sql.DB, maxBatch int) (*writer, error) {
-	w := &writer{db: db, ops: make(chan *op, 4*maxBatch), maxBatch: maxBatch, quit: make(chan struct{})}
+	w := &writer{db: db}
 	prep := []struct {
 		dst **sql.Stmt
 		sql string
@@ -92,105 +58,29 @@ func startWriter(db *sql.DB, maxBatch int) (*writer, error) {
 		}
 		*p.dst = st
 	}
-	w.wg.Add(1)
-	go w.loop()
+	w.gc = auditchain.StartGroupCommit(maxBatch, w.runBatch)
 	return w, nil
 }
 
-// submit queues fn and waits for the commit of its batch. It waits even
-// when ctx ends meanwhile, so its answer is exact: nil means committed.
+// submit queues fn and waits for the commit of its batch: nil means
+// committed.
 func (w *writer) submit(ctx context.Context, fn func(*wtx) error) error {
-	o := &op{run: fn, done: make(chan error, 1)}
-	w.mu.RLock()
-	if w.stopped {
-		w.mu.RUnlock()
-		return errClosed
-	}
-	select {
-	case w.ops <- o:
-	case <-ctx.Done():
-		w.mu.RUnlock()
-		return ctx.Err()
-	}
-	w.mu.RUnlock()
-	return <-o.done
+	return w.gc.Submit(ctx, fn)
 }
 
-func (w *writer) loop() {
-	defer w.wg.Done()
-	batch := make([]*op, 0, w.maxBatch)
-	for {
-		select {
-		case o := <-w.ops:
-			batch = w.gather(append(batch[:0], o))
-			w.commit(batch)
-		case <-w.quit:
-			// stop holds the lock, so nothing more arrives: drain.
-			for {
-				select {
-				case o := <-w.ops:
-					w.commit(w.gather([]*op{o}))
-				default:
-					return
-				}
-			}
-		}
-	}
-}
-
-// gather fills the batch with what is queued, then yields the processor
-// once and goes on while that brought more: callers woken by the previous
-// commit are about to submit again, and a commit costs as much as many
-// records, so letting them catch up beats committing them one by one. A
-// lone caller waits one yield.
-func (w *writer) gather(batch []*op) []*op {
-	for {
-	drain:
-		for len(batch) < w.maxBatch {
-			select {
-			case o := <-w.ops:
-				batch = append(batch, o)
-			default:
-				break drain
-			}
-		}
-		if len(batch) >= w.maxBatch {
-			return batch
-		}
-		runtime.Gosched()
-		if len(w.ops) == 0 {
-			return batch
-		}
-	}
-}
-
-// commit runs a batch in one transaction. An op that is refused (a
-// duplicate idempotency key, a used approval) has changed nothing and the
-// others still commit; a failure inside an op's writes, or of the commit,
-// fails the whole batch.
-func (w *writer) commit(batch []*op) {
-	w.commits.Add(1)
-	w.written.Add(int64(len(batch)))
-	errs := make([]error, len(batch))
-	err := w.inTx(func(t *wtx) error {
-		for i, o := range batch {
-			errs[i] = o.run(t)
-			var te *txError
+// runBatch runs the batch's ops in order in one transaction, stopping at
+// the first that leaves it in doubt.
+func (w *writer) runBatch(ops []func(*wtx) error, errs []error) error {
+	return w.inTx(func(t *wtx) error {
+		for i, run := range ops {
+			errs[i] = run(t)
+			var te *auditchain.TxError
 			if errors.As(errs[i], &te) {
-				return te.err
+				return te.Err
 			}
 		}
 		return nil
 	})
-	for i, o := range batch {
-		if err != nil {
-			var te *txError
-			if errs[i] == nil || errors.As(errs[i], &te) {
-				errs[i] = err
-			}
-		}
-		o.done <- errs[i]
-	}
 }
 
 func (w *writer) inTx(fn func(*wtx) error) error {
@@ -237,19 +127,16 @@ func (t *wtx) event(tbl string, rowSeq int64, pre, post []byte) error {
 	t.buf = append(strconv.AppendInt(append(t.buf[:0], pre...), rowSeq, 10), post...)
 	hash := chainHash(t.head, t.buf)
 	if _, err := t.exec(t.st.insEvent, t.seq+1, tbl, rowSeq, string(t.buf), t.head, hash); err != nil {
-		return inDoubt(err)
+		return auditchain.InDoubt(err)
 	}
 	t.seq, t.head = t.seq+1, hash
 	return nil
 }
 
-// stop lets queued writes commit and ends the goroutine.
+// stop lets queued writes commit, ends the goroutine and closes the
+// statements.
 func (w *writer) stop() {
-	w.mu.Lock()
-	w.stopped = true
-	w.mu.Unlock()
-	close(w.quit)
-	w.wg.Wait()
+	w.gc.Stop()
 	w.closeStmts()
 }
 

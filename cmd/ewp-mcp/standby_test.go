@@ -18,15 +18,7 @@ import (
 func TestStandbyReplicaActsOnThePrimary(t *testing.T) {
 	cluster := pgtest.Get(t)
 	url := pgtest.DB(t)
-	ingestBin := buildIngest(t)
-	load := func(vid string, batch int) {
-		t.Helper()
-		f := filepath.Join(t.TempDir(), vid+".json")
-		writeFileT(t, f, scaleView("P-sb", vid, batch))
-		if out, err := exec.Command(ingestBin, "--db", url, f).CombinedOutput(); err != nil {
-			t.Fatalf("ingest %s: %v\n%s", vid, err, out)
-		}
-	}
+	load := ingestInto(t, url, "P-sb")
 	load("v1", 0)
 	sb := cluster.Standby(t)
 	p := startMCP(t, "--db", url, "--standby", sb.On(url), "--audit", "off", "--http", "127.0.0.1:0")
@@ -46,6 +38,21 @@ func TestStandbyReplicaActsOnThePrimary(t *testing.T) {
 	}
 }
 
+// ingestInto returns a loader that stores view vid of proposition prop
+// (scaleView's batch) in the ledger at url through the ewp-ingest binary,
+// as an operator's ingest would while the server runs.
+func ingestInto(t *testing.T, url, prop string) func(vid string, batch int) {
+	ingestBin := buildIngest(t)
+	return func(vid string, batch int) {
+		t.Helper()
+		f := filepath.Join(t.TempDir(), vid+".json")
+		writeFileT(t, f, scaleView(prop, vid, batch))
+		if out, err := exec.Command(ingestBin, "--db", url, f).CombinedOutput(); err != nil {
+			t.Fatalf("ingest %s: %v\n%s", vid, err, out)
+		}
+	}
+}
+
 func writeFileT(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
@@ -59,15 +66,7 @@ func writeFileT(t *testing.T, path, content string) {
 func TestConsoleOnPostgresShowsThePrimary(t *testing.T) {
 	cluster := pgtest.Get(t)
 	url := pgtest.DB(t)
-	ingestBin := buildIngest(t)
-	load := func(vid string, batch int) {
-		t.Helper()
-		f := filepath.Join(t.TempDir(), vid+".json")
-		writeFileT(t, f, scaleView("P-console", vid, batch))
-		if out, err := exec.Command(ingestBin, "--db", url, f).CombinedOutput(); err != nil {
-			t.Fatalf("ingest %s: %v\n%s", vid, err, out)
-		}
-	}
+	load := ingestInto(t, url, "P-console")
 	load("v1", 0)
 	sb := cluster.Standby(t)
 	token := "0123456789abcdef-operator"

@@ -501,6 +501,15 @@ func testList(t *testing.T, fresh Fresh) {
 			t.Errorf("List(%q) = %v, want %v", q, got, want)
 		}
 	}
+	all, err := l.List(context.Background(), "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range all {
+		if s.LatestViewID != "v1" || len(s.Texts) != 1 {
+			t.Errorf("summary %+v, want latest v1 with its one text", s)
+		}
+	}
 	got, err := l.List(context.Background(), "", 1)
 	if err != nil || len(got) != 1 || got[0].PropositionID != "P-cache" || got[0].LatestViewID != "v1" || len(got[0].Texts) != 1 {
 		t.Fatalf("List limit 1: %+v %v", got, err)

@@ -1,0 +1,179 @@
+package auditchain
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// ErrClosed is what a write submitted after the log was closed returns.
+var ErrClosed = errors.New("the decision log is closed")
+
+// TxError marks a failure in the middle of a batch's writes: the
+// transaction is in doubt and the whole batch is rolled back. Any other
+// error an op returns is a refusal that changed nothing.
+type TxError struct{ Err error }
+
+func (e *TxError) Error() string { return e.Err.Error() }
+func (e *TxError) Unwrap() error { return e.Err }
+
+// InDoubt wraps a failed statement of a batch as a *TxError (nil stays
+// nil).
+func InDoubt(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &TxError{err}
+}
+
+// RunBatch runs a batch of ops in one transaction of a store. It sets
+// errs[i] to op i's own answer (nil, a refusal, or a *TxError) and
+// returns the transaction's failure, if any, which then fails every op
+// that was not refused. The slices are reused after it returns.
+type RunBatch[Op any] func(ops []Op, errs []error) error
+
+// GroupCommit is the writer both stores share: one goroutine takes every
+// pending write off one channel, and whatever queued while the previous
+// commit ran goes into the next transaction together, so 64 concurrent
+// Records cost a handful of commits, not 64. Each caller waits for the
+// commit of its own batch, so a write is durable when Submit returns. The
+// store supplies what differs: how a batch runs in a transaction.
+type GroupCommit[Op any] struct {
+	run      RunBatch[Op]
+	ops      chan pending[Op]
+	maxBatch int
+	quit     chan struct{}
+	wg       sync.WaitGroup
+	mu       sync.RWMutex // held shared by submitters, exclusively by Stop
+	stopped  bool
+	// commits and written count transactions and the writes they carried
+	// (the tests check that concurrent writes share commits).
+	commits, written atomic.Int64
+}
+
+type pending[Op any] struct {
+	op   Op
+	done chan error
+}
+
+// StartGroupCommit starts the writer goroutine; batches hold at most
+// maxBatch ops.
+func StartGroupCommit[Op any](maxBatch int, run RunBatch[Op]) *GroupCommit[Op] {
+	g := &GroupCommit[Op]{run: run, ops: make(chan pending[Op], 4*maxBatch), maxBatch: maxBatch, quit: make(chan struct{})}
+	g.wg.Add(1)
+	go g.loop()
+	return g
+}
+
+// Submit queues op and waits for the commit of its batch. It waits even
+// when ctx ends meanwhile, so its answer is exact: nil means committed.
+func (g *GroupCommit[Op]) Submit(ctx context.Context, op Op) error {
+	p := pending[Op]{op: op, done: make(chan error, 1)}
+	g.mu.RLock()
+	if g.stopped {
+		g.mu.RUnlock()
+		return ErrClosed
+	}
+	select {
+	case g.ops <- p:
+	case <-ctx.Done():
+		g.mu.RUnlock()
+		return ctx.Err()
+	}
+	g.mu.RUnlock()
+	return <-p.done
+}
+
+// Stats returns how many transactions committed and how many writes they
+// carried.
+func (g *GroupCommit[Op]) Stats() (commits, writes int64) {
+	return g.commits.Load(), g.written.Load()
+}
+
+// Stop lets queued writes commit and ends the goroutine.
+func (g *GroupCommit[Op]) Stop() {
+	g.mu.Lock()
+	g.stopped = true
+	g.mu.Unlock()
+	close(g.quit)
+	g.wg.Wait()
+}
+
+func (g *GroupCommit[Op]) loop() {
+	defer g.wg.Done()
+	batch := make([]pending[Op], 0, g.maxBatch)
+	ops := make([]Op, 0, g.maxBatch)
+	for {
+		select {
+		case p := <-g.ops:
+			batch = g.gather(append(batch[:0], p))
+			ops = g.commit(batch, ops)
+		case <-g.quit:
+			// Stop holds the lock, so nothing more arrives: drain.
+			for {
+				select {
+				case p := <-g.ops:
+					batch = g.gather(append(batch[:0], p))
+					ops = g.commit(batch, ops)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// gather fills the batch with what is queued, then yields the processor
+// once and goes on while that brought more: callers woken by the previous
+// commit are about to submit again, and a commit costs as much as many
+// records (a disk flush, or round trips), so letting them catch up beats
+// committing them one by one. A lone caller waits one yield.
+func (g *GroupCommit[Op]) gather(batch []pending[Op]) []pending[Op] {
+	for {
+	drain:
+		for len(batch) < g.maxBatch {
+			select {
+			case p := <-g.ops:
+				batch = append(batch, p)
+			default:
+				break drain
+			}
+		}
+		if len(batch) >= g.maxBatch {
+			return batch
+		}
+		runtime.Gosched()
+		if len(g.ops) == 0 {
+			return batch
+		}
+	}
+}
+
+// commit runs a batch in one transaction and answers its callers. An op
+// that is refused (a duplicate idempotency key, a used approval) has
+// changed nothing and the others still commit; a failure inside an op's
+// writes, or of the commit, fails the whole batch. It returns ops for
+// reuse.
+func (g *GroupCommit[Op]) commit(batch []pending[Op], ops []Op) []Op {
+	g.commits.Add(1)
+	g.written.Add(int64(len(batch)))
+	ops = ops[:0]
+	for _, p := range batch {
+		ops = append(ops, p.op)
+	}
+	errs := make([]error, len(batch))
+	err := g.run(ops, errs)
+	for i, p := range batch {
+		if err != nil {
+			var te *TxError
+			if errs[i] == nil || errors.As(errs[i], &te) {
+				errs[i] = err
+			}
+		}
+		p.done <- errs[i]
+	}
+	clear(ops) // drop the closures and rows until the next batch
+	return ops
+}

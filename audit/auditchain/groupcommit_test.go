@@ -1,0 +1,78 @@
+package auditchain
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+)
+
+// A refused op keeps its own error and the others commit; an op that
+// leaves the transaction in doubt fails every op of its batch that was not
+// refused, with the transaction's error.
+func TestGroupCommitErrors(t *testing.T) {
+	refused := errors.New("refused")
+	broken := errors.New("statement failed")
+	g := StartGroupCommit(8, func(ops []string, errs []error) error {
+		for i, op := range ops {
+			switch op {
+			case "refuse":
+				errs[i] = refused
+			case "break":
+				errs[i] = InDoubt(broken)
+				return broken
+			}
+		}
+		return nil
+	})
+	defer g.Stop()
+	ctx := context.Background()
+	if err := g.Submit(ctx, "ok"); err != nil {
+		t.Fatalf("ok: %v", err)
+	}
+	if err := g.Submit(ctx, "refuse"); !errors.Is(err, refused) {
+		t.Fatalf("refuse: got %v, want %v", err, refused)
+	}
+	if err := g.Submit(ctx, "break"); !errors.Is(err, broken) {
+		t.Fatalf("break: got %v, want %v", err, broken)
+	}
+}
+
+// Concurrent submitters share commits, every write is answered, and a
+// write after Stop is refused with ErrClosed.
+func TestGroupCommitBatchesAndStops(t *testing.T) {
+	const n = 64
+	var mu sync.Mutex
+	seen := 0
+	g := StartGroupCommit(16, func(ops []int, errs []error) error {
+		mu.Lock()
+		seen += len(ops)
+		mu.Unlock()
+		if len(ops) > 16 {
+			return errors.New("batch over maxBatch")
+		}
+		return nil
+	})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := g.Submit(context.Background(), i); err != nil {
+				t.Errorf("submit %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	g.Stop()
+	commits, writes := g.Stats()
+	if writes != n || seen != n {
+		t.Fatalf("writes = %d, ops run = %d, want %d", writes, seen, n)
+	}
+	if commits < 1 || commits > n {
+		t.Fatalf("commits = %d", commits)
+	}
+	if err := g.Submit(context.Background(), 0); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after Stop: got %v, want ErrClosed", err)
+	}
+}

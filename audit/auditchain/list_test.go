@@ -1,0 +1,38 @@
+package auditchain
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ewp-go/ewp/audit"
+)
+
+// Numbered placeholders follow the arguments in order, through the seek
+// and the limit.
+func TestSelectNumbered(t *testing.T) {
+	s := ListSQL{Decisions: "x.decisions", Approvals: "x.approvals", EmptyID: "''", Numbered: true, Bind: func(id string) any { return id }}
+	q := Query{Filter: audit.Filter{Since: time.Unix(1, 0), PropositionID: "P", After: "D", Limit: 5}}
+	query, args, err := s.Select(q, func(any) (int64, int64, bool, error) { return 7, 9, true, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `SELECT body FROM x.decisions d WHERE time_ns >= $1 AND proposition_id = $2 AND (time_ns, seq) > ($3, $4) ORDER BY time_ns ASC, seq ASC LIMIT $5`
+	if query != want || len(args) != 5 {
+		t.Fatalf("got %s %v\nwant %s", query, args, want)
+	}
+}
+
+// A page continuing from an unknown decision is audit.ErrNotFound; a
+// failed seek is returned as it is.
+func TestSelectSeek(t *testing.T) {
+	s := ListSQL{Decisions: "decisions", Approvals: "approvals", EmptyID: "''", Bind: func(id string) any { return id }}
+	q := Query{Filter: audit.Filter{After: "D"}}
+	if _, _, err := s.Select(q, func(any) (int64, int64, bool, error) { return 0, 0, false, nil }); !errors.Is(err, audit.ErrNotFound) {
+		t.Fatalf("unknown after: %v", err)
+	}
+	boom := errors.New("boom")
+	if _, _, err := s.Select(q, func(any) (int64, int64, bool, error) { return 0, 0, false, boom }); !errors.Is(err, boom) {
+		t.Fatalf("failed seek: %v", err)
+	}
+}
