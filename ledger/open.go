@@ -14,9 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ewp-go/ewp/internal/sqlitefile" // also registers the "sqlite" driver
 	"github.com/ewp-go/ewp/warrant"
-	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Options tune how a ledger is opened.
@@ -119,7 +118,7 @@ func open(path string, opt Options, create bool) (*Ledger, error) {
 	}
 	ctx := context.Background()
 	if create {
-		if err := retryBusy(busy, func() error { return initFile(ctx, abs, busy) }); err != nil {
+		if err := sqlitefile.Create(ctx, abs, busy, createSchema); err != nil {
 			return nil, fmt.Errorf("create ledger %s: %w", path, err)
 		}
 	}
@@ -148,50 +147,9 @@ func maxBody(n int) int64 {
 	return int64(n)
 }
 
-// initFile lays out a new ledger through a connection of its own, because
-// the page size must be chosen before the file switches to WAL: 16 KiB
-// pages hold several stored views each, where with the default 4 KiB a
-// typical 2 KiB body takes a page of its own and a large load writes twice
-// the bytes.
-func initFile(ctx context.Context, abs string, busy time.Duration) error {
-	db, err := sql.Open("sqlite", "file:"+uriPath(abs)+fmt.Sprintf("?_pragma=busy_timeout(%d)&_txlock=immediate", busy.Milliseconds()))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	// Only a new, empty file gets the layout pragmas: WAL comes before any
-	// table, so a second process racing to create the same file only ever
-	// meets a WAL database; and an existing file of another program is
-	// never converted (createSchema then refuses it).
-	if st, err := os.Stat(abs); err != nil || st.Size() == 0 {
-		for _, q := range []string{`PRAGMA page_size = 16384`, `PRAGMA journal_mode = WAL`} {
-			if _, err := db.ExecContext(ctx, q); err != nil {
-				return err
-			}
-		}
-	}
-	return createSchema(ctx, db)
-}
-
-// retryBusy retries fn while SQLite reports SQLITE_BUSY, up to the busy
-// timeout. Switching a new file to WAL takes an exclusive lock for which
-// SQLite does not wait, so two processes creating one ledger need this.
-func retryBusy(timeout time.Duration, fn func() error) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		err := fn()
-		var se *sqlite.Error
-		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // connect opens the reader pool and, unless read-only, the writer.
 func (l *Ledger) connect(abs string, busy time.Duration) error {
-	base := "file:" + uriPath(abs) + fmt.Sprintf("?_pragma=busy_timeout(%d)", busy.Milliseconds())
+	base := sqlitefile.DSN(abs, busy)
 	var err error
 	if l.ro {
 		params, err := readOnlyParams(abs)
@@ -284,12 +242,6 @@ func capReaders(db *sql.DB) {
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	db.SetMaxOpenConns(n)
 	db.SetMaxIdleConns(n)
-}
-
-// uriPath escapes the characters that end or escape a path in an SQLite
-// URI filename.
-func uriPath(p string) string {
-	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(p))
 }
 
 // Path is the file the ledger was opened from.

@@ -9,12 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
-	msqlite "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
+	"github.com/ewp-go/ewp/internal/sqlitefile" // also registers the "sqlite" driver
 
 	"github.com/ewp-go/ewp/audit"
 )
@@ -110,7 +108,7 @@ func open(path string, opt Options, create bool) (*Log, error) {
 	}
 	ctx := context.Background()
 	if create {
-		if err := retryBusy(busy, func() error { return initFile(ctx, abs, busy) }); err != nil {
+		if err := sqlitefile.Create(ctx, abs, busy, createSchema); err != nil {
 			return nil, fmt.Errorf("create decision log %s: %w", path, err)
 		}
 	}
@@ -134,45 +132,8 @@ func open(path string, opt Options, create bool) (*Log, error) {
 	return l, nil
 }
 
-// initFile switches a new, empty file to WAL before any table exists, so
-// a second process racing to create it only ever meets a WAL database, and
-// then lays out the schema.
-func initFile(ctx context.Context, abs string, busy time.Duration) error {
-	db, err := sql.Open("sqlite", "file:"+uriPath(abs)+fmt.Sprintf("?_pragma=busy_timeout(%d)&_txlock=immediate", busy.Milliseconds()))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	// 16 KiB pages: a batch of decisions (about 1.5 KB each) fills a few
-	// pages instead of many, and every page is a WAL frame written by its
-	// own system call at commit.
-	if st, err := os.Stat(abs); err != nil || st.Size() == 0 {
-		for _, q := range []string{`PRAGMA page_size = 16384`, `PRAGMA journal_mode = WAL`} {
-			if _, err := db.ExecContext(ctx, q); err != nil {
-				return err
-			}
-		}
-	}
-	return createSchema(ctx, db)
-}
-
-// retryBusy retries fn while SQLite reports SQLITE_BUSY (switching a new
-// file to WAL takes a lock SQLite does not wait for), up to timeout.
-func retryBusy(timeout time.Duration, fn func() error) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		err := fn()
-		var se *msqlite.Error
-		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func (l *Log) connect(abs string, busy time.Duration, syncFull bool) error {
-	base := "file:" + uriPath(abs) + fmt.Sprintf("?_pragma=busy_timeout(%d)", busy.Milliseconds())
+	base := sqlitefile.DSN(abs, busy)
 	var err error
 	if l.ro {
 		l.r, err = sql.Open("sqlite", base+"&mode=ro&_pragma=query_only(1)")
@@ -206,12 +167,6 @@ func capReaders(db *sql.DB) {
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	db.SetMaxOpenConns(n)
 	db.SetMaxIdleConns(n)
-}
-
-// uriPath escapes the characters that end or escape a path in an SQLite
-// URI filename.
-func uriPath(p string) string {
-	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(p))
 }
 
 // Path is the file the log was opened from.

@@ -1,0 +1,72 @@
+// Package sqlitefile holds what the two SQLite stores (the ledger and the
+// decision log) do alike to a database file: name it in a driver URI,
+// create it safely while another process may be creating it too, and wait
+// out the one lock SQLite does not wait for.
+package sqlitefile
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// DSN is the driver URI of the file at abs with a busy timeout; callers
+// append further "&…" parameters.
+func DSN(abs string, busy time.Duration) string {
+	return "file:" + uriPath(abs) + fmt.Sprintf("?_pragma=busy_timeout(%d)", busy.Milliseconds())
+}
+
+// uriPath escapes the characters a file: URI gives a meaning to.
+func uriPath(p string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(p))
+}
+
+// Create lays out the database at abs unless it exists, through a
+// connection of its own: the page size must be chosen before the file
+// switches to WAL, and 16 KiB pages hold several stored bodies each where
+// the default 4 KiB would give a typical 2 KiB body a page of its own.
+// Only a new, empty file gets those pragmas: WAL comes before any table,
+// so a second process racing to create the same file only ever meets a
+// WAL database, and an existing file of another program is never
+// converted (layout then refuses it). layout runs on that connection and
+// must leave an existing schema alone. Create retries while SQLite reports
+// SQLITE_BUSY, up to busy: switching a new file to WAL takes an exclusive
+// lock SQLite does not wait for, so two processes creating one file need it.
+func Create(ctx context.Context, abs string, busy time.Duration, layout func(context.Context, *sql.DB) error) error {
+	return retryBusy(busy, func() error {
+		db, err := sql.Open("sqlite", DSN(abs, busy)+"&_txlock=immediate")
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		db.SetMaxOpenConns(1)
+		if st, err := os.Stat(abs); err != nil || st.Size() == 0 {
+			for _, q := range []string{`PRAGMA page_size = 16384`, `PRAGMA journal_mode = WAL`} {
+				if _, err := db.ExecContext(ctx, q); err != nil {
+					return err
+				}
+			}
+		}
+		return layout(ctx, db)
+	})
+}
+
+func retryBusy(timeout time.Duration, fn func() error) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := fn()
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
