@@ -91,46 +91,6 @@ func (l Limits) checkList(field string, n int) error {
 	return nil
 }
 
-// stringLimit finds the first string of a view over MaxStringBytes, in
-// the order the fields are decoded, and remembers its refusal.
-type stringLimit struct {
-	max int
-	err error
-}
-
-func (c *stringLimit) one(l loc, name, s string) {
-	if c.err == nil && len(s) > c.max {
-		c.err = overLimit(l.field(name), "is "+strconv.Itoa(len(s))+" bytes long", c.max, "MaxStringBytes")
-	}
-}
-
-func (c *stringLimit) ptr(l loc, name string, s *string) {
-	if s != nil {
-		c.one(l, name, *s)
-	}
-}
-
-func (c *stringLimit) list(l loc, name string, ss []string) {
-	for i, s := range ss {
-		if c.err == nil && len(s) > c.max {
-			c.one(l, name+"["+strconv.Itoa(i)+"]", s)
-		}
-	}
-}
-
-func (c *stringLimit) source(l loc, s *SourceRef) {
-	l.sub = "source"
-	c.one(l, "source_id", s.SourceID)
-	c.one(l, "lineage_id", s.LineageID)
-	c.one(l, "origin_type", s.OriginType)
-	c.one(l, "origin_locator", s.OriginLocator)
-	c.one(l, "snapshot_id", s.SnapshotID)
-	c.one(l, "content_hash", s.ContentHash)
-	c.one(l, "observed_at", s.ObservedAt)
-	c.ptr(l, "extractor_id", s.ExtractorID)
-	c.ptr(l, "parent_source_id", s.ParentSourceID)
-}
-
 // checkStrings refuses a view holding a string over MaxStringBytes: an
 // id, text, time or list entry, as decoded (after str(), which can make
 // a text longer than any string in the JSON). adapter_meta is checked
@@ -139,55 +99,13 @@ func (l Limits) checkStrings(v *View) error {
 	if l.MaxStringBytes < 0 {
 		return nil
 	}
-	c := stringLimit{max: l.MaxStringBytes}
-	top := loc{}
-	c.one(top, "proposition_id", v.PropositionID)
-	if !v.ViewIDDerived {
-		c.one(top, "view_id", v.ViewID)
+	max := l.MaxStringBytes
+	var n int
+	f, over := v.FirstString(func(s string) bool { n = len(s); return n > max })
+	if !over {
+		return nil
 	}
-	c.list(top, "omitted_sources", v.OmittedSources)
-	c.list(top, "subjects", v.Subjects)
-	if v.RetrievalScope != DefaultRetrievalScope { // the default was not in the text
-		c.one(top, "retrieval_scope", v.RetrievalScope)
-	}
-	for i := range v.Assertions {
-		a, l := &v.Assertions[i], loc{list: "assertions", i: i}
-		c.one(l, "assertion_id", a.AssertionID)
-		c.one(l, "text", a.Text)
-		c.one(l, "asserted_by", a.AssertedBy)
-		c.source(l, &a.Source)
-		c.one(l, "asserted_at", a.AssertedAt)
-		c.one(l, "proposition_id", a.PropositionID)
-	}
-	for i := range v.Evidence {
-		e, l := &v.Evidence[i], loc{list: "evidence", i: i}
-		c.one(l, "evidence_id", e.EvidenceID)
-		c.source(l, &e.Source)
-		c.one(l, "content", e.Content)
-		c.one(l, "observed_at", e.ObservedAt)
-		c.one(l, "proposition_id", e.PropositionID)
-	}
-	for i := range v.Checks {
-		k, l := &v.Checks[i], loc{list: "checks", i: i}
-		c.one(l, "check_id", k.CheckID)
-		c.one(l, "method", k.Method)
-		c.one(l, "scope", k.Scope)
-		c.source(l, &k.Source)
-		c.one(l, "observed_at", k.ObservedAt)
-		c.list(l, "subjects", k.Subjects)
-	}
-	for i := range v.Conflicts {
-		k, l := &v.Conflicts[i], loc{list: "conflicts", i: i}
-		c.one(l, "conflict_id", k.ConflictID)
-		c.list(l, "proposition_ids", k.PropositionIDs)
-		c.one(l, "note", k.Note)
-	}
-	for i := range v.Lineage {
-		e, l := &v.Lineage[i], loc{list: "lineage", i: i}
-		c.one(l, "from_id", e.FromID)
-		c.one(l, "to_id", e.ToID)
-	}
-	return c.err
+	return overLimit(f.Path(), "is "+strconv.Itoa(n)+" bytes long", max, "MaxStringBytes")
 }
 
 // checkMeta refuses an adapter_meta holding a string over MaxStringBytes.
@@ -238,9 +156,8 @@ func walkStrings(x pyjson.Value, max int) (rest string, n int, ok bool) {
 
 // checkEvaluatedAt refuses a document's evaluated_at over MaxStringBytes.
 func (l Limits) checkEvaluatedAt(s string) error {
-	c := stringLimit{max: l.MaxStringBytes}
-	if l.MaxStringBytes >= 0 {
-		c.one(loc{}, "evaluated_at", s)
+	if exceeds(len(s), l.MaxStringBytes) {
+		return overLimit("evaluated_at", "is "+strconv.Itoa(len(s))+" bytes long", l.MaxStringBytes, "MaxStringBytes")
 	}
-	return c.err
+	return nil
 }
