@@ -169,3 +169,20 @@ func TestSessionExpiresAndThrottleWindowEnds(t *testing.T) {
 		t.Fatalf("after the window: %d, want a sign-in", code)
 	}
 }
+
+// A form is read up to 64 KiB: a larger body is not parsed, so even the
+// right token with a CSRF token signs nobody in, and nothing of the body
+// is buffered past the limit.
+func TestOversizedFormRefused(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	_, page := c.get("/console/login")
+	form := url.Values{"csrf": {csrfOf(t, page)}, "operator": {"Ada"}, "token": {testToken},
+		"pad": {strings.Repeat("x", 64<<10)}}
+	if code, _, _ := c.do("POST", "/console/login", form, nil); code == http.StatusSeeOther {
+		t.Fatalf("a %d-byte sign-in form was accepted", len(form.Encode()))
+	}
+	if code, _ := c.get("/console/"); code != http.StatusSeeOther {
+		t.Fatalf("after an oversized sign-in the overview answered %d, want a redirect to sign in", code)
+	}
+}
