@@ -50,12 +50,8 @@ func openConsole(cfg config, st mcp.Store, srv *mcp.Server, addr string, log *sl
 	if err != nil {
 		return nil, nil, fmt.Errorf("operator console: %w", err)
 	}
-	policies, _, err := loadPolicies(cfg)
-	if err != nil {
-		return nil, nil, err
-	}
 	cc := console.Config{
-		Policies: policies, OperatorToken: cfg.operator, Addr: addr, AllowedHosts: cfg.allowHosts,
+		Policies: srv.EdgePolicies(), OperatorToken: cfg.operator, Addr: addr, AllowedHosts: cfg.allowHosts,
 		TLS:    false, // ewp-mcp serves plain HTTP; a TLS front would set Secure itself
 		Logger: log,
 	}
