@@ -19,13 +19,16 @@ type ListSQL struct {
 	Numbered bool
 	// Bind turns an ID's canonical JSON into the value its column takes.
 	Bind func(asJSON string) any
+	// Column is what the query selects of each decision; "" means body.
+	// The SQLite log keeps bodies apart and selects the event number.
+	Column string
 }
 
 // Seek finds the decision a page continues from: its seq and time_ns, or
 // found false when there is none.
 type Seek func(decisionID any) (seq, ns int64, found bool, err error)
 
-// Select builds the query of the decisions q selects (their bodies) and
+// Select builds the query of the decisions q selects (their Column) and
 // its arguments. The order follows an index, so no query sorts (and
 // export streams): by time within a time window, else by seq (recording
 // order, which the pending index also has). Since is inclusive, Until
@@ -87,7 +90,11 @@ func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
 			add("seq "+cmp+" ?", seq)
 		}
 	}
-	query := "SELECT body FROM " + s.Decisions + " d"
+	col := s.Column
+	if col == "" {
+		col = "body"
+	}
+	query := "SELECT " + col + " FROM " + s.Decisions + " d"
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}

@@ -103,7 +103,7 @@ func PrepareRecord(d *audit.Decision, now func() time.Time, newID func() string)
 		d.Time = now()
 	}
 	d.Time = d.Time.UTC()
-	body, err := json.Marshal(d)
+	body, err := MarshalDecision(d)
 	if err != nil {
 		return Record{}, fmt.Errorf("record decision %s: its JSON cannot be written: %w", d.ID, err)
 	}

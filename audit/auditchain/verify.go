@@ -60,6 +60,10 @@ type Event struct {
 	Decision    *DecisionRow
 	Approval    *ApprovalRow
 	Use         *Use
+	// FromBody marks an event whose payload was rebuilt from the
+	// decision's body (a store that keeps no payload for decisions): a
+	// link that fails then means an edited body or hash.
+	FromBody bool
 }
 
 // Walker checks a chain event by event, in seq order, as a store reads
@@ -93,6 +97,8 @@ func (v *Walker) Event(e *Event) *Break {
 		return brk("event %d is missing (events jump from %d to %d)", v.Rep.Events, v.Rep.Events-1, e.Seq)
 	case !bytes.Equal(e.Prev, v.head):
 		return brk("prev_hash does not match the hash of event %d", e.Seq-1)
+	case !bytes.Equal(e.Hash, Hash(e.Prev, []byte(e.Payload))) && e.FromBody:
+		return brk("hash is not sha256(previous hash || payload rebuilt from the body): the decision's body or its hash was edited")
 	case !bytes.Equal(e.Hash, Hash(e.Prev, []byte(e.Payload))):
 		return brk("hash is not sha256(prev_hash || payload): the event itself was edited")
 	}

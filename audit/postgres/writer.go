@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -50,9 +51,9 @@ type eventCols struct {
 	prev, hash  [][]byte
 }
 
-func startWriter(pool *pgxpool.Pool, maxBatch int) *writer {
+func startWriter(pool *pgxpool.Pool, maxBatch int, linger time.Duration) *writer {
 	w := &writer{pool: pool}
-	w.gc = auditchain.StartGroupCommit(maxBatch, w.inTx)
+	w.gc = auditchain.StartGroupCommit(maxBatch, linger, w.inTx)
 	return w
 }
 

@@ -16,19 +16,18 @@ const DefaultLimit = auditchain.DefaultLimit
 
 // Decision returns the decision recorded under id, or audit.ErrNotFound.
 func (l *Log) Decision(ctx context.Context, id string) (*audit.Decision, error) {
-	return l.oneDecision(ctx, "decision "+id, `SELECT body FROM decisions WHERE decision_id = ?`, asJSON(id))
+	return l.oneDecision(ctx, "decision "+id, `d.decision_id = ?`, asJSON(id))
 }
 
 // ByIdempotencyKey returns the decision recorded under (credential, key),
 // or audit.ErrNotFound.
 func (l *Log) ByIdempotencyKey(ctx context.Context, credential, key string) (*audit.Decision, error) {
 	return l.oneDecision(ctx, fmt.Sprintf("idempotency_key %q of credential %q", key, credential),
-		`SELECT body FROM decisions WHERE credential = ? AND idem_key = ?`, asJSON(credential), asJSON(key))
+		`d.credential = ? AND d.idem_key = ?`, asJSON(credential), asJSON(key))
 }
 
-func (l *Log) oneDecision(ctx context.Context, what, query string, args ...any) (*audit.Decision, error) {
-	var body []byte
-	err := l.r.QueryRowContext(ctx, query, args...).Scan(&body)
+func (l *Log) oneDecision(ctx context.Context, what, where string, args ...any) (*audit.Decision, error) {
+	body, err := bodyWhere(ctx, l.r, where, args...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %s is not in %s", audit.ErrNotFound, what, l.path)
 	}
@@ -67,17 +66,46 @@ func (l *Log) Each(ctx context.Context, q Query, fn func(*audit.Decision) error)
 	if err != nil {
 		return err
 	}
-	rows, err := l.r.QueryContext(ctx, query, args...)
+	fail := func(err error) error { return l.storeErr("list decisions", err) }
+	// One read transaction: the bodies are read beside the listing, from
+	// the same snapshot and connection.
+	tx, err := l.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return l.storeErr("list decisions", err)
+		return fail(err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return fail(err)
 	}
 	defer rows.Close()
-	return auditchain.EachBody(rows, decodeDecision, fn, func(err error) error { return l.storeErr("list decisions", err) })
+	bodies := bodyReader{ctx: ctx, q: tx}
+	for rows.Next() {
+		var event int64
+		if err := rows.Scan(&event); err != nil {
+			return fail(err)
+		}
+		body, err := bodies.body(event)
+		if err != nil {
+			return fail(err)
+		}
+		d, err := decodeDecision(body)
+		if err != nil {
+			return fail(err)
+		}
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	return nil
 }
 
 // listSQL is the listing query as SQLite spells it.
 var listSQL = auditchain.ListSQL{
-	Decisions: "decisions", Approvals: "approvals", EmptyID: "''",
+	Decisions: "decisions", Approvals: "approvals", EmptyID: "''", Column: "event",
 	Bind: func(id string) any { return id },
 }
 
@@ -140,7 +168,11 @@ func (l *Log) UseOf(ctx context.Context, approvalID string) (*Use, error) {
 func (l *Log) Head(ctx context.Context) (audit.Head, error) {
 	var h audit.Head
 	var sum []byte
-	err := l.r.QueryRowContext(ctx, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`).Scan(&h.Seq, &sum)
+	err := l.r.QueryRowContext(ctx, `SELECT seq, hash FROM (
+		SELECT * FROM (SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1)
+		UNION ALL
+		SELECT * FROM (SELECT event, hash FROM decisions ORDER BY seq DESC LIMIT 1)
+	) ORDER BY seq DESC LIMIT 1`).Scan(&h.Seq, &sum)
 	if errors.Is(err, sql.ErrNoRows) {
 		return audit.Head{}, nil
 	}

@@ -9,12 +9,17 @@ import (
 )
 
 // SchemaVersion is the layout this build reads and writes; a log of
-// another version is refused rather than guessed at.
-const SchemaVersion = 1
+// another version is refused rather than guessed at (version 1 logs are
+// upgraded in place by Upgrade, chain head unchanged).
+const SchemaVersion = 2
 
 // appendOnly are the tables the database itself refuses to UPDATE or
 // DELETE, through triggers; Verify checks that the triggers are in place.
-var appendOnly = []string{"audit_meta", tableDecisions, tableApprovals, tableUses, "events"}
+var appendOnly = []string{"audit_meta", tableBodies, tableDecisions, tableApprovals, tableUses, "events"}
+
+// tableBodies holds the decisions' JSON bodies, a row per run of
+// decisions one commit recorded together.
+const tableBodies = "decision_bodies"
 
 const schemaDDL = `
 CREATE TABLE audit_meta (
@@ -22,21 +27,34 @@ CREATE TABLE audit_meta (
 	value TEXT NOT NULL
 ) WITHOUT ROWID;
 
--- One row per recorded gate call. body is the decision's JSON; the other
--- columns are derived from it for lookups and filters. idem_key is NULL
--- when the caller gave none; the unique index holds only keyed decisions.
+-- The decisions' JSON bodies, written once per commit: the bodies of the
+-- decisions a commit recorded together (their chain events consecutive,
+-- from first_event on), each followed by a newline, which JSON never
+-- holds unescaped. One large value per commit is a fraction of the work
+-- of a row per body: the server's hot path.
+CREATE TABLE decision_bodies (
+	first_event INTEGER PRIMARY KEY,
+	bodies      BLOB NOT NULL
+);
+
+-- One row per recorded gate call: the columns lookups and filters need,
+-- each derived from the body (Verify checks that they agree), and the
+-- decision's chain entry: its event number and
+-- hash = sha256(hash of event - 1 || payload), the payload being the
+-- canonical JSON of the decision's row (see auditchain.DecisionRow), which
+-- Verify rebuilds from the body. idem_key is NULL when the caller gave
+-- none; the unique index holds only keyed decisions.
 CREATE TABLE decisions (
 	seq            INTEGER PRIMARY KEY,
+	event          INTEGER NOT NULL,
 	decision_id    TEXT NOT NULL UNIQUE,
 	time_ns        INTEGER NOT NULL,
-	tool           TEXT NOT NULL,
 	outcome        TEXT NOT NULL,
 	proposition_id TEXT NOT NULL,
 	credential     TEXT NOT NULL,
 	idem_key       TEXT,
 	approval_id    TEXT NOT NULL,
-	body           BLOB NOT NULL,
-	body_sha256    BLOB NOT NULL
+	hash           BLOB NOT NULL
 );
 -- Few indexes, each written at its end or rarely: every index costs every
 -- Record on the server's hot path. time_ns and decision_id grow with the
@@ -70,12 +88,13 @@ CREATE TABLE approval_uses (
 	used_ns     INTEGER NOT NULL
 );
 
--- The hash chain over every row of the three tables above:
--- hash = sha256(prev_hash || payload), payload being the canonical JSON of
--- the row it records (see chain.go). Rows are written in seq order and
--- their events in the same order, so per table row_seq strictly increases
--- along the chain; Verify relies on that instead of an index on
--- (tbl, row_seq) that every Record would pay for.
+-- The chain entries of approvals and uses (a decision's is in its own
+-- row): hash = sha256(prev_hash || payload), payload being the canonical
+-- JSON of the row it records (see chain.go). Event numbers are shared
+-- with the decisions: together they number 1, 2, 3, … Rows are written in
+-- seq order and their events in the same order, so per table row_seq
+-- strictly increases along the chain; Verify relies on that instead of
+-- an index on (tbl, row_seq).
 CREATE TABLE events (
 	seq       INTEGER PRIMARY KEY,
 	tbl       TEXT NOT NULL,

@@ -68,21 +68,22 @@ func TestTamperIsDetected(t *testing.T) {
 		table   string
 		what    string
 	}{
-		{"a decision's body", "decisions_no_UPDATE",
-			`UPDATE decisions SET body = CAST(replace(CAST(body AS TEXT), 'REQUIRE_CONFIRMATION', 'MAY_ACT') AS BLOB) WHERE seq = 2`,
-			2, "decisions", "body_sha256 column does not match"},
-		{"a decision's body with its sha256", "decisions_no_UPDATE",
-			`UPDATE decisions SET body = CAST('{}' AS BLOB), body_sha256 = unhex('44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a') WHERE seq = 1`,
-			1, "decisions", "body_sha256 (event"},
+		{"a decision's body", "decision_bodies_no_UPDATE",
+			`UPDATE decision_bodies SET bodies = CAST(replace(CAST(bodies AS TEXT), 'REQUIRE_CONFIRMATION', 'MAY_ACT') AS BLOB) WHERE first_event = 2`,
+			2, "decisions", "body or its hash was edited"},
+		{"a decision's hash", "decisions_no_UPDATE", `UPDATE decisions SET hash = zeroblob(32) WHERE seq = 1`, 1, "decisions", "body or its hash was edited"},
 		{"a decision's outcome column", "decisions_no_UPDATE", `UPDATE decisions SET outcome = 'MAY_ACT' WHERE seq = 3`, 5, "decisions", "outcome"},
-		{"a deleted decision", "decisions_no_DELETE", `DELETE FROM decisions WHERE seq = 3`, 5, "decisions", "gone"},
+		{"a decision's proposition column", "decisions_no_UPDATE", `UPDATE decisions SET proposition_id = 'P-other' WHERE seq = 2`, 2, "decisions", "proposition_id"},
+		{"a deleted decision", "decisions_no_DELETE", `DELETE FROM decisions WHERE seq = 3`, 6, "approvals", "event 5 is missing"},
+		{"a deleted body", "decision_bodies_no_DELETE", `DELETE FROM decision_bodies WHERE first_event = 2`, 2, "decisions", "body is gone"},
+		{"a body added", "decision_bodies_no_UPDATE", `UPDATE decision_bodies SET bodies = bodies || bodies WHERE first_event = 5`, 0, "decision_bodies", "holds 2 bodies but 1"},
 		{"an approval's verdict", "approvals_no_UPDATE", `UPDATE approvals SET verdict = 'approved' WHERE seq = 2`, 6, "approvals", "verdict"},
 		{"an approval's body", "approvals_no_UPDATE",
 			`UPDATE approvals SET body = CAST(replace(CAST(body AS TEXT), '"ops"', '"boss"') AS BLOB) WHERE seq = 1`, 3, "approvals", "body_sha256"},
 		{"a deleted approval", "approvals_no_DELETE", `DELETE FROM approvals WHERE seq = 1`, 3, "approvals", "gone"},
 		{"a use's decision", "approval_uses_no_UPDATE", `UPDATE approval_uses SET used_by = 'someone-else'`, 4, "approval_uses", "used_by"},
 		{"a deleted use (to reuse a once approval)", "approval_uses_no_DELETE", `DELETE FROM approval_uses`, 4, "approval_uses", "gone"},
-		{"an event payload", "events_no_UPDATE", `UPDATE events SET payload = replace(payload, 'P-db', 'P-xx') WHERE seq = 2`, 2, "decisions", "event itself was edited"},
+		{"an event payload", "events_no_UPDATE", `UPDATE events SET payload = replace(payload, 'approved', 'rejected') WHERE seq = 3`, 3, "approvals", "event itself was edited"},
 		{"a deleted event", "events_no_DELETE", `DELETE FROM events WHERE seq = 3`, 4, "approval_uses", "event 3 is missing"},
 		{"a dropped trigger alone", "", `DROP TRIGGER approval_uses_no_DELETE`, 0, "approval_uses", "approval_uses_no_DELETE is missing"},
 		{"an added trigger", "", `CREATE TRIGGER sneaky AFTER INSERT ON decisions BEGIN SELECT 1; END`, 0, "decisions", "sneaky"},
@@ -124,6 +125,7 @@ func TestTriggersRefuseEdits(t *testing.T) {
 	defer db.Close()
 	for _, q := range []string{
 		`UPDATE decisions SET outcome = 'MAY_ACT'`, `DELETE FROM decisions`,
+		`UPDATE decision_bodies SET bodies = ''`, `DELETE FROM decision_bodies`,
 		`UPDATE approvals SET verdict = 'approved'`, `DELETE FROM approvals`,
 		`DELETE FROM approval_uses`, `UPDATE events SET payload = ''`, `DELETE FROM events`,
 		`DELETE FROM audit_meta`,
@@ -137,12 +139,19 @@ func TestTriggersRefuseEdits(t *testing.T) {
 func TestRowsBehindTheChainAreDetected(t *testing.T) {
 	cases := []struct {
 		table, sql string
+		seq        int64
+		what       string
 	}{
-		{"decisions", `INSERT INTO decisions (seq, decision_id, time_ns, tool, outcome, proposition_id, credential, idem_key, approval_id, body, body_sha256)
-			SELECT 99, 'smuggled', time_ns, tool, 'MAY_ACT', proposition_id, credential, NULL, approval_id, body, body_sha256 FROM decisions WHERE seq = 1`},
+		{"decisions", `INSERT INTO decisions (seq, event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash)
+			SELECT 99, 7, 'smuggled', time_ns, 'MAY_ACT', proposition_id, credential, NULL, approval_id, hash FROM decisions WHERE seq = 1`,
+			7, "body is gone"},
+		{"decision_bodies", `INSERT INTO decision_bodies (first_event, bodies) SELECT 99, bodies FROM decision_bodies WHERE first_event = 1`,
+			0, "read by no decision"},
 		{"approvals", `INSERT INTO approvals (seq, approval_id, decision_id, verdict, created_ns, body, body_sha256)
-			SELECT 99, 'smuggled', 'd-x', verdict, created_ns, body, body_sha256 FROM approvals WHERE seq = 1`},
-		{"approval_uses", `INSERT INTO approval_uses (seq, approval_id, used_by, used_ns) VALUES (99, 'a-x', 'd-x', 0)`},
+			SELECT 99, 'smuggled', 'd-x', verdict, created_ns, body, body_sha256 FROM approvals WHERE seq = 1`,
+			0, "not recorded by any event"},
+		{"approval_uses", `INSERT INTO approval_uses (seq, approval_id, used_by, used_ns) VALUES (99, 'a-x', 'd-x', 0)`,
+			0, "not recorded by any event"},
 	}
 	for _, c := range cases {
 		t.Run(c.table, func(t *testing.T) {
@@ -150,7 +159,7 @@ func TestRowsBehindTheChainAreDetected(t *testing.T) {
 			db := rawDB(t, path)
 			mustExec(t, db, c.sql)
 			db.Close()
-			verifyBroken(t, path, nil, 0, c.table, "not recorded by any event")
+			verifyBroken(t, path, nil, c.seq, c.table, c.what)
 		})
 	}
 }

@@ -27,24 +27,7 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 	if err != nil {
 		return err
 	}
-	row := r.Row
-	err = l.wr.submit(ctx, func(t *wtx) error {
-		res, err := t.exec(t.st.insDecision, row.DecisionID, row.TimeNS, row.Tool, row.Outcome,
-			row.PropositionID, row.Credential, row.IdemKey, row.ApprovalID, row.Body, row.BodySum)
-		switch {
-		case isUnique(err, "idem_key"):
-			return fmt.Errorf("%w: credential %q already recorded a decision under idempotency_key %q; fetch it with ByIdempotencyKey", audit.ErrDuplicateKey, row.Credential, row.IdemKey.String)
-		case isUnique(err, "decision_id"):
-			return fmt.Errorf("decision %s is already recorded; every call gets a new decision_id", row.DecisionID)
-		case err != nil:
-			return auditchain.InDoubt(err)
-		}
-		seq, err := res.LastInsertId()
-		if err != nil {
-			return auditchain.InDoubt(err)
-		}
-		return t.event(tableDecisions, seq, r.Pre, r.Post)
-	})
+	err = l.wr.submit(ctx, op{rec: &r})
 	return l.writeErr("record decision ", d.ID, err)
 }
 
@@ -60,7 +43,7 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 	if l.ro {
 		return l.errReadOnly()
 	}
-	err := l.wr.submit(ctx, func(t *wtx) error {
+	err := l.wr.submit(ctx, op{fn: func(t *wtx) error {
 		answered, err := t.decision(a.DecisionID)
 		if err != nil {
 			return err
@@ -88,7 +71,7 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 		}
 		pre, post := splitPayload(row.Payload())
 		return t.event(tableApprovals, seq, pre, post)
-	})
+	}})
 	return l.writeErr("approve decision ", a.DecisionID, err)
 }
 
@@ -105,7 +88,7 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		return l.errReadOnly()
 	}
 	now := l.now()
-	err := l.wr.submit(ctx, func(t *wtx) error {
+	err := l.wr.submit(ctx, op{fn: func(t *wtx) error {
 		a, err := t.approval(approvalID)
 		if err != nil {
 			return err
@@ -131,7 +114,7 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 		}
 		pre, post := splitPayload(u.Payload())
 		return t.event(tableUses, seq, pre, post)
-	})
+	}})
 	return l.writeErr("consume approval ", approvalID, err)
 }
 
@@ -146,8 +129,7 @@ func (l *Log) writeErr(op, id string, err error) error {
 }
 
 func (t *wtx) decision(id string) (*audit.Decision, error) {
-	var body []byte
-	err := t.tx.QueryRow(`SELECT body FROM decisions WHERE decision_id = ?`, asJSON(id)).Scan(&body)
+	body, err := decisionBody(context.Background(), t.tx, asJSON(id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no decision %s in this log; list pending ones with `ewp-audit list --pending`", audit.ErrNotFound, id)
 	}

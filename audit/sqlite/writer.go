@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/ewp-go/ewp/audit/auditchain"
 )
@@ -15,7 +17,19 @@ import (
 type writer struct {
 	db *sql.DB
 	st writeStmts
-	gc *auditchain.GroupCommit[func(*wtx) error]
+	gc *auditchain.GroupCommit[op]
+	// fs is the decisions' buffers, kept from batch to batch (only the
+	// writer goroutine uses it).
+	fs flushState
+}
+
+// An op is a decision to record or any other write (an approval, a use).
+// Decisions are not written one by one: the writer gathers each run of
+// them and writes it with a few multi-row statements (flush), which is
+// most of what makes recording cheap.
+type op struct {
+	rec *auditchain.Record
+	fn  func(*wtx) error
 }
 
 // An op is refused without having changed anything when the failing
@@ -29,26 +43,50 @@ type wtx struct {
 	tx    *sql.Tx
 	st    *writeStmts
 	stmts map[*sql.Stmt]*sql.Stmt // the batch's transaction-bound statements
-	seq   int64
-	head  []byte
+	seq   int64                   // the last event
+	head  []byte                  // its hash
+	dseq  int64                   // the last decision row
 	buf   []byte
+	// checkIDs looks each decision_id up before writing it: the second
+	// run of a batch in which one was taken.
+	checkIDs bool
+	*flushState
 }
+
+// rowsPerInsert is how many decisions one INSERT statement carries; a
+// run of more takes several.
+const rowsPerInsert = 64
+
+// decisionCols is the number of columns insDecisions binds per row.
+const decisionCols = 9
 
 type writeStmts struct {
-	insDecision, insApproval, insUse, insEvent, head *sql.Stmt
+	insApproval, insUse, insEvent, insBodies, head, dhead *sql.Stmt
+	// insDecisions[n-1] inserts n decision rows at once.
+	insDecisions [rowsPerInsert]*sql.Stmt
 }
 
-func startWriter(db *sql.DB, maxBatch int) (*writer, error) {
+func startWriter(db *sql.DB, maxBatch int, linger time.Duration) (*writer, error) {
 	w := &writer{db: db}
 	prep := []struct {
 		dst **sql.Stmt
 		sql string
 	}{
-		{&w.st.insDecision, `INSERT INTO decisions (decision_id, time_ns, tool, outcome, proposition_id, credential, idem_key, approval_id, body, body_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.st.insApproval, `INSERT INTO approvals (approval_id, decision_id, verdict, created_ns, body, body_sha256) VALUES (?, ?, ?, ?, ?, ?)`},
 		{&w.st.insUse, `INSERT INTO approval_uses (approval_id, used_by, used_ns) VALUES (?, ?, ?)`},
 		{&w.st.insEvent, `INSERT INTO events (seq, tbl, row_seq, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)`},
+		{&w.st.insBodies, `INSERT INTO decision_bodies (first_event, bodies) VALUES (?, ?)`},
 		{&w.st.head, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`},
+		{&w.st.dhead, `SELECT seq, event, hash FROM decisions ORDER BY seq DESC LIMIT 1`},
+	}
+	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	for n := 1; n <= rowsPerInsert; n++ {
+		q := `INSERT OR IGNORE INTO decisions (event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash) VALUES ` +
+			row + strings.Repeat(", "+row, n-1)
+		prep = append(prep, struct {
+			dst **sql.Stmt
+			sql string
+		}{&w.st.insDecisions[n-1], q})
 	}
 	for _, p := range prep {
 		st, err := db.Prepare(p.sql)
@@ -58,44 +96,57 @@ func startWriter(db *sql.DB, maxBatch int) (*writer, error) {
 		}
 		*p.dst = st
 	}
-	w.gc = auditchain.StartGroupCommit(maxBatch, w.runBatch)
+	w.gc = auditchain.StartGroupCommit(maxBatch, linger, w.runBatch)
 	return w, nil
 }
 
-// submit queues fn and waits for the commit of its batch: nil means
+// submit queues an op and waits for the commit of its batch: nil means
 // committed.
-func (w *writer) submit(ctx context.Context, fn func(*wtx) error) error {
-	return w.gc.Submit(ctx, fn)
+func (w *writer) submit(ctx context.Context, o op) error {
+	return w.gc.Submit(ctx, o)
 }
 
 // runBatch runs the batch's ops in order in one transaction, stopping at
-// the first that leaves it in doubt.
-func (w *writer) runBatch(ops []func(*wtx) error, errs []error) error {
-	return w.inTx(func(t *wtx) error {
-		for i, run := range ops {
-			errs[i] = run(t)
-			var te *auditchain.TxError
-			if errors.As(errs[i], &te) {
-				return te.Err
-			}
-		}
-		return nil
-	})
+// the first that leaves it in doubt. Decisions wait in t.pend until the
+// next other write or the end of the batch, so the chain keeps the order
+// of the ops.
+func (w *writer) runBatch(ops []op, errs []error) error {
+	err := w.inTx(false, func(t *wtx) error { return t.run(ops, errs) })
+	if errors.Is(err, errIDTaken) {
+		clear(errs)
+		err = w.inTx(true, func(t *wtx) error { return t.run(ops, errs) })
+	}
+	return err
 }
 
-func (w *writer) inTx(fn func(*wtx) error) error {
+func (t *wtx) run(ops []op, errs []error) error {
+	t.pend = t.pend[:0]
+	for i, o := range ops {
+		if o.rec != nil {
+			t.pend = append(t.pend, i)
+			continue
+		}
+		if err := t.flush(ops, errs); err != nil {
+			return err
+		}
+		errs[i] = o.fn(t)
+		var te *auditchain.TxError
+		if errors.As(errs[i], &te) {
+			return te.Err
+		}
+	}
+	return t.flush(ops, errs)
+}
+
+func (w *writer) inTx(checkIDs bool, fn func(*wtx) error) error {
 	ctx := context.Background()
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin write transaction: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	t := &wtx{tx: tx, st: &w.st, stmts: map[*sql.Stmt]*sql.Stmt{}}
-	err = t.stmt(w.st.head).QueryRow().Scan(&t.seq, &t.head)
-	if errors.Is(err, sql.ErrNoRows) {
-		t.seq, t.head, err = 0, genesis, nil
-	}
-	if err != nil {
+	t := &wtx{tx: tx, st: &w.st, stmts: map[*sql.Stmt]*sql.Stmt{}, checkIDs: checkIDs, flushState: &w.fs}
+	if err := t.readHead(); err != nil {
 		return fmt.Errorf("read chain head: %w", err)
 	}
 	if err := fn(t); err != nil {
@@ -103,6 +154,28 @@ func (w *writer) inTx(fn func(*wtx) error) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// readHead finds the chain's last event, which is either the last event
+// row or the last decision's, and the last decision row.
+func (t *wtx) readHead() error {
+	t.seq, t.head = 0, genesis
+	err := t.stmt(t.st.head).QueryRow().Scan(&t.seq, &t.head)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	var event int64
+	var hash []byte
+	err = t.stmt(t.st.dhead).QueryRow().Scan(&t.dseq, &event, &hash)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		t.dseq = 0
+	case err != nil:
+		return err
+	case event > t.seq:
+		t.seq, t.head = event, hash
 	}
 	return nil
 }
@@ -141,7 +214,8 @@ func (w *writer) stop() {
 }
 
 func (w *writer) closeStmts() {
-	for _, st := range []*sql.Stmt{w.st.insDecision, w.st.insApproval, w.st.insUse, w.st.insEvent, w.st.head} {
+	sts := []*sql.Stmt{w.st.insApproval, w.st.insUse, w.st.insEvent, w.st.insBodies, w.st.head, w.st.dhead}
+	for _, st := range append(sts, w.st.insDecisions[:]...) {
 		if st != nil {
 			st.Close()
 		}
