@@ -22,19 +22,21 @@ type ListSQL struct {
 	// Column is what the query selects of each decision; "" means body.
 	// The SQLite log keeps bodies apart and selects the event number.
 	Column string
+	// Order is the column of recording order; "" means seq. The SQLite
+	// log keeps its rows in decision_id order (time-ordered UUIDs).
+	Order string
 }
 
-// Seek finds the decision a page continues from: its seq and time_ns, or
-// found false when there is none.
-type Seek func(decisionID any) (seq, ns int64, found bool, err error)
+// Seek finds the decision a page continues from: its Order key, or found
+// false when there is none.
+type Seek func(decisionID any) (key any, found bool, err error)
 
 // Select builds the query of the decisions q selects (their Column) and
-// its arguments. The order follows an index, so no query sorts (and
-// export streams): by time within a time window, else by seq (recording
-// order, which the pending index also has). Since is inclusive, Until
+// its arguments. They come in recording order (Order), which the table
+// and the pending index keep, so no query sorts (and export streams); a
+// time window selects, it does not reorder. Since is inclusive, Until
 // exclusive; a zero Limit means all. Filters by proposition or outcome
-// scan the decisions (within the time window when one is given): they are
-// an operator's queries.
+// scan the decisions: they are an operator's queries.
 func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
 	var where []string
 	var args []any
@@ -71,24 +73,23 @@ func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
 	if q.Pending {
 		add("outcome = '" + audit.OutcomeRequireConfirmation + "' AND NOT EXISTS (SELECT 1 FROM " + s.Approvals + " a WHERE a.decision_id = d.decision_id)")
 	}
-	byTime := (!q.Since.IsZero() || !q.Until.IsZero()) && !q.Pending
-	order, cmp := "ASC", ">"
+	order := s.Order
+	if order == "" {
+		order = "seq"
+	}
+	dir, cmp := "ASC", ">"
 	if q.NewestFirst {
-		order, cmp = "DESC", "<"
+		dir, cmp = "DESC", "<"
 	}
 	if q.After != "" {
-		seq, ns, found, err := seek(s.Bind(AsJSON(q.After)))
+		key, found, err := seek(s.Bind(AsJSON(q.After)))
 		if err != nil {
 			return "", nil, err
 		}
 		if !found {
 			return "", nil, fmt.Errorf("%w: after %s: no such decision to continue from", audit.ErrNotFound, q.After)
 		}
-		if byTime {
-			add("(time_ns, seq) "+cmp+" (?, ?)", ns, seq)
-		} else {
-			add("seq "+cmp+" ?", seq)
-		}
+		add("d."+order+" "+cmp+" ?", key)
 	}
 	col := s.Column
 	if col == "" {
@@ -98,11 +99,7 @@ func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
-	if byTime {
-		query += " ORDER BY time_ns " + order + ", seq " + order
-	} else {
-		query += " ORDER BY seq " + order
-	}
+	query += " ORDER BY d." + order + " " + dir
 	if q.Limit > 0 {
 		args = append(args, q.Limit)
 		if s.Numbered {

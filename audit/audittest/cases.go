@@ -394,8 +394,9 @@ func groupCommitSharesCommits(t *testing.T, s Store) {
 	t.Logf("64 concurrent records: %d commits", commits)
 }
 
-// listByTimeWindow: within a time window decisions come in time order
-// (not recording order) and pages continue correctly in both directions.
+// listByTimeWindow: a time window selects the decisions whose time is in
+// it (Since inclusive, Until exclusive), in recording order whatever
+// their times, and pages continue correctly in both directions.
 func listByTimeWindow(t *testing.T, s Store) {
 	l, _ := s.newLog(t)
 	mins := []int{3, 1, 2, 5, 4, 0}
@@ -415,17 +416,18 @@ func listByTimeWindow(t *testing.T, s Store) {
 	}
 	window := audit.Filter{Since: t0.Add(time.Minute), Until: t0.Add(5 * time.Minute), Limit: 2}
 	got := page(auditchain.Query{Filter: window})
-	if strings.Join(got, " ") != byMin[1]+" "+byMin[2] {
+	// Recorded at minutes 3, 1, 2, 5, 4, 0: the window [1, 5) holds 3, 1, 2, 4.
+	if strings.Join(got, " ") != byMin[3]+" "+byMin[1] {
 		t.Fatalf("first page %v", got)
 	}
 	window.After = got[1]
 	got = page(auditchain.Query{Filter: window})
-	if strings.Join(got, " ") != byMin[3]+" "+byMin[4] {
+	if strings.Join(got, " ") != byMin[2]+" "+byMin[4] {
 		t.Fatalf("second page %v", got)
 	}
 	window.After = ""
 	got = page(auditchain.Query{Filter: window, NewestFirst: true})
-	if strings.Join(got, " ") != byMin[4]+" "+byMin[3] {
+	if strings.Join(got, " ") != byMin[4]+" "+byMin[2] {
 		t.Fatalf("newest first %v", got)
 	}
 }

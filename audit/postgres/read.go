@@ -72,12 +72,13 @@ var listSQL = auditchain.ListSQL{
 }
 
 func (l *Log) selectSQL(ctx context.Context, q auditchain.Query) (string, []any, error) {
-	return listSQL.Select(q, func(id any) (seq, ns int64, found bool, err error) {
-		err = l.pool.QueryRow(ctx, `SELECT seq, time_ns FROM ewp_audit.decisions WHERE decision_id = $1`, id).Scan(&seq, &ns)
+	return listSQL.Select(q, func(id any) (key any, found bool, err error) {
+		var seq int64
+		err = l.pool.QueryRow(ctx, `SELECT seq FROM ewp_audit.decisions WHERE decision_id = $1`, id).Scan(&seq)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return 0, 0, false, nil
+			return nil, false, nil
 		}
-		return seq, ns, err == nil, l.storeErr("list decisions", err)
+		return seq, err == nil, l.storeErr("list decisions", err)
 	})
 }
 

@@ -105,17 +105,15 @@ func (l *Log) Each(ctx context.Context, q Query, fn func(*audit.Decision) error)
 
 // listSQL is the listing query as SQLite spells it.
 var listSQL = auditchain.ListSQL{
-	Decisions: "decisions", Approvals: "approvals", EmptyID: "''", Column: "event",
+	Decisions: "decisions", Approvals: "approvals", EmptyID: "''", Column: "event", Order: "decision_id",
 	Bind: func(id string) any { return id },
 }
 
 func (l *Log) selectSQL(ctx context.Context, q Query) (string, []any, error) {
-	return listSQL.Select(q, func(id any) (seq, ns int64, found bool, err error) {
-		err = l.r.QueryRowContext(ctx, `SELECT seq, time_ns FROM decisions WHERE decision_id = ?`, id).Scan(&seq, &ns)
-		if errors.Is(err, sql.ErrNoRows) {
-			return 0, 0, false, nil
-		}
-		return seq, ns, err == nil, l.storeErr("list decisions", err)
+	return listSQL.Select(q, func(id any) (key any, found bool, err error) {
+		var n int
+		err = l.r.QueryRowContext(ctx, `SELECT count(*) FROM decisions WHERE decision_id = ?`, id).Scan(&n)
+		return id, n > 0, l.storeErr("list decisions", err)
 	})
 }
 
@@ -171,7 +169,7 @@ func (l *Log) Head(ctx context.Context) (audit.Head, error) {
 	err := l.r.QueryRowContext(ctx, `SELECT seq, hash FROM (
 		SELECT * FROM (SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1)
 		UNION ALL
-		SELECT * FROM (SELECT event, hash FROM decisions ORDER BY seq DESC LIMIT 1)
+		SELECT * FROM (SELECT first_event + n - 1, head FROM decision_bodies ORDER BY first_event DESC LIMIT 1)
 	) ORDER BY seq DESC LIMIT 1`).Scan(&h.Seq, &sum)
 	if errors.Is(err, sql.ErrNoRows) {
 		return audit.Head{}, nil

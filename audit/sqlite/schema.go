@@ -28,26 +28,32 @@ CREATE TABLE audit_meta (
 ) WITHOUT ROWID;
 
 -- The decisions' JSON bodies, written once per commit: the bodies of the
--- decisions a commit recorded together (their chain events consecutive,
--- from first_event on), each followed by a newline, which JSON never
--- holds unescaped. One large value per commit is a fraction of the work
--- of a row per body: the server's hot path.
+-- n decisions a commit recorded together, their chain events consecutive
+-- from first_event and their rows from first_seq, each body followed by a
+-- newline, which JSON never holds unescaped; head is the hash of the last
+-- one's event. One large value per commit is a fraction of the work of a
+-- row per body: the server's hot path.
 CREATE TABLE decision_bodies (
 	first_event INTEGER PRIMARY KEY,
+	first_seq   INTEGER NOT NULL,
+	n           INTEGER NOT NULL,
+	head        BLOB NOT NULL,
 	bodies      BLOB NOT NULL
 );
 
--- One row per recorded gate call: the columns lookups and filters need,
--- each derived from the body (Verify checks that they agree), and the
--- decision's chain entry: its event number and
--- hash = sha256(hash of event - 1 || payload), the payload being the
--- canonical JSON of the decision's row (see auditchain.DecisionRow), which
--- Verify rebuilds from the body. idem_key is NULL when the caller gave
--- none; the unique index holds only keyed decisions.
+-- One row per recorded gate call, kept in the order of decision_id (time-
+-- ordered UUIDs, so a lookup and a listing follow one B-tree): the
+-- columns lookups and filters need, each derived from the body (Verify
+-- checks that they agree), and the decision's chain entry: its row number
+-- seq, its event and hash = sha256(hash of event - 1 || payload), the
+-- payload being the canonical JSON of the decision's row (see
+-- auditchain.DecisionRow), which Verify rebuilds from the body. idem_key
+-- is NULL when the caller gave none; the unique index holds only keyed
+-- decisions.
 CREATE TABLE decisions (
-	seq            INTEGER PRIMARY KEY,
+	decision_id    TEXT PRIMARY KEY,
+	seq            INTEGER NOT NULL,
 	event          INTEGER NOT NULL,
-	decision_id    TEXT NOT NULL UNIQUE,
 	time_ns        INTEGER NOT NULL,
 	outcome        TEXT NOT NULL,
 	proposition_id TEXT NOT NULL,
@@ -55,16 +61,14 @@ CREATE TABLE decisions (
 	idem_key       TEXT,
 	approval_id    TEXT NOT NULL,
 	hash           BLOB NOT NULL
-);
--- Few indexes, each written at its end or rarely: every index costs every
--- Record on the server's hot path. time_ns and decision_id grow with the
--- clock; the pending and approval indexes hold only the decisions that
--- asked for or presented an approval. Filters by proposition or outcome
--- scan (within the time window, when one is given): they are an
--- operator's queries, not the server's.
+) WITHOUT ROWID;
+-- Every index costs every Record on the server's hot path, so there are
+-- only partial ones, holding the decisions that asked for or presented
+-- an approval or gave a key. Filters by time, proposition or outcome
+-- scan in decision_id order: they are an operator's queries, not the
+-- server's.
 CREATE UNIQUE INDEX decisions_idem ON decisions (credential, idem_key) WHERE idem_key IS NOT NULL;
-CREATE INDEX decisions_time ON decisions (time_ns);
-CREATE INDEX decisions_pending ON decisions (seq) WHERE outcome = 'REQUIRE_CONFIRMATION';
+CREATE INDEX decisions_pending ON decisions (decision_id) WHERE outcome = 'REQUIRE_CONFIRMATION';
 CREATE INDEX decisions_approval ON decisions (approval_id) WHERE approval_id <> '';
 
 -- An operator's answer to one decision: a decision is answered once.

@@ -74,9 +74,11 @@ func TestTamperIsDetected(t *testing.T) {
 		{"a decision's hash", "decisions_no_UPDATE", `UPDATE decisions SET hash = zeroblob(32) WHERE seq = 1`, 1, "decisions", "body or its hash was edited"},
 		{"a decision's outcome column", "decisions_no_UPDATE", `UPDATE decisions SET outcome = 'MAY_ACT' WHERE seq = 3`, 5, "decisions", "outcome"},
 		{"a decision's proposition column", "decisions_no_UPDATE", `UPDATE decisions SET proposition_id = 'P-other' WHERE seq = 2`, 2, "decisions", "proposition_id"},
-		{"a deleted decision", "decisions_no_DELETE", `DELETE FROM decisions WHERE seq = 3`, 6, "approvals", "event 5 is missing"},
-		{"a deleted body", "decision_bodies_no_DELETE", `DELETE FROM decision_bodies WHERE first_event = 2`, 2, "decisions", "body is gone"},
-		{"a body added", "decision_bodies_no_UPDATE", `UPDATE decision_bodies SET bodies = bodies || bodies WHERE first_event = 5`, 0, "decision_bodies", "holds 2 bodies but 1"},
+		{"a decision's event", "decisions_no_UPDATE", `UPDATE decisions SET event = 9 WHERE seq = 2`, 2, "decisions", "out of step"},
+		{"a deleted decision", "decisions_no_DELETE", `DELETE FROM decisions WHERE seq = 3`, 5, "decisions", "is gone"},
+		{"a deleted body", "decision_bodies_no_DELETE", `DELETE FROM decision_bodies WHERE first_event = 2`, 3, "approvals", "event 2 is missing"},
+		{"a body added", "decision_bodies_no_UPDATE", `UPDATE decision_bodies SET bodies = bodies || bodies WHERE first_event = 5`, 5, "decision_bodies", "holds 2 bodies but says 1"},
+		{"a head", "decision_bodies_no_UPDATE", `UPDATE decision_bodies SET head = zeroblob(32) WHERE first_event = 5`, 5, "decision_bodies", "head"},
 		{"an approval's verdict", "approvals_no_UPDATE", `UPDATE approvals SET verdict = 'approved' WHERE seq = 2`, 6, "approvals", "verdict"},
 		{"an approval's body", "approvals_no_UPDATE",
 			`UPDATE approvals SET body = CAST(replace(CAST(body AS TEXT), '"ops"', '"boss"') AS BLOB) WHERE seq = 1`, 3, "approvals", "body_sha256"},
@@ -140,18 +142,21 @@ func TestRowsBehindTheChainAreDetected(t *testing.T) {
 	cases := []struct {
 		table, sql string
 		seq        int64
+		broken     string // the table verify names
 		what       string
 	}{
 		{"decisions", `INSERT INTO decisions (seq, event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash)
 			SELECT 99, 7, 'smuggled', time_ns, 'MAY_ACT', proposition_id, credential, NULL, approval_id, hash FROM decisions WHERE seq = 1`,
-			7, "body is gone"},
-		{"decision_bodies", `INSERT INTO decision_bodies (first_event, bodies) SELECT 99, bodies FROM decision_bodies WHERE first_event = 1`,
-			0, "read by no decision"},
+			0, "decisions", "inserted behind the chain"},
+		{"decision_bodies", `INSERT INTO decision_bodies (first_event, first_seq, n, head, bodies) SELECT 99, 99, 1, head, bodies FROM decision_bodies WHERE first_event = 1`,
+			// The smuggled body names a decision whose row is elsewhere in
+			// the chain.
+			99, "decisions", "out of step"},
 		{"approvals", `INSERT INTO approvals (seq, approval_id, decision_id, verdict, created_ns, body, body_sha256)
 			SELECT 99, 'smuggled', 'd-x', verdict, created_ns, body, body_sha256 FROM approvals WHERE seq = 1`,
-			0, "not recorded by any event"},
+			0, "approvals", "not recorded by any event"},
 		{"approval_uses", `INSERT INTO approval_uses (seq, approval_id, used_by, used_ns) VALUES (99, 'a-x', 'd-x', 0)`,
-			0, "not recorded by any event"},
+			0, "approval_uses", "not recorded by any event"},
 	}
 	for _, c := range cases {
 		t.Run(c.table, func(t *testing.T) {
@@ -159,7 +164,7 @@ func TestRowsBehindTheChainAreDetected(t *testing.T) {
 			db := rawDB(t, path)
 			mustExec(t, db, c.sql)
 			db.Close()
-			verifyBroken(t, path, nil, c.seq, c.table, c.what)
+			verifyBroken(t, path, nil, c.seq, c.broken, c.what)
 		})
 	}
 }

@@ -58,12 +58,10 @@ type verifier struct {
 	w   *auditchain.Walker
 	// prev is the hash of the event handed last.
 	prev []byte
-	// The decision_bodies rows, read in order: the current one cut into
-	// bodies, where it begins and how many of them decisions read.
-	bodies   *sql.Rows
-	cur      [][]byte
-	curFirst int64
-	used     int
+	// row looks a decision's row up by its id; decisions counts those
+	// found, which must be every row of the table.
+	row       *sql.Stmt
+	decisions int64
 }
 
 const walkSQL = `
@@ -75,9 +73,9 @@ LEFT JOIN approvals a ON e.tbl = 'approvals' AND a.seq = e.row_seq
 LEFT JOIN approval_uses u ON e.tbl = 'approval_uses' AND u.seq = e.row_seq
 ORDER BY e.seq`
 
-const walkDecisionsSQL = `
+const decisionRowSQL = `
 SELECT seq, event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash
-FROM decisions ORDER BY seq`
+FROM decisions WHERE decision_id = ?`
 
 // eventRow is one event and the row it names, if present. Absent joins
 // scan NULL into the sql.Null* holders.
@@ -94,56 +92,61 @@ type eventRow struct {
 	uAppr, uUsedBy sql.NullString
 }
 
-// decisionEntry is a decisions row: its columns and chain entry.
-type decisionEntry struct {
-	row   decisionRow
-	event int64
-	hash  []byte
+// bodiesRow is a decision_bodies row cut into its bodies, and how many of
+// them the walk has handed on.
+type bodiesRow struct {
+	first, firstSeq, n int64
+	head               []byte
+	bodies             [][]byte
+	used               int
 }
 
 // walk hands the walker every event in order: the event rows (approvals
-// and uses) and the decisions, which carry their own, merged by number.
+// and uses) and the decisions, whose bodies the decision_bodies rows hold
+// in event order, merged by event number. Each decision's row is found
+// by the decision_id its body names.
 func (v *verifier) walk() (*Break, error) {
 	events, err := v.tx.QueryContext(v.ctx, walkSQL)
 	if err != nil {
 		return nil, err
 	}
 	defer events.Close()
-	decisions, err := v.tx.QueryContext(v.ctx, walkDecisionsSQL)
-	if err != nil {
-		return nil, err
-	}
-	defer decisions.Close()
-	bodies, err := v.tx.QueryContext(v.ctx, `SELECT first_event, bodies FROM decision_bodies ORDER BY first_event`)
+	bodies, err := v.tx.QueryContext(v.ctx, `SELECT first_event, first_seq, n, head, bodies FROM decision_bodies ORDER BY first_event`)
 	if err != nil {
 		return nil, err
 	}
 	defer bodies.Close()
-	v.bodies = bodies
+	if v.row, err = v.tx.PrepareContext(v.ctx, decisionRowSQL); err != nil {
+		return nil, err
+	}
+	defer v.row.Close()
 	var e *eventRow
-	var d *decisionEntry
+	var b *bodiesRow
 	for {
 		if e == nil {
 			if e, err = nextEvent(events); err != nil {
 				return nil, err
 			}
 		}
-		if d == nil {
-			if d, err = nextDecision(decisions); err != nil {
+		if b == nil || b.used == len(b.bodies) {
+			if b, err = nextBodies(bodies); err != nil {
 				return nil, err
+			}
+			if b != nil && len(b.bodies) == 0 {
+				return &Break{Seq: b.first, Table: tableBodies, What: fmt.Sprintf("the row at event %d holds no body (inserted behind the chain)", b.first)}, nil
 			}
 		}
 		var brk *Break
 		switch {
-		case e == nil && d == nil:
-			return v.bodiesLeft()
-		case d == nil || (e != nil && e.seq < d.event):
+		case e == nil && b == nil:
+			return nil, nil
+		case b == nil || (e != nil && e.seq < b.first+int64(b.used)):
 			brk, e = v.event(e), nil
 		default:
-			brk, d = v.decision(d), nil
+			brk, err = v.decision(b)
 		}
-		if brk != nil {
-			return brk, nil
+		if brk != nil || err != nil {
+			return brk, err
 		}
 	}
 }
@@ -159,14 +162,18 @@ func nextEvent(rows *sql.Rows) (*eventRow, error) {
 	return &e, err
 }
 
-func nextDecision(rows *sql.Rows) (*decisionEntry, error) {
+// nextBodies reads the next decision_bodies row.
+func nextBodies(rows *sql.Rows) (*bodiesRow, error) {
 	if !rows.Next() {
 		return nil, rows.Err()
 	}
-	var d decisionEntry
-	r := &d.row
-	err := rows.Scan(&r.Seq, &d.event, &r.DecisionID, &r.TimeNS, &r.Outcome, &r.PropositionID, &r.Credential, &r.IdemKey, &r.ApprovalID, &d.hash)
-	return &d, err
+	var b bodiesRow
+	var raw []byte
+	if err := rows.Scan(&b.first, &b.firstSeq, &b.n, &b.head, &raw); err != nil {
+		return nil, err
+	}
+	b.bodies = splitBodies(raw)
+	return &b, nil
 }
 
 // event hands one event row and the row it names to the walker.
@@ -183,77 +190,54 @@ func (v *verifier) event(e *eventRow) *Break {
 	return v.w.Event(ev)
 }
 
-// decision hands a decision's chain entry to the walker: the payload it
-// commits to is rebuilt from its body (so an edited body breaks the
-// link), and its columns are compared with the body's (so no filter can
-// be misled).
-func (v *verifier) decision(d *decisionEntry) *Break {
+// decision hands the next decision of b to the walker: the payload its
+// event commits to is rebuilt from its body (so an edited body breaks the
+// link), and its row, found by the body's decision_id, must hold that
+// event, its place and hash, and columns that agree with the body (so no
+// lookup or filter can be misled).
+func (v *verifier) decision(b *bodiesRow) (*Break, error) {
+	i := b.used
+	b.used++
+	event, seq := b.first+int64(i), b.firstSeq+int64(i)
+	if int64(len(b.bodies)) != b.n {
+		return &Break{Seq: b.first, Table: tableBodies, What: fmt.Sprintf("the row at event %d holds %d bodies but says %d (a body was added or removed)", b.first, len(b.bodies), b.n)}, nil
+	}
 	brk := func(format string, args ...any) *Break {
-		return &Break{Seq: d.event, Table: tableDecisions, RowSeq: d.row.Seq, What: fmt.Sprintf(format, args...)}
+		return &Break{Seq: event, Table: tableDecisions, RowSeq: seq, What: fmt.Sprintf(format, args...)}
 	}
-	body, err := v.body(d.event)
-	if err != nil {
-		return brk("%v", err)
-	}
+	body := b.bodies[i]
 	dec, err := decodeDecision(body)
 	if err != nil {
-		return brk("%v", err)
+		return brk("%v", err), nil
 	}
 	derived := auditchain.DecisionColumns(dec, body)
-	derived.Seq = d.row.Seq
-	cols := d.row
-	cols.Tool, cols.Body, cols.BodySum = derived.Tool, derived.Body, derived.BodySum
-	ev := &auditchain.Event{Seq: d.event, RowSeq: d.row.Seq, Table: tableDecisions, Payload: string(derived.Payload()),
-		Prev: v.prev, Hash: d.hash, Decision: &cols, FromBody: true}
-	v.prev = d.hash
-	return v.w.Event(ev)
-}
-
-// body returns the body of the decision at event from the
-// decision_bodies rows, read in order alongside the walk; each row must
-// hold exactly the bodies of consecutive decisions from its first_event.
-func (v *verifier) body(event int64) ([]byte, error) {
-	for v.cur == nil || event >= v.curFirst+int64(len(v.cur)) {
-		if v.cur != nil && v.used != len(v.cur) {
-			return nil, fmt.Errorf("decision_bodies row at event %d holds %d bodies but %d decisions read them (a body was added or a decision removed)", v.curFirst, len(v.cur), v.used)
-		}
-		if !v.bodies.Next() {
-			if err := v.bodies.Err(); err != nil {
-				return nil, err
-			}
-			return nil, errors.New("its body is gone (no decision_bodies row holds it)")
-		}
-		var row []byte
-		if err := v.bodies.Scan(&v.curFirst, &row); err != nil {
-			return nil, err
-		}
-		v.cur, v.used = splitBodies(row), 0
-		if v.curFirst > event {
-			return nil, fmt.Errorf("its body is gone: the next decision_bodies row begins at event %d", v.curFirst)
-		}
+	derived.Seq = seq
+	var r decisionRow
+	var rowEvent int64
+	var hash []byte
+	err = v.row.QueryRowContext(v.ctx, derived.DecisionID).Scan(&r.Seq, &rowEvent, &r.DecisionID, &r.TimeNS, &r.Outcome,
+		&r.PropositionID, &r.Credential, &r.IdemKey, &r.ApprovalID, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return brk("the decision row of this body (decision_id %s) is gone", derived.DecisionID), nil
 	}
-	i := event - v.curFirst
-	if i < 0 || int(i) != v.used {
-		return nil, fmt.Errorf("decision_bodies row at event %d is out of step with the decisions (body %d read after %d)", v.curFirst, i, v.used)
+	if err != nil {
+		return nil, err
 	}
-	v.used++
-	return v.cur[i], nil
-}
-
-// bodiesLeft, after the last event, finds bodies no decision reads.
-func (v *verifier) bodiesLeft() (*Break, error) {
-	if v.cur != nil && v.used != len(v.cur) {
-		return &Break{Table: tableBodies, What: fmt.Sprintf("row at event %d holds %d bodies but %d decisions read them (a body was added or a decision removed)", v.curFirst, len(v.cur), v.used)}, nil
+	if rowEvent != event || r.Seq != seq {
+		return brk("the row of decision %s says event %d, row %d: rows and bodies are out of step", derived.DecisionID, rowEvent, r.Seq), nil
 	}
-	if v.bodies.Next() {
-		var first int64
-		var row []byte
-		if err := v.bodies.Scan(&first, &row); err != nil {
-			return nil, err
-		}
-		return &Break{Table: tableBodies, What: fmt.Sprintf("row at event %d is read by no decision (inserted behind the chain)", first)}, nil
+	v.decisions++
+	r.Tool, r.Body, r.BodySum = derived.Tool, derived.Body, derived.BodySum
+	ev := &auditchain.Event{Seq: event, RowSeq: seq, Table: tableDecisions, Payload: string(derived.Payload()),
+		Prev: v.prev, Hash: hash, Decision: &r, FromBody: true}
+	v.prev = hash
+	if brk := v.w.Event(ev); brk != nil {
+		return brk, nil
 	}
-	return nil, v.bodies.Err()
+	if b.used == len(b.bodies) && !bytes.Equal(b.head, hash) {
+		return &Break{Seq: b.first, Table: tableBodies, What: fmt.Sprintf("the row at event %d names a head that is not its last decision's hash", b.first)}, nil
+	}
+	return nil, nil
 }
 
 // splitBodies cuts a decision_bodies row into its bodies; a row not ended
@@ -276,12 +260,20 @@ func (v *verifier) headCheck() (*Break, error) { return v.w.HeadCheck(), nil }
 
 // orphans finds rows that no event records (inserted behind the chain).
 func (v *verifier) orphans() (*Break, error) {
+	var rows int64
+	if err := v.tx.QueryRowContext(v.ctx, `SELECT count(*) FROM decisions`).Scan(&rows); err != nil {
+		return nil, err
+	}
+	if rows != v.decisions {
+		return &Break{Table: tableDecisions, What: fmt.Sprintf("the table holds %d rows but the chain records %d decisions: a row was inserted behind the chain", rows, v.decisions)}, nil
+	}
 	return v.w.Orphans(func(t string) (n int64, err error) {
+		if t == tableDecisions {
+			return v.decisions, nil // counted above
+		}
 		err = v.tx.QueryRowContext(v.ctx, `SELECT count(*) FROM `+t).Scan(&n)
 		return n, err
 	}, func(t string) (seq int64, err error) {
-		// Every decisions row is walked, so only the tables with event
-		// rows can hold one no event records.
 		err = v.tx.QueryRowContext(v.ctx, `SELECT min(seq) FROM (SELECT seq FROM `+t+` EXCEPT SELECT row_seq FROM events WHERE tbl = ?)`, t).Scan(&seq)
 		return seq, err
 	})

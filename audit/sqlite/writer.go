@@ -58,7 +58,7 @@ type wtx struct {
 const rowsPerInsert = 64
 
 // decisionCols is the number of columns insDecisions binds per row.
-const decisionCols = 9
+const decisionCols = 10
 
 type writeStmts struct {
 	insApproval, insUse, insEvent, insBodies, head, dhead *sql.Stmt
@@ -75,13 +75,13 @@ func startWriter(db *sql.DB, maxBatch int, linger time.Duration) (*writer, error
 		{&w.st.insApproval, `INSERT INTO approvals (approval_id, decision_id, verdict, created_ns, body, body_sha256) VALUES (?, ?, ?, ?, ?, ?)`},
 		{&w.st.insUse, `INSERT INTO approval_uses (approval_id, used_by, used_ns) VALUES (?, ?, ?)`},
 		{&w.st.insEvent, `INSERT INTO events (seq, tbl, row_seq, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)`},
-		{&w.st.insBodies, `INSERT INTO decision_bodies (first_event, bodies) VALUES (?, ?)`},
+		{&w.st.insBodies, `INSERT INTO decision_bodies (first_event, first_seq, n, head, bodies) VALUES (?, ?, ?, ?, ?)`},
 		{&w.st.head, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`},
-		{&w.st.dhead, `SELECT seq, event, hash FROM decisions ORDER BY seq DESC LIMIT 1`},
+		{&w.st.dhead, `SELECT first_seq + n - 1, first_event + n - 1, head FROM decision_bodies ORDER BY first_event DESC LIMIT 1`},
 	}
-	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	for n := 1; n <= rowsPerInsert; n++ {
-		q := `INSERT OR IGNORE INTO decisions (event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash) VALUES ` +
+		q := `INSERT OR IGNORE INTO decisions (seq, event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash) VALUES ` +
 			row + strings.Repeat(", "+row, n-1)
 		prep = append(prep, struct {
 			dst **sql.Stmt
@@ -159,7 +159,8 @@ func (w *writer) inTx(checkIDs bool, fn func(*wtx) error) error {
 }
 
 // readHead finds the chain's last event, which is either the last event
-// row or the last decision's, and the last decision row.
+// row or the last decision's (the end of the last decision_bodies row),
+// and the last decision's seq.
 func (t *wtx) readHead() error {
 	t.seq, t.head = 0, genesis
 	err := t.stmt(t.st.head).QueryRow().Scan(&t.seq, &t.head)
