@@ -1,6 +1,7 @@
-// Command loadtest measures warrant_now over Streamable HTTP against a
-// ledger of many propositions (100,000 by default) under several loads,
-// and prints calls/s, latency quantiles and CPU per call for each.
+// Command loadtest measures warrant_now (or, with -tool may_act, a
+// warrant-only may_act) over Streamable HTTP against a ledger of many
+// propositions (100,000 by default) under several loads, and prints
+// calls/s, latency quantiles and CPU per call for each.
 //
 // A load is either N clients calling as fast as the server answers (a
 // closed loop: the most calls/s, with N calls always out), or N@R:
@@ -15,6 +16,22 @@
 //	go run ./scripts/loadtest -clients 64 -duration 30s
 //	go run ./scripts/loadtest -clients 64@5000,64@15000
 //	go run ./scripts/loadtest -inprocess -cpuprofile /tmp/server.prof
+//
+// -compare-audit measures what recording may_act's decisions costs (issue
+// #12: with the decision log on, at least 80% of the calls/s without it
+// at 64 clients): each load runs with the log off and on, alternating,
+// -rounds times, each on a server started for it, and the median ratio
+// of calls/s on/off is the figure to quote:
+//
+//	go run ./scripts/loadtest -tool may_act -compare-audit -clients 64 -rounds 5
+//
+// -audit on (the default) runs ewp-mcp with its default decision log
+// beside the ledger (<ledger>.audit), deleted before every server starts
+// so that each load begins with an empty log; -audit off runs it with
+// --audit off. With -inprocess the same choice applies to the in-process
+// server (an SQLite log through mcp.WithDecisionLog, or none). The ledger
+// is opened read-only either way (ewp-mcp gets no ingest token), and the
+// run fails if it was written.
 //
 // To profile the server alone while it shares the machine with its client,
 // serve from one process and drive it from another:
@@ -34,10 +51,11 @@
 // which pprof's -focus separates).
 //
 // Every response is checked: status 200, a tool result that is not an
-// error, an ACCEPTED warrant, and (for the first responses of each client)
-// the proposition that was asked for. Each client has its own keep-alive
-// connection; -client picks the HTTP client (a minimal one by default, or
-// net/http's, see client.go).
+// error, an ACCEPTED warrant (may_act: MAY_ACT in the result and every
+// layer, and a decision_id exactly when the log is on), and (for the
+// first responses of each client) the proposition that was asked for.
+// Each client has its own keep-alive connection; -client picks the HTTP
+// client (a minimal one by default, or net/http's, see client.go).
 package main
 
 import (
