@@ -75,12 +75,14 @@ func appendPropID(b []byte, prop int) []byte {
 // the layers); inside the text content, the same JSON is a string and its
 // quotes are escaped, so these never match there.
 var (
-	mayActDecision   = []byte(`"decision":"MAY_ACT"`)
-	otherDecisions   = [][]byte{[]byte(`"decision":"REQUIRE_CONFIRMATION"`), []byte(`"decision":"DENY"`)}
-	decisionIDField  = []byte(`"decision_id":"`)
-	toolErrorMarker  = []byte(`"isError":true`)
-	expectedDecision = "MAY_ACT"
+	mayActDecision  = []byte(`"decision":"` + expectedDecision + `"`)
+	otherDecisions  = [][]byte{[]byte(`"decision":"REQUIRE_CONFIRMATION"`), []byte(`"decision":"DENY"`)}
+	decisionIDField = []byte(`"decision_id":"`)
+	toolErrorMarker = []byte(`"isError":true`)
 )
+
+// expectedDecision is may_act's answer to every call (see mayActRisk).
+const expectedDecision = "MAY_ACT"
 
 // checkMayAct accepts only a MAY_ACT answer that carries a decision_id
 // exactly when the server keeps a decision log: an answer without one

@@ -52,8 +52,9 @@ func compareAudit(ln *launcher, cfg config) error {
 		for i := range cfg.rounds {
 			onFirst := i%2 == 1
 			var res [2]result // off, on
-			for _, logged := range []bool{onFirst, !onFirst} {
-				r, err := measureOnce(ln, cfg, ld, logged, len(out)+i == 0 && logged == onFirst)
+			for j, logged := range []bool{onFirst, !onFirst} {
+				first := len(out) == 0 && i == 0 && j == 0
+				r, err := measureOnce(ln, cfg, ld, logged, first)
 				if err != nil {
 					return fmt.Errorf("load %v, round %d, decision log %s: %w", ld, i+1, onOff(logged), err)
 				}
