@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"regexp"
 	"sync/atomic"
@@ -81,7 +82,7 @@ func TestWorkerChargesStallToQueuedCalls(t *testing.T) {
 		p := &stallingPoster{stallAt: 10, stall: stall, stopAfter: 300, stop: &stop}
 		rng := rand.New(rand.NewPCG(3, 4))
 		var lat, arr []time.Duration
-		if err := worker(p, 1000, rng, pace, &recording, &stop, &lat, &arr); err != nil {
+		if err := worker(p, call{tool: toolWarrantNow}, 1000, rng, pace, &recording, &stop, &lat, &arr); err != nil {
 			t.Fatal(err)
 		}
 		if len(lat) != 300 {
@@ -145,5 +146,30 @@ func TestBehind(t *testing.T) {
 		if got := r.behind(); got != c.behind {
 			t.Errorf("rate %g for %gs, %d calls: behind = %v, want %v", c.rate, c.seconds, c.calls, got, c.behind)
 		}
+	}
+}
+
+// A round's ratio is on over off; the median is the middle round's, or
+// the mean of the middle two.
+func TestCompareRounds(t *testing.T) {
+	rd := func(off, on float64) round {
+		return newRound(result{CallsPerSec: off}, result{CallsPerSec: on}, false)
+	}
+	if r := rd(20000, 17000).Ratio; r != 0.85 {
+		t.Errorf("ratio %v, want 0.85", r)
+	}
+	if r := rd(0, 100).Ratio; r != 0 {
+		t.Errorf("ratio without calls off: %v, want 0", r)
+	}
+	odd := []round{rd(100, 90), rd(100, 70), rd(100, 80)}
+	if m := medianRatio(odd); m != 0.8 {
+		t.Errorf("median of .9 .7 .8 = %v", m)
+	}
+	if m := medianRatio(odd[:2]); math.Abs(m-0.8) > 1e-12 {
+		t.Errorf("median of .9 .7 = %v", m)
+	}
+	c := comparison{Clients: 64, Rounds: odd, MedianRatio: medianRatio(odd)}
+	if s := c.summary(); s != "clients=64         median on/off 0.800 over 3 rounds (0.700–0.900)" {
+		t.Errorf("summary %q", s)
 	}
 }

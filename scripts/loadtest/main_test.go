@@ -47,3 +47,49 @@ func TestReadResponse(t *testing.T) {
 		}
 	}
 }
+
+// The flags default to the load test as it was (warrant_now, ewp-mcp's
+// default decision log), and the may_act comparison reads as asked.
+func TestParseArgs(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := parseArgs([]string{"-dir", dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.tool != toolWarrantNow || !cfg.audit || cfg.compareAudit || cfg.rounds != 3 || cfg.call() != (call{toolWarrantNow, true}) {
+		t.Errorf("defaults: tool %q audit %v compare %v rounds %d", cfg.tool, cfg.audit, cfg.compareAudit, cfg.rounds)
+	}
+	cfg, err = parseArgs([]string{"-dir", dir, "-tool", "may_act", "-audit", "off", "-clients", "64"})
+	if err != nil || cfg.call() != (call{toolMayAct, false}) {
+		t.Errorf("-tool may_act -audit off: %+v, %v", cfg.call(), err)
+	}
+	cfg, err = parseArgs([]string{"-dir", dir, "-tool", "may_act", "-compare-audit", "-rounds", "5", "-clients", "8,64", "-inprocess"})
+	if err != nil || !cfg.compareAudit || cfg.rounds != 5 || len(cfg.loads) != 2 || !cfg.inprocess {
+		t.Errorf("-compare-audit -rounds 5: %+v, %v", cfg, err)
+	}
+	for _, bad := range [][]string{
+		{"-tool", "warrant"},
+		{"-tool", "check_grounding"},
+		{"-audit", "yes"},
+		{"-audit", ""},
+		{"-rounds", "0", "-tool", "may_act", "-compare-audit"},
+		{"-compare-audit"}, // warrant_now is never recorded
+		{"-compare-audit", "-tool", "may_act", "-url", "http://127.0.0.1:1/mcp"},
+		{"-compare-audit", "-tool", "may_act", "-serve"},
+		{"-baseline", "-tool", "may_act"},
+		{"-tool", "may_act", "64"},
+	} {
+		if _, err := parseArgs(append([]string{"-dir", dir}, bad...)); err == nil {
+			t.Errorf("parseArgs(%q) accepted", bad)
+		}
+	}
+}
+
+// The server never gets the ingest token that would open the ledger for
+// writing; everything else passes.
+func TestServerEnviron(t *testing.T) {
+	got := serverEnviron([]string{"PATH=/bin", "EWP_INGEST_TOKEN=secret", "GOGC=400", "EWP_INGEST_TOKEN_FILE=x"})
+	if fmt.Sprint(got) != "[PATH=/bin GOGC=400 EWP_INGEST_TOKEN_FILE=x]" {
+		t.Errorf("serverEnviron = %v", got)
+	}
+}

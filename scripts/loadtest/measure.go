@@ -105,7 +105,7 @@ func measure(srv *server, cfg config, ld load) (result, error) {
 			if ld.rate > 0 {
 				pace = newPacer(rng, ld.rate/float64(n), time.Now())
 			}
-			if err := worker(posters[w], cfg.props, rng, pace, &recording, &stop, &lat[w], &arr[w]); err != nil {
+			if err := worker(posters[w], cfg.call(), cfg.props, rng, pace, &recording, &stop, &lat[w], &arr[w]); err != nil {
 				errc <- err
 				stop.Store(true)
 			}
@@ -171,18 +171,18 @@ func quantileMs(sorted []time.Duration, num, den int) float64 {
 	return float64(sorted[i].Microseconds()) / 1000
 }
 
-// worker calls warrant_now on random propositions until stop, recording
+// worker makes call c about random propositions until stop, recording
 // latencies while recording is set, and with -arrival the time until each
 // answer reached the socket. Without a pacer it calls again as soon as it
 // is answered; with one, when the pacer says the call is due, and the
 // latency runs from then, or from when the client woke if it slept.
-func worker(p poster, props int, rng *rand.Rand, pace *pacer, recording, stop *atomic.Bool, lat, arr *[]time.Duration) error {
+func worker(p poster, c call, props int, rng *rand.Rand, pace *pacer, recording, stop *atomic.Bool, lat, arr *[]time.Duration) error {
 	stamped, _ := p.(interface{ arrived() time.Time })
 	var body []byte
 	var resp bytes.Buffer
 	for i := 0; !stop.Load(); i++ {
 		prop := rng.IntN(props)
-		body = appendCall(body[:0], i, prop)
+		body = c.append(body[:0], i, prop)
 		t0 := time.Now()
 		if pace != nil {
 			// A call due while the previous one was still out is late by
@@ -203,7 +203,7 @@ func worker(p poster, props int, rng *rand.Rand, pace *pacer, recording, stop *a
 		if err != nil {
 			return err
 		}
-		if err := checkResponse(status, resp.Bytes(), prop, i < 20); err != nil {
+		if err := c.check(status, resp.Bytes(), prop, i < 20); err != nil {
 			return err
 		}
 		if recording.Load() {
@@ -237,13 +237,9 @@ func sleepUntil(t time.Time, stop *atomic.Bool) bool {
 func appendCall(b []byte, id, prop int) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, int64(id), 10)
-	b = append(b, `,"method":"tools/call","params":{"name":"warrant_now","arguments":{"proposition_id":"P-`...)
-	p := strconv.Itoa(prop)
-	for range 7 - len(p) {
-		b = append(b, '0')
-	}
-	b = append(b, p...)
-	return append(b, `","evaluated_at":"`+evaluatedAt+`"}}}`...)
+	b = append(b, `,"method":"tools/call","params":{"name":"warrant_now","arguments":{"proposition_id":`...)
+	b = appendPropID(b, prop)
+	return append(b, `,"evaluated_at":"`+evaluatedAt+`"}}}`...)
 }
 
 var accepted = []byte(`"acceptance":"ACCEPTED"`)

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/mcp/ledgerstore"
@@ -99,7 +100,50 @@ type server struct {
 	stop   func()
 }
 
-func startServer(cfg config) (*server, error) {
+// A launcher starts servers of one ledger, with or without a decision
+// log: one for the whole run, or with -compare-audit one per measurement.
+type launcher struct {
+	cfg   config
+	db    string    // the ledger; "" with -url
+	bin   string    // the ewp-mcp binary; "" when none is run
+	stamp fileStamp // the ledger as found, to show it was left unchanged
+}
+
+// newLauncher builds (or finds) the ledger and the ewp-mcp binary.
+func newLauncher(cfg config) (*launcher, error) {
+	ln := &launcher{cfg: cfg}
+	if cfg.url != "" {
+		return ln, nil
+	}
+	db, err := cachedLedger(cfg.dir, cfg.props)
+	if err != nil {
+		return nil, err
+	}
+	ln.db = db
+	if ln.stamp, err = stampOf(db); err != nil {
+		return nil, err
+	}
+	if cfg.baseline || cfg.inprocess || cfg.serve {
+		return ln, nil
+	}
+	ln.bin = cfg.server
+	if ln.bin == "" {
+		ln.bin = filepath.Join(cfg.dir, "ewp-mcp")
+		build := exec.Command("go", "build", "-o", ln.bin, "github.com/ewp-go/ewp/cmd/ewp-mcp")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return nil, fmt.Errorf("go build ewp-mcp: %w", err)
+		}
+	}
+	return ln, nil
+}
+
+// start starts a server; logged asks for a decision log, which starts
+// empty: the log of an earlier load (or run) is deleted first, so every
+// load pays for a log of its own decisions only. Without logged, ewp-mcp
+// runs with --audit off.
+func (ln *launcher) start(logged bool) (*server, error) {
+	cfg := ln.cfg
 	if cfg.url != "" {
 		var pids []int
 		for _, f := range strings.FieldsFunc(cfg.pid, func(r rune) bool { return r == ',' }) {
@@ -111,13 +155,9 @@ func startServer(cfg config) (*server, error) {
 		}
 		return &server{kind: "external", url: cfg.url, pids: pids, stop: func() {}}, nil
 	}
-	db, err := cachedLedger(cfg.dir, cfg.props)
-	if err != nil {
-		return nil, err
-	}
 	if cfg.baseline {
 		if cfg.inprocess || cfg.serve {
-			return startBaseline(db)
+			return startBaseline(ln.db)
 		}
 		self, err := os.Executable()
 		if err != nil {
@@ -131,22 +171,69 @@ func startServer(cfg config) (*server, error) {
 	}
 	// Only a server of the ledger reads it while measured; the baseline
 	// (above, parent and child) reads one view at its start.
-	if err := readThrough(db); err != nil {
+	if err := readThrough(ln.db); err != nil {
 		return nil, err
 	}
-	if cfg.inprocess || cfg.serve {
-		return startInProcess(db)
-	}
-	bin := cfg.server
-	if bin == "" {
-		bin = filepath.Join(cfg.dir, "ewp-mcp")
-		build := exec.Command("go", "build", "-o", bin, "github.com/ewp-go/ewp/cmd/ewp-mcp")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return nil, fmt.Errorf("go build ewp-mcp: %w", err)
+	var logPath string
+	if logged {
+		// Where ewp-mcp keeps its log when --audit is not given.
+		logPath = auditsqlite.DefaultPath(ln.db)
+		if err := removeLog(logPath); err != nil {
+			return nil, err
 		}
 	}
-	return startProcess(bin, []string{"--db", db, "--http", "127.0.0.1:0"}, cfg.serverEnv)
+	if cfg.inprocess || cfg.serve {
+		return startInProcess(ln.db, logPath)
+	}
+	args := []string{"--db", ln.db, "--http", "127.0.0.1:0"}
+	if !logged {
+		args = append(args, "--audit", "off")
+	}
+	return startProcess(ln.bin, args, cfg.serverEnv)
+}
+
+// removeLog deletes a decision log and its WAL and shared-memory files.
+func removeLog(path string) error {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("removing the previous decision log: %w", err)
+		}
+	}
+	return nil
+}
+
+// A fileStamp is what changes when a file is written.
+type fileStamp struct {
+	size    int64
+	modTime time.Time
+}
+
+func stampOf(path string) (fileStamp, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}, err
+	}
+	return fileStamp{fi.Size(), fi.ModTime()}, nil
+}
+
+// ledgerUnchanged makes sure the servers left the ledger as they found
+// it: ewp-mcp opens it read-only (it has no ingest token here, see
+// serverEnviron), as does the in-process server, and a ledger that
+// changed would no longer be the synthetic one the answers are checked
+// against.
+func (ln *launcher) ledgerUnchanged() error {
+	if ln.db == "" {
+		return nil
+	}
+	now, err := stampOf(ln.db)
+	if err != nil {
+		return err
+	}
+	if now != ln.stamp {
+		return fmt.Errorf("the ledger %s was written during the run (size %d to %d, modified %v): "+
+			"the servers must open it read-only; delete it to have it rebuilt", ln.db, ln.stamp.size, now.size, now.modTime)
+	}
+	return nil
 }
 
 var servingURL = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
@@ -156,7 +243,7 @@ var servingURL = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
 // its log.
 func startProcess(bin string, args, env []string) (*server, error) {
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(serverEnviron(os.Environ()), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -202,9 +289,23 @@ func startProcess(bin string, args, env []string) (*server, error) {
 	}
 }
 
+// serverEnviron is this process's environment without the ingest token:
+// with one, ewp-mcp --http would open the ledger for writing (cmd/ewp-mcp
+// store.go). -server-env can still set it on purpose.
+func serverEnviron(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "EWP_INGEST_TOKEN=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // startInProcess serves the ledger from this process, as ewp-mcp does
-// (with its garbage-collector target, unless GOGC is set).
-func startInProcess(db string) (*server, error) {
+// (with its garbage-collector target, unless GOGC is set), recording
+// decisions in a new SQLite decision log at logPath unless it is "".
+func startInProcess(db, logPath string) (*server, error) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(mcp.GCPercent)
 	}
@@ -217,21 +318,35 @@ func startInProcess(db string) (*server, error) {
 		l.Close()
 		return nil, err
 	}
+	var opts []mcp.Option
+	closeLog := func() {}
+	if logPath != "" {
+		dl, err := auditsqlite.Create(logPath, auditsqlite.Options{})
+		if err != nil {
+			ln.Close()
+			l.Close()
+			return nil, fmt.Errorf("creating the decision log: %w", err)
+		}
+		opts = append(opts, mcp.WithDecisionLog(mcp.DecisionLog{Log: dl}))
+		closeLog = func() { _ = dl.Close() }
+	}
 	addr := ln.Addr().String()
-	h, err := ewpHandler(l, addr)
+	h, err := ewpHandler(l, addr, opts...)
 	if err != nil {
 		ln.Close()
+		closeLog()
 		l.Close()
 		return nil, err
 	}
-	stop := serveOn(ln, h, func() { l.Close() })
+	stop := serveOn(ln, h, func() { closeLog(); l.Close() })
 	return &server{kind: "in-process", url: "http://" + addr + mcp.EndpointPath, inproc: true, stop: stop}, nil
 }
 
 // ewpHandler is ewp-mcp's HTTP handler over l, logging nothing.
-func ewpHandler(l *ledger.Ledger, addr string) (http.Handler, error) {
+func ewpHandler(l *ledger.Ledger, addr string, opts ...mcp.Option) (http.Handler, error) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return mcp.New(ledgerstore.New(l), mcp.WithLogger(quiet)).HTTPHandler(mcp.HTTPConfig{Addr: addr})
+	opts = append([]mcp.Option{mcp.WithLogger(quiet)}, opts...)
+	return mcp.New(ledgerstore.New(l), opts...).HTTPHandler(mcp.HTTPConfig{Addr: addr})
 }
 
 // serveOn serves h on ln with ewp-mcp's server settings; the function it
