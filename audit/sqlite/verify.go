@@ -171,6 +171,12 @@ func nextDecision(rows *sql.Rows) (*decisionEntry, error) {
 
 // event hands one event row and the row it names to the walker.
 func (v *verifier) event(e *eventRow) *Break {
+	v.prev = e.hash
+	return v.w.Event(e.chainEvent())
+}
+
+// chainEvent is the event with the approval or use it names, if any.
+func (e *eventRow) chainEvent() *auditchain.Event {
 	ev := &auditchain.Event{Seq: e.seq, RowSeq: e.rowSeq, Table: e.tbl, Payload: e.payload, Prev: e.prev, Hash: e.hash}
 	if e.aSeq.Valid {
 		ev.Approval = &approvalRow{Seq: e.aSeq.Int64, ApprovalID: e.aID.String, DecisionID: e.aDecision.String,
@@ -179,8 +185,7 @@ func (v *verifier) event(e *eventRow) *Break {
 	if e.uSeq.Valid {
 		ev.Use = &Use{Seq: e.uSeq.Int64, ApprovalID: e.uAppr.String, UsedBy: e.uUsedBy.String, UsedNS: e.uUsed.Int64}
 	}
-	v.prev = e.hash
-	return v.w.Event(ev)
+	return ev
 }
 
 // decision hands a decision's chain entry to the walker: the payload it
@@ -281,7 +286,8 @@ func (v *verifier) orphans() (*Break, error) {
 		return n, err
 	}, func(t string) (seq int64, err error) {
 		// Every decisions row is walked, so only the tables with event
-		// rows can hold one no event records.
+		// rows can hold one no event records (in version 1, which
+		// Upgrade walks, decisions had event rows too).
 		err = v.tx.QueryRowContext(v.ctx, `SELECT min(seq) FROM (SELECT seq FROM `+t+` EXCEPT SELECT row_seq FROM events WHERE tbl = ?)`, t).Scan(&seq)
 		return seq, err
 	})
@@ -295,12 +301,17 @@ func (v *verifier) schema() (*Break, error) {
 	if err := v.tx.QueryRowContext(v.ctx, `SELECT value FROM audit_meta WHERE key = 'schema_version'`).Scan(&ver); err != nil || ver != strconv.Itoa(SchemaVersion) {
 		return &Break{Table: "audit_meta", What: fmt.Sprintf("schema_version is %q, want %d (%v)", ver, SchemaVersion, err)}, nil
 	}
+	return v.triggers(triggers())
+}
+
+// triggers checks the file's triggers against want, name to definition.
+func (v *verifier) triggers(want map[string]string) (*Break, error) {
 	rows, err := v.tx.QueryContext(v.ctx, `SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	check := auditchain.NewTriggers(triggers())
+	check := auditchain.NewTriggers(want)
 	for rows.Next() {
 		var name, tbl, ddl string
 		if err := rows.Scan(&name, &tbl, &ddl); err != nil {
