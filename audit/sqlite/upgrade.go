@@ -61,7 +61,10 @@ const v1Prefix = "upgrade_v1_"
 // false); any other version is refused with ErrSchemaVersion. A missing
 // file is an error wrapping ErrLogNotFound and is not created. Only
 // BusyTimeout of opt is used. Writers of the old version must be stopped
-// first: their statements no longer fit the file.
+// first: their statements no longer fit the file. The transaction's WAL
+// holds the rebuilt tables until the next checkpoint, so the upgrade
+// needs free space about the size of the log; the old tables' pages are
+// left free inside the file for new writes.
 func Upgrade(ctx context.Context, path string, opt Options) (UpgradeReport, error) {
 	rep := UpgradeReport{Path: path}
 	if opt.ReadOnly {

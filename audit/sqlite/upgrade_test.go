@@ -550,3 +550,27 @@ func fileSum(t testing.TB, path string) [32]byte {
 	}
 	return sha256.Sum256(b)
 }
+
+// TestUpgradeEmptyV1: a version 1 log with nothing on record becomes an
+// empty version 2 log, which then records.
+func TestUpgradeEmptyV1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ewp.db.audit")
+	l, err := v1fixture.Create(path, (&clock{t: t0}).now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	rep, err := sqlite.Upgrade(ctx, path, sqlite.Options{})
+	if err != nil || !rep.Upgraded || rep.Events != 0 || rep.BodyRows != 0 || rep.HeadAfter != (audit.Head{}) {
+		t.Fatalf("upgrade of an empty log: %+v %v", rep, err)
+	}
+	w, err := sqlite.Open(path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	record(t, w, pendingDecision("P", 0))
+	if rep := mustVerify(t, w); rep.Events != 1 {
+		t.Fatalf("after a Record: %+v", rep)
+	}
+}

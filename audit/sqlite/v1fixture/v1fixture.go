@@ -116,10 +116,11 @@ type Log struct {
 }
 
 // Create makes a version 1 log at path (a new file) as version 1 did: 16
-// KiB pages, WAL, the schema and schema_version 1. now stamps approvals
-// and uses, and decisions without a time.
+// KiB pages, WAL, the schema and schema_version 1, written with
+// synchronous=NORMAL. now stamps approvals and uses, and decisions without
+// a time.
 func Create(path string, now func() time.Time) (*Log, error) {
-	db, err := sql.Open("sqlite", sqlitefile.DSN(path, 10*time.Second)+"&_txlock=immediate")
+	db, err := sql.Open("sqlite", sqlitefile.DSN(path, 10*time.Second)+"&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {
 		return nil, err
 	}
