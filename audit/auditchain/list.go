@@ -22,19 +22,18 @@ type ListSQL struct {
 	// Column is what the query selects of each decision; "" means body.
 	// The SQLite log keeps bodies apart and selects the event number.
 	Column string
-	// Order is the column of recording order; "" means seq. The SQLite
-	// log keeps its rows in decision_id order (time-ordered UUIDs).
-	Order string
 }
 
-// Seek finds the decision a page continues from: its Order key, or found
-// false when there is none.
+// Seek finds the decision a page continues from: the value its
+// decision_id column holds, or found false when there is none.
 type Seek func(decisionID any) (key any, found bool, err error)
 
 // Select builds the query of the decisions q selects (their Column) and
-// its arguments. They come in recording order (Order), which the table
-// and the pending index keep, so no query sorts (and export streams); a
-// time window selects, it does not reorder. Since is inclusive, Until
+// its arguments. They come in decision_id order: the order the calls
+// began in (time-ordered UUIDs, minted as a call begins, so concurrent
+// calls may be recorded in another), which an index keeps, so no query
+// sorts (and export streams); a time window selects, it does not
+// reorder. Since is inclusive, Until
 // exclusive; a zero Limit means all. Filters by proposition or outcome
 // scan the decisions: they are an operator's queries.
 func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
@@ -73,10 +72,7 @@ func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
 	if q.Pending {
 		add("outcome = '" + audit.OutcomeRequireConfirmation + "' AND NOT EXISTS (SELECT 1 FROM " + s.Approvals + " a WHERE a.decision_id = d.decision_id)")
 	}
-	order := s.Order
-	if order == "" {
-		order = "seq"
-	}
+	const order = "decision_id"
 	dir, cmp := "ASC", ">"
 	if q.NewestFirst {
 		dir, cmp = "DESC", "<"

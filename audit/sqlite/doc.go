@@ -14,34 +14,64 @@
 // ewp-audit only opens it ([Open]), so a mistyped path is an error, not a
 // new, empty log.
 //
-// # Schema (version 1)
+// # Schema (version 2)
 //
-//	audit_meta(key, value)                            schema_version
-//	decisions(seq, decision_id, time_ns, tool, outcome, proposition_id,
-//	          credential, idem_key, approval_id, body, body_sha256)
+//	audit_meta(key, value)                            schema_version = 2
+//	decision_bodies(first_event, bodies)              the bodies of the decisions one
+//	                     commit recorded (events first_event, first_event+1, …),
+//	                     each followed by '\n'
+//	decisions(seq, event, decision_id, time_ns, outcome, proposition_id,
+//	          credential, idem_key, approval_id, hash)
 //	                     UNIQUE(decision_id); UNIQUE(credential, idem_key) where keyed;
 //	                     indexes on time_ns, on pending decisions, on approval_id where set
 //	approvals(seq, approval_id, decision_id, verdict, created_ns, body, body_sha256)
 //	                     UNIQUE(approval_id), UNIQUE(decision_id): a decision is answered once
 //	approval_uses(seq, approval_id, used_by, used_ns) UNIQUE(approval_id)
 //	events(seq, tbl, row_seq, payload, prev_hash, hash)
-//	                     hash = sha256(prev_hash ‖ payload)
+//	                     approvals' and uses' entries only
 //
-// body is the decision's or approval's JSON (the audit types); the other
-// columns are derived from it (ids in the form JSON reads them back as).
-// Every row of decisions, approvals and approval_uses is recorded by one
-// event whose payload is the canonical JSON of the row (body by its
-// sha256), in the order the rows were written, so [Log.Verify] finds any
-// edited, deleted or inserted row; triggers refuse UPDATE and DELETE on
-// every table, and Verify also checks that they are all in place. A
-// single-use approval is consumed by an INSERT into approval_uses: its
-// UNIQUE constraint lets exactly one of concurrent consumers, in any
-// process, succeed. An idempotency key is unique per caller credential.
+// A decision's body is its JSON (the audit type), stored once, in its
+// commit's decision_bodies row; its decisions row holds the columns
+// lookups and filters need, derived from the body, and its own chain
+// entry: event, its number in the chain, and hash. An approval keeps its
+// body in its row, and an approval or use is recorded by an events row.
+// Decisions and events share one numbering (1, 2, 3, …) and one chain:
+// every entry's hash is sha256(hash of the entry before ‖ payload), the
+// payload being the canonical JSON of the row it records (its body by
+// sha256; package auditchain). An events row stores its payload and
+// prev_hash; a decision's payload is rebuilt from its body and columns,
+// so [Log.Verify] finds any edited, deleted or inserted row or body;
+// triggers refuse UPDATE and DELETE on every table, and Verify also
+// checks that they are all in place. A single-use approval is consumed
+// by an INSERT into approval_uses: its UNIQUE constraint lets exactly
+// one of concurrent consumers, in any process, succeed. An idempotency
+// key is unique per caller credential.
 //
-// The hot path (Record) writes few B-trees, each at its end: the table,
-// decision_id (time-ordered UUIDs), time_ns, and the events. Listings
-// follow an index and never sort; filters by proposition or outcome scan
-// (within a time window when given), as an operator's queries.
+// The hot path (Record) writes few B-trees, each at its end: one
+// decision_bodies row per commit, the decisions rows (multi-row INSERTs),
+// decision_id (time-ordered UUIDs) and time_ns. Listings follow an index
+// and never sort; filters by proposition or outcome scan (within a time
+// window when given), as an operator's queries.
+//
+// # Upgrading a version 1 log
+//
+// Version 1 kept a wide decisions row per decision (body and body_sha256
+// included) and an events row for it, payload and hashes as above: the
+// chain is the same in both versions, entry for entry. [Upgrade] converts
+// a version 1 file in place, in one IMMEDIATE transaction, so a failure or
+// a crash part-way leaves the version 1 log: it verifies the whole version
+// 1 chain first and refuses a broken log, naming the break (converting it
+// would carry an edit into a chain that no longer shows it); it then sets
+// the old tables aside, creates this version's schema exactly as a new
+// log's, writes each decision as a narrow row with its event's number and
+// hash and the bodies of each run of consecutive decisions (at most 256)
+// as a decision_bodies row, keeps the approvals, the uses and their
+// events, drops the old tables, and verifies the result against the head
+// it started from before committing. The head is the same before and
+// after, so a head kept from `ewp-audit verify` still holds. A current log
+// is left alone. [Open] and [OpenOrCreate] without ReadOnly (ewp-mcp at
+// start-up, ewp-audit approve) upgrade a version 1 file first; a ReadOnly
+// Open refuses it with [ErrSchemaVersion], naming `ewp-audit upgrade`.
 //
 // # Durability and group commit
 //

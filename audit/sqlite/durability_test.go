@@ -17,10 +17,15 @@ import (
 )
 
 // TestMain lets TestKillKeepsEveryReturnedRecord run this test binary as
-// a recording child process.
+// a recording child process, and TestUpgradeCrashLeavesV1 as an upgrading
+// one.
 func TestMain(m *testing.M) {
 	if path := os.Getenv("EWP_AUDIT_RECORDER"); path != "" {
 		recordForever(path)
+		return
+	}
+	if path := os.Getenv("EWP_AUDIT_UPGRADE_CRASH"); path != "" {
+		crashMidUpgrade(path)
 		return
 	}
 	os.Exit(m.Run())

@@ -48,6 +48,19 @@ type Options struct {
 	// DefaultLinger, negative never. A lone call never waits: the wait
 	// ends when nothing announced is outstanding.
 	Linger time.Duration
+
+	// upgradeFault, when set, is called at each stage of an upgrade and
+	// fails it by returning an error: tests use it to interrupt Upgrade
+	// mid-way, as a crash would.
+	upgradeFault func(stage string) error
+}
+
+// busyTimeout is Options.BusyTimeout with its default.
+func (o *Options) busyTimeout() time.Duration {
+	if o.BusyTimeout == 0 {
+		return 10 * time.Second
+	}
+	return o.BusyTimeout
 }
 
 // DefaultLinger is Options.Linger's default: long enough for the calls a
@@ -85,6 +98,9 @@ var ErrLogNotFound = errors.New("decision log not found")
 
 // Open opens an existing log; a missing file is an error (wrapping
 // ErrLogNotFound), so a mistyped path never becomes a new, empty log.
+// Opened for writing, a version 1 log is first upgraded in place
+// (Upgrade); opened ReadOnly, it is refused with ErrSchemaVersion, since
+// reading must not rewrite the file.
 func Open(path string, opt Options) (*Log, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s does not exist; ewp-mcp creates it when it starts with this ledger, or check --db/--audit", ErrLogNotFound, path)
@@ -106,7 +122,8 @@ func Create(path string, opt Options) (*Log, error) {
 }
 
 // OpenOrCreate opens the log at path, creating it when missing (the
-// server at start-up).
+// server at start-up). Like Open without ReadOnly, it first upgrades a
+// version 1 log in place (see Upgrade).
 func OpenOrCreate(path string, opt Options) (*Log, error) {
 	if opt.ReadOnly {
 		return Open(path, opt)
@@ -123,10 +140,7 @@ func open(path string, opt Options, create bool) (*Log, error) {
 	if l.now == nil {
 		l.now = time.Now
 	}
-	busy := opt.BusyTimeout
-	if busy == 0 {
-		busy = 10 * time.Second
-	}
+	busy := opt.busyTimeout()
 	ctx := context.Background()
 	if create {
 		if err := sqlitefile.Create(ctx, abs, busy, createSchema); err != nil {
@@ -135,6 +149,12 @@ func open(path string, opt Options, create bool) (*Log, error) {
 	}
 	if err := l.connect(abs, busy, opt.SyncFull); err != nil {
 		return nil, err
+	}
+	if !l.ro {
+		if err := upgradeOld(ctx, l.r, path, opt); err != nil {
+			l.Close()
+			return nil, err
+		}
 	}
 	if err := checkSchema(ctx, l.r, path); err != nil {
 		l.Close()

@@ -105,7 +105,7 @@ func (l *Log) Each(ctx context.Context, q Query, fn func(*audit.Decision) error)
 
 // listSQL is the listing query as SQLite spells it.
 var listSQL = auditchain.ListSQL{
-	Decisions: "decisions", Approvals: "approvals", EmptyID: "''", Column: "event", Order: "decision_id",
+	Decisions: "decisions", Approvals: "approvals", EmptyID: "''", Column: "event",
 	Bind: func(id string) any { return id },
 }
 
@@ -164,9 +164,16 @@ func (l *Log) UseOf(ctx context.Context, approvalID string) (*Use, error) {
 
 // Head returns the chain's last event; Seq 0 and Hash "" for an empty log.
 func (l *Log) Head(ctx context.Context) (audit.Head, error) {
+	h, err := readHead(ctx, l.r)
+	return h, l.storeErr("read chain head", err)
+}
+
+// readHead is the chain's last event: the last event row's or the last
+// decision's, whichever is later.
+func readHead(ctx context.Context, q querier) (audit.Head, error) {
 	var h audit.Head
 	var sum []byte
-	err := l.r.QueryRowContext(ctx, `SELECT seq, hash FROM (
+	err := q.QueryRowContext(ctx, `SELECT seq, hash FROM (
 		SELECT * FROM (SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1)
 		UNION ALL
 		SELECT * FROM (SELECT first_event + n - 1, head FROM decision_bodies ORDER BY first_event DESC LIMIT 1)
@@ -175,7 +182,7 @@ func (l *Log) Head(ctx context.Context) (audit.Head, error) {
 		return audit.Head{}, nil
 	}
 	if err != nil {
-		return audit.Head{}, l.storeErr("read chain head", err)
+		return audit.Head{}, err
 	}
 	h.Hash = hex.EncodeToString(sum)
 	return h, nil

@@ -111,9 +111,13 @@ CREATE TABLE events (
 
 // triggers returns the append-only triggers by name, each with its SQL as
 // sqlite_master keeps it, so Verify can compare them exactly.
-func triggers() map[string]string {
+func triggers() map[string]string { return triggersOn(appendOnly) }
+
+// triggersOn returns the append-only triggers of tables (version 1 had
+// the same triggers on its own tables; Upgrade checks those).
+func triggersOn(tables []string) map[string]string {
 	m := map[string]string{}
-	for _, t := range appendOnly {
+	for _, t := range tables {
 		for _, op := range []string{"UPDATE", "DELETE"} {
 			name := t + "_no_" + op
 			m[name] = fmt.Sprintf("CREATE TRIGGER %s BEFORE %s ON %s BEGIN SELECT RAISE(ABORT, 'EWP_REFUSE_IMMUTABLE_RECORD: the decision log is append-only; %s on %s is refused'); END",
@@ -141,6 +145,16 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 	if tables > 0 {
 		return errors.New("the file is an SQLite database but not a decision log (it has other tables and no audit_meta); is --audit pointing at the ledger? The log is a file of its own")
 	}
+	if err := layout(ctx, tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// layout creates every table, index and trigger of this version and
+// records the version, inside tx: a new log, or the rebuild of an old one
+// (Upgrade), so both have exactly the same schema.
+func layout(ctx context.Context, tx *sql.Tx) error {
 	ddl := schemaDDL
 	for _, sql := range triggers() {
 		ddl += sql + ";\n"
@@ -148,10 +162,8 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 	if _, err := tx.ExecContext(ctx, ddl); err != nil {
 		return fmt.Errorf("create decision log schema: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO audit_meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
-		return err
-	}
-	return tx.Commit()
+	_, err := tx.ExecContext(ctx, `INSERT INTO audit_meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion))
+	return err
 }
 
 // ErrSchemaVersion is wrapped by the error for a log of another layout.
@@ -163,8 +175,11 @@ func checkSchema(ctx context.Context, db *sql.DB, path string) error {
 	if err != nil {
 		return fmt.Errorf("%s is not a decision log (no schema_version: %v); point --audit at the log ewp-mcp writes (by default LEDGER.audit beside the ledger)", path, err)
 	}
-	if v != strconv.Itoa(SchemaVersion) {
-		return fmt.Errorf("%w: %s has schema_version %s, this build reads version %d; use the ewp release that wrote it", ErrSchemaVersion, path, v, SchemaVersion)
+	switch v {
+	case strconv.Itoa(SchemaVersion):
+		return nil
+	case "1":
+		return fmt.Errorf("%w: %s has schema_version 1, this build reads version %d; upgrade it in place with `ewp-audit upgrade --audit %s` (ewp-mcp also upgrades it when it starts; the chain head is kept)", ErrSchemaVersion, path, SchemaVersion, path)
 	}
-	return nil
+	return fmt.Errorf("%w: %s has schema_version %s, this build reads version %d; use the ewp release that wrote it", ErrSchemaVersion, path, v, SchemaVersion)
 }

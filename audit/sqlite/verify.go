@@ -178,6 +178,12 @@ func nextBodies(rows *sql.Rows) (*bodiesRow, error) {
 
 // event hands one event row and the row it names to the walker.
 func (v *verifier) event(e *eventRow) *Break {
+	v.prev = e.hash
+	return v.w.Event(e.chainEvent())
+}
+
+// chainEvent is the event with the approval or use it names, if any.
+func (e *eventRow) chainEvent() *auditchain.Event {
 	ev := &auditchain.Event{Seq: e.seq, RowSeq: e.rowSeq, Table: e.tbl, Payload: e.payload, Prev: e.prev, Hash: e.hash}
 	if e.aSeq.Valid {
 		ev.Approval = &approvalRow{Seq: e.aSeq.Int64, ApprovalID: e.aID.String, DecisionID: e.aDecision.String,
@@ -186,8 +192,7 @@ func (v *verifier) event(e *eventRow) *Break {
 	if e.uSeq.Valid {
 		ev.Use = &Use{Seq: e.uSeq.Int64, ApprovalID: e.uAppr.String, UsedBy: e.uUsedBy.String, UsedNS: e.uUsed.Int64}
 	}
-	v.prev = e.hash
-	return v.w.Event(ev)
+	return ev
 }
 
 // decision hands the next decision of b to the walker: the payload its
@@ -267,10 +272,15 @@ func (v *verifier) orphans() (*Break, error) {
 	if rows != v.decisions {
 		return &Break{Table: tableDecisions, What: fmt.Sprintf("the table holds %d rows but the chain records %d decisions: a row was inserted behind the chain", rows, v.decisions)}, nil
 	}
+	v.w.Rep.Decisions = rows // counted: the walk found each row
+	return v.eventOrphans()
+}
+
+// eventOrphans finds rows that no event row records, in every chained
+// table (in version 1, which Upgrade checks, decisions had event rows
+// too; in version 2 orphans has counted them first).
+func (v *verifier) eventOrphans() (*Break, error) {
 	return v.w.Orphans(func(t string) (n int64, err error) {
-		if t == tableDecisions {
-			return v.decisions, nil // counted above
-		}
 		err = v.tx.QueryRowContext(v.ctx, `SELECT count(*) FROM `+t).Scan(&n)
 		return n, err
 	}, func(t string) (seq int64, err error) {
@@ -287,12 +297,17 @@ func (v *verifier) schema() (*Break, error) {
 	if err := v.tx.QueryRowContext(v.ctx, `SELECT value FROM audit_meta WHERE key = 'schema_version'`).Scan(&ver); err != nil || ver != strconv.Itoa(SchemaVersion) {
 		return &Break{Table: "audit_meta", What: fmt.Sprintf("schema_version is %q, want %d (%v)", ver, SchemaVersion, err)}, nil
 	}
+	return v.triggers(triggers())
+}
+
+// triggers checks the file's triggers against want, name to definition.
+func (v *verifier) triggers(want map[string]string) (*Break, error) {
 	rows, err := v.tx.QueryContext(v.ctx, `SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	check := auditchain.NewTriggers(triggers())
+	check := auditchain.NewTriggers(want)
 	for rows.Next() {
 		var name, tbl, ddl string
 		if err := rows.Scan(&name, &tbl, &ddl); err != nil {

@@ -57,9 +57,6 @@ type wtx struct {
 // run of more takes several.
 const rowsPerInsert = 64
 
-// decisionCols is the number of columns insDecisions binds per row.
-const decisionCols = 10
-
 type writeStmts struct {
 	insApproval, insUse, insEvent, insBodies, head, dhead *sql.Stmt
 	// insDecisions[n-1] inserts n decision rows at once.

@@ -1,6 +1,7 @@
 // Command ewp-audit is the operator's side of the accountable gate: it
-// reads the decision log ewp-mcp writes (list, show, export, verify) and
-// answers the decisions that asked for confirmation (approve, reject).
+// reads the decision log ewp-mcp writes (list, show, export, verify),
+// answers the decisions that asked for confirmation (approve, reject) and
+// upgrades a log file written by an older release (upgrade).
 // Only an operator at a shell creates approvals; the agent's MCP session
 // never can. Run `ewp-audit --help` for usage.
 package main
@@ -26,7 +27,7 @@ const (
 	exitUsage    = 2
 	exitRefused  = 3 // the decision cannot be answered so
 	exitLog      = 4 // the log could not be opened, read or written
-	exitBroken   = 5 // verify found a break
+	exitBroken   = 5 // verify found a break, or upgrade refused a broken log
 	exitInternal = 6
 )
 
@@ -53,6 +54,7 @@ var commands = map[string]command{
 	"show":    {runShow, usageShow},
 	"verify":  {runVerify, usageVerify},
 	"export":  {runExport, usageExport},
+	"upgrade": {runUpgrade, usageUpgrade},
 }
 
 // run is main without the process: tests call it in process too.
@@ -74,7 +76,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		return usageError(stderr, fmt.Sprintf("unknown command %q; the commands are approve, reject, list, show, verify, export", args[0]))
+		return usageError(stderr, fmt.Sprintf("unknown command %q; the commands are approve, reject, list, show, verify, export, upgrade", args[0]))
 	}
 	return c.run(&env{ctx: ctx, stdout: stdout, stderr: stderr, now: time.Now}, args[1:])
 }

@@ -100,7 +100,7 @@ func pending(prop string, i int) *audit.Decision {
 
 func TestHelpTeaches(t *testing.T) {
 	out, _ := wantExit(t, 0, "--help")
-	for _, want := range []string{"EXAMPLES", "EXIT CODES", "--db LEDGER", "LEDGER.audit", "--pending", "verify", "export", "--json", "never the agent"} {
+	for _, want := range []string{"EXAMPLES", "EXIT CODES", "--db LEDGER", "LEDGER.audit", "--pending", "verify", "export", "upgrade", "--json", "never the agent"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--help lacks %q", want)
 		}
@@ -112,6 +112,7 @@ func TestHelpTeaches(t *testing.T) {
 		"show":    {"approval trail", "APPROVAL_ID"},
 		"verify":  {"--head SEQ:HASH", "cut off"},
 		"export":  {"JSON Lines", "streams"},
+		"upgrade": {"--audit PATH", "version 1", "same head", "refuses a log that was edited", "nothing to do"},
 	} {
 		out, _ := wantExit(t, 0, cmd, "--help")
 		for _, w := range want {

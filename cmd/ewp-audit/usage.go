@@ -111,6 +111,28 @@ streams, so memory stays flat for any size of log. The count goes to stderr.
 Filters as for list.
 ` + usageLog
 
+const usageUpgrade = `ewp-audit upgrade — bring a decision log file written by an older release to this one
+
+USAGE
+  ewp-audit upgrade [--db LEDGER | --audit PATH] [--json]
+
+This release stores the log in schema version 2 (a decision's body once per
+commit, no event row per decision); the commands that only read (list, show,
+verify, export) refuse a version 1 file and name this command. upgrade
+converts it in place, in one transaction: it first verifies the whole
+version 1 chain and refuses a log that was edited (exit 5, the first break
+named, the file left as it was), since converting would hide the edit; then
+it rebuilds the tables, verifies the result, and commits only if the chain
+ends at exactly the same head. A failure or a crash part-way leaves the
+version 1 log. Run it again, or on a current log: nothing to do. Prints
+what it did and the head (SEQ:HASH), which every earlier 'verify --head'
+still matches.
+
+ewp-mcp and approve/reject upgrade a version 1 file themselves when they
+open it for writing; stop an ewp-mcp of the older release first. A
+PostgreSQL log has a single schema version: nothing to upgrade.
+` + usageLog
+
 const usage = `ewp-audit — the operator's side of the accountable gate
 
 ewp-mcp records every may_act and check_grounding call in a decision log
@@ -127,6 +149,8 @@ USAGE
   ewp-audit reject ID --approver NAME --note TEXT
   ewp-audit verify [--head SEQ:HASH]          check the hash chain
   ewp-audit export [filters]                  JSON Lines, for a SIEM
+  ewp-audit upgrade                           convert an older release's log file
+                                              in place, head unchanged
 
 Every command takes --db LEDGER (the log is LEDGER.audit beside it, as
 ewp-mcp finds it, or in the same database for a postgres:// URL) or
@@ -154,14 +178,19 @@ EXAMPLES
   ewp-audit verify --db ewp.db --head "$(cat audit.head)"
   ewp-audit export --db ewp.db --since 24h > decisions.jsonl
 
+  # After installing this release over an older one: convert the log file.
+  ewp-audit upgrade --db ewp.db
+
 EXIT CODES
-  0  done (verify: the log is intact)
+  0  done (verify: the log is intact; upgrade: upgraded, or nothing to do)
   1  no such decision or approval
   2  usage error (bad flag, missing --db/--audit, bad time)
   3  refused: the decision does not await confirmation, is already answered,
      or the approval is malformed (the message names the rule)
   4  the log could not be opened, read or written (a missing log is not
-     created: ewp-mcp creates it)
-  5  verify: the log is broken (the first broken entry is named)
+     created: ewp-mcp creates it), or was written by an older release
+     (run ewp-audit upgrade) or a newer one
+  5  verify: the log is broken (the first broken entry is named); upgrade:
+     the older log is broken and was left as it was
   6  internal error
 `

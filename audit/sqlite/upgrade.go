@@ -1,0 +1,377 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditchain"
+	"github.com/ewp-go/ewp/internal/sqlitefile"
+)
+
+// UpgradeReport says what Upgrade found and did.
+type UpgradeReport struct {
+	Path string `json:"path"`
+	// From and To are the schema versions before and after; both
+	// SchemaVersion when the log was current and nothing was done.
+	From     int  `json:"from_version"`
+	To       int  `json:"to_version"`
+	Upgraded bool `json:"upgraded"`
+	// The chain's events and the rows they record, which an upgrade
+	// keeps, every one.
+	Events    int64 `json:"events"`
+	Decisions int64 `json:"decisions"`
+	Approvals int64 `json:"approvals"`
+	Uses      int64 `json:"approval_uses"`
+	// BodyRows is how many decision_bodies rows an upgrade wrote the
+	// decisions' bodies into.
+	BodyRows int64 `json:"decision_bodies_rows,omitempty"`
+	// HeadBefore is the head of the chain as found, HeadAfter as left:
+	// always equal (Upgrade fails otherwise), since the payloads and
+	// hashes are the same in both versions.
+	HeadBefore audit.Head `json:"head_before"`
+	HeadAfter  audit.Head `json:"head_after"`
+}
+
+// bodiesPerRow caps the bodies an upgrade puts in one decision_bodies
+// row: a reader of one decision reads its whole row.
+const bodiesPerRow = 256
+
+// v1Prefix names the version 1 tables while the version 2 ones are built
+// beside them, inside the upgrade's transaction.
+const v1Prefix = "upgrade_v1_"
+
+// Upgrade brings the log at path to this build's schema in place, in one
+// IMMEDIATE transaction: all or nothing, so a crash or a failure leaves
+// the log as it was. A version 1 log is first verified completely (every
+// link, every row against its event and every body against its sha256)
+// and refused, naming the first break, if anything was edited: converting
+// it would carry the edit into a chain that no longer shows it. Then its
+// decisions become version 2's narrow rows and decision_bodies rows, its
+// approvals, uses and their events are kept, and the result is verified
+// again, inside the transaction, to end at exactly the same head before
+// it is committed. A log already at this version is left alone (Upgraded
+// false); any other version is refused with ErrSchemaVersion. A missing
+// file is an error wrapping ErrLogNotFound and is not created. Only
+// BusyTimeout of opt is used. Writers of the old version must be stopped
+// first: their statements no longer fit the file. The transaction's WAL
+// holds the rebuilt tables until the next checkpoint, so the upgrade
+// needs free space about the size of the log; the old tables' pages are
+// left free inside the file for new writes.
+func Upgrade(ctx context.Context, path string, opt Options) (UpgradeReport, error) {
+	rep := UpgradeReport{Path: path}
+	if opt.ReadOnly {
+		return rep, fmt.Errorf("upgrade decision log %s: an upgrade rewrites the file; it cannot be read-only", path)
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return rep, fmt.Errorf("%w: %s does not exist; nothing to upgrade (check --db/--audit)", ErrLogNotFound, path)
+	} else if err != nil {
+		return rep, fmt.Errorf("upgrade decision log %s: %w", path, err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return rep, err
+	}
+	db, err := sql.Open("sqlite", sqlitefile.DSN(abs, opt.busyTimeout())+"&_txlock=immediate")
+	if err != nil {
+		return rep, fmt.Errorf("upgrade decision log %s: %w", path, err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if err := upgrade(ctx, db, path, &rep, opt.upgradeFault); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// upgrade runs Upgrade's transaction. It begins IMMEDIATE, so no other
+// writer moves the chain between the check and the rebuild, and reads
+// the version inside it: of two processes upgrading at once, the second
+// finds version 2.
+func upgrade(ctx context.Context, db *sql.DB, path string, rep *UpgradeReport, fault func(string) error) error {
+	fail := func(err error) error {
+		return fmt.Errorf("upgrade decision log %s: %w (nothing was changed)", path, err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fail(err)
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	var v string
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM audit_meta WHERE key = 'schema_version'`).Scan(&v); err != nil {
+		return fmt.Errorf("%s is not a decision log (no schema_version: %v); point --audit at the log ewp-mcp writes (by default LEDGER.audit beside the ledger)", path, err)
+	}
+	switch v {
+	case strconv.Itoa(SchemaVersion):
+		if err := currentReport(ctx, tx, rep); err != nil {
+			return fail(err)
+		}
+		return nil
+	case "1":
+	default:
+		return fmt.Errorf("%w: %s has schema_version %s; this build reads version %d and upgrades version 1 only; use the ewp release that wrote it", ErrSchemaVersion, path, v, SchemaVersion)
+	}
+	if err := fromV1(ctx, tx, rep, path, fault); err != nil {
+		var brk *Break
+		if errors.As(err, &brk) {
+			return err
+		}
+		return fail(err)
+	}
+	if err := step(fault, "commit"); err != nil {
+		return fail(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(fmt.Errorf("commit: %w", err))
+	}
+	rep.Upgraded = true
+	return nil
+}
+
+// step runs the test hook for stage, if any.
+func step(fault func(string) error, stage string) error {
+	if fault == nil {
+		return nil
+	}
+	return fault(stage)
+}
+
+// currentReport fills the report of a log already at this version.
+func currentReport(ctx context.Context, tx *sql.Tx, rep *UpgradeReport) error {
+	rep.From, rep.To = SchemaVersion, SchemaVersion
+	h, err := readHead(ctx, tx)
+	if err != nil {
+		return err
+	}
+	rep.HeadBefore, rep.HeadAfter, rep.Events = h, h, h.Seq
+	return tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM decisions), (SELECT count(*) FROM approvals), (SELECT count(*) FROM approval_uses)`).
+		Scan(&rep.Decisions, &rep.Approvals, &rep.Uses)
+}
+
+// fromV1 verifies the version 1 log in tx and rebuilds it as this
+// version, then verifies the result against the head it started from.
+func fromV1(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, path string, fault func(string) error) error {
+	v1, err := verifyV1(ctx, tx)
+	var brk *Break
+	if errors.As(err, &brk) {
+		return fmt.Errorf("refusing to upgrade %s, which is left at version 1: %w; converting it would carry the change into a chain that no longer shows it: restore the file from a copy, or investigate with the ewp release that wrote it (ewp-audit verify)", path, brk)
+	}
+	if err != nil {
+		return fmt.Errorf("verify version 1: %w", err)
+	}
+	rep.From, rep.To = 1, SchemaVersion
+	rep.Events, rep.Decisions, rep.Approvals, rep.Uses = v1.Events, v1.Decisions, v1.Approvals, v1.Uses
+	rep.HeadBefore = v1.Head
+	if err := setAsideV1(ctx, tx); err != nil {
+		return fmt.Errorf("set the version 1 tables aside: %w", err)
+	}
+	if err := layout(ctx, tx); err != nil {
+		return err
+	}
+	if err := copyV1(ctx, tx); err != nil {
+		return fmt.Errorf("copy approvals and uses: %w", err)
+	}
+	if rep.BodyRows, err = copyDecisionsV1(ctx, tx); err != nil {
+		return fmt.Errorf("copy decisions: %w", err)
+	}
+	if err := step(fault, "copied"); err != nil {
+		return err
+	}
+	for _, t := range v1Tables {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE `+v1Prefix+t); err != nil {
+			return fmt.Errorf("drop version 1 table %s: %w", t, err)
+		}
+	}
+	if err := step(fault, "dropped"); err != nil {
+		return err
+	}
+	return checkRebuilt(ctx, tx, rep, v1)
+}
+
+// setAsideV1 drops version 1's triggers and the indexes whose names
+// version 2 reuses, and renames its tables out of the way (their own
+// automatic indexes follow them), so that version 2's schema can be
+// created exactly as a new log's.
+func setAsideV1(ctx context.Context, tx *sql.Tx) error {
+	var stmts []string
+	for name := range triggersOn(v1Tables) {
+		stmts = append(stmts, `DROP TRIGGER `+name)
+	}
+	for _, ix := range v1Indexes {
+		stmts = append(stmts, `DROP INDEX IF EXISTS `+ix)
+	}
+	for _, t := range v1Tables {
+		stmts = append(stmts, `ALTER TABLE `+t+` RENAME TO `+v1Prefix+t)
+	}
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// copyV1 copies what version 2 keeps as it was: the approvals, the uses,
+// their events (numbers, payloads and hashes unchanged) and any other
+// audit_meta key.
+func copyV1(ctx context.Context, tx *sql.Tx) error {
+	for _, q := range []string{
+		`INSERT INTO audit_meta (key, value) SELECT key, value FROM ` + v1Prefix + `audit_meta WHERE key <> 'schema_version'`,
+		`INSERT INTO approvals (seq, approval_id, decision_id, verdict, created_ns, body, body_sha256)
+			SELECT seq, approval_id, decision_id, verdict, created_ns, body, body_sha256 FROM ` + v1Prefix + `approvals ORDER BY seq`,
+		`INSERT INTO approval_uses (seq, approval_id, used_by, used_ns)
+			SELECT seq, approval_id, used_by, used_ns FROM ` + v1Prefix + `approval_uses ORDER BY seq`,
+		`INSERT INTO events (seq, tbl, row_seq, payload, prev_hash, hash)
+			SELECT seq, tbl, row_seq, payload, prev_hash, hash FROM ` + v1Prefix + `events WHERE tbl <> 'decisions' ORDER BY seq`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// v1DecisionsSQL lists the version 1 decisions in chain order with the
+// event that recorded each (verifyV1 established one event per row, in
+// row order).
+const v1DecisionsSQL = `
+SELECT e.seq, e.hash, d.seq, d.decision_id, d.time_ns, d.outcome, d.proposition_id, d.credential, d.idem_key, d.approval_id, d.body
+FROM ` + v1Prefix + `events e JOIN ` + v1Prefix + `decisions d ON d.seq = e.row_seq
+WHERE e.tbl = 'decisions'
+ORDER BY e.seq`
+
+// copyDecisionsV1 writes each version 1 decision as a narrow row carrying
+// its event's number and hash, and their bodies as decision_bodies rows:
+// a row per run of consecutive events, at most bodiesPerRow each. It
+// returns how many decision_bodies rows it wrote.
+func copyDecisionsV1(ctx context.Context, tx *sql.Tx) (int64, error) {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO decisions (seq, event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	g := bodyGroup{ctx: ctx}
+	if g.ins, err = tx.PrepareContext(ctx, `INSERT INTO decision_bodies (first_event, first_seq, n, head, bodies) VALUES (?, ?, ?, ?, ?)`); err != nil {
+		return 0, err
+	}
+	defer g.ins.Close()
+	rows, err := tx.QueryContext(ctx, v1DecisionsSQL)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var event, seq, timeNS int64
+		var hash, body []byte
+		var id, outcome, prop, cred, appr string
+		var key sql.NullString
+		if err := rows.Scan(&event, &hash, &seq, &id, &timeNS, &outcome, &prop, &cred, &key, &appr, &body); err != nil {
+			return 0, err
+		}
+		if bytes.IndexByte(body, '\n') >= 0 {
+			return 0, fmt.Errorf("decision %s (event %d) has a newline in its JSON body, which version 2 uses to separate bodies; no ewp release writes one", id, event)
+		}
+		if _, err := ins.ExecContext(ctx, seq, event, id, timeNS, outcome, prop, cred, key, appr, hash); err != nil {
+			return 0, fmt.Errorf("decision %s: %w", id, err)
+		}
+		if err := g.add(event, seq, hash, body); err != nil {
+			return 0, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	return g.rows, g.flush()
+}
+
+// bodyGroup gathers the bodies of consecutive decisions into one
+// decision_bodies row.
+type bodyGroup struct {
+	ctx         context.Context
+	ins         *sql.Stmt
+	first, last int64 // the events of the row's first and last body
+	firstSeq    int64 // and the first one's decision row
+	lastSeq     int64
+	head        []byte // the last one's hash
+	n           int
+	buf         []byte
+	rows        int64 // rows written
+}
+
+// add appends the body of the decision at event (row seq, hash), first
+// writing the row gathered so far if event and seq do not follow it or it
+// is full.
+func (g *bodyGroup) add(event, seq int64, hash, body []byte) error {
+	if g.n > 0 && (event != g.last+1 || seq != g.lastSeq+1 || g.n == bodiesPerRow) {
+		if err := g.flush(); err != nil {
+			return err
+		}
+	}
+	if g.n == 0 {
+		g.first, g.firstSeq = event, seq
+	}
+	g.buf = append(append(g.buf, body...), '\n')
+	g.n, g.last, g.lastSeq, g.head = g.n+1, event, seq, hash
+	return nil
+}
+
+func (g *bodyGroup) flush() error {
+	if g.n == 0 {
+		return nil
+	}
+	if _, err := g.ins.ExecContext(g.ctx, g.first, g.firstSeq, g.n, g.head, g.buf); err != nil {
+		return fmt.Errorf("decision_bodies row at event %d: %w", g.first, err)
+	}
+	g.rows++
+	g.n, g.buf = 0, g.buf[:0]
+	return nil
+}
+
+// checkRebuilt verifies the rebuilt log in tx as Verify will (the schema
+// and triggers included) and requires it to hold what version 1 held:
+// the same counts and the same head, which the chain must pass through.
+func checkRebuilt(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, v1 VerifyReport) error {
+	var v2 VerifyReport
+	var want *audit.Head
+	if v1.Head.Seq > 0 {
+		want = &v1.Head
+	}
+	v := &verifier{ctx: ctx, tx: tx, w: auditchain.NewWalker(&v2, want), prev: genesis}
+	err := auditchain.RunChecks(&v2, func(err error) error { return err }, v.walk, v.headCheck, v.orphans, v.schema)
+	var brk *Break
+	if errors.As(err, &brk) {
+		return fmt.Errorf("the rebuilt log does not verify (%v); this is a bug, please report it", brk)
+	}
+	if err != nil {
+		return fmt.Errorf("verify the rebuilt log: %w", err)
+	}
+	head, err := readHead(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("read the rebuilt log's head: %w", err)
+	}
+	rep.HeadAfter = head
+	if head != v1.Head || v2.Head != v1.Head || v2.Events != v1.Events || v2.Decisions != v1.Decisions || v2.Approvals != v1.Approvals || v2.Uses != v1.Uses {
+		return fmt.Errorf("the rebuilt log ends at head %s with %d events (%d decisions, %d approvals, %d uses), version 1 at %s with %d (%d, %d, %d); this is a bug, please report it",
+			head, v2.Events, v2.Decisions, v2.Approvals, v2.Uses, v1.Head, v1.Events, v1.Decisions, v1.Approvals, v1.Uses)
+	}
+	return nil
+}
+
+// upgradeOld upgrades the log at path when it is at version 1 (a writer's
+// Open: ewp-mcp then starts on an old log as on a current one); q reads
+// the version first, so a current log costs one query.
+func upgradeOld(ctx context.Context, q querier, path string, opt Options) error {
+	var v string
+	if err := q.QueryRowContext(ctx, `SELECT value FROM audit_meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "1" {
+		return nil // checkSchema names what is wrong
+	}
+	_, err := Upgrade(ctx, path, opt)
+	return err
+}
