@@ -29,8 +29,9 @@ type DecisionLog struct {
 	// EWP_STORE_UNAVAILABLE, not EWP_INTERNAL_ERROR; still unanswered).
 	Unavailable func(error) bool
 
-	keys   *keyLocks
-	hashes *viewHashes
+	keys     *keyLocks
+	hashes   *viewHashes
+	policies *riskPolicies
 }
 
 // WithDecisionLog records every may_act and check_grounding call in the
@@ -42,7 +43,7 @@ type DecisionLog struct {
 func WithDecisionLog(d DecisionLog) Option {
 	return func(s *Server) {
 		if d.Log != nil {
-			d.keys, d.hashes = &keyLocks{}, &viewHashes{}
+			d.keys, d.hashes, d.policies = &keyLocks{}, &viewHashes{}, &riskPolicies{}
 			s.decisions = &d
 		}
 	}
@@ -67,6 +68,8 @@ type draft struct {
 	// expect announced the Record to the log (audit.Expecter), so a
 	// commit can wait for it; nil when the log does not batch.
 	expect *audit.Expectation
+	// policies encodes the risk policy the call is judged under.
+	policies *riskPolicies
 }
 
 // release ends the call's hold on its idempotency key, if any. run defers
@@ -135,7 +138,7 @@ func (s *Server) beginRecord(ctx context.Context, t *toolSpec) (context.Context,
 	if s.decisions == nil || !recordedTools[t.tool.Name] {
 		return ctx, nil
 	}
-	dr := &draft{d: audit.Decision{Tool: t.tool.Name, Time: s.now().UTC(), Caller: callerFrom(ctx)}}
+	dr := &draft{d: audit.Decision{Tool: t.tool.Name, Time: s.now().UTC(), Caller: callerFrom(ctx)}, policies: s.decisions.policies}
 	if id, err := uuid.NewV7(); err == nil {
 		dr.d.ID = id.String()
 	}
@@ -241,7 +244,7 @@ func noteAction(ctx context.Context, pid string, act warrant.Action, gc *guardCa
 	}
 	d := &dr.d
 	d.PropositionID, d.ActionID, d.ActionKind, d.Risk = pid, act.ActionID, act.Kind, act.Risk
-	d.Reversible, d.RiskPolicy = ptr(act.Reversible), p
+	d.Reversible, d.RiskPolicy = ptr(act.Reversible), dr.policies.encoded(p)
 	if gc != nil {
 		d.Concepts, d.ToolName = gc.act.concepts, gc.act.toolName
 		if gc.act.arguments != nil {

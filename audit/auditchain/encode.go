@@ -1,6 +1,7 @@
 package auditchain
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -117,9 +118,20 @@ func (e *encoder) time(k string, t time.Time) error {
 	return nil
 }
 
-// value is a member of type any with omitempty: omitted when nil.
+// value is a member of type any with omitempty: omitted when nil. JSON
+// the caller encoded already (json.RawMessage) is only compacted, as
+// encoding/json does.
 func (e *encoder) value(k string, v any) error {
 	if v == nil {
+		return nil
+	}
+	if raw, ok := v.(json.RawMessage); ok && raw != nil {
+		e.key(k)
+		buf := bytes.NewBuffer(e.b)
+		if err := json.Compact(buf, raw); err != nil {
+			return fmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: %w", err)
+		}
+		e.b = buf.Bytes()
 		return nil
 	}
 	b, err := json.Marshal(v)

@@ -42,7 +42,7 @@ func randomDecision(r *rand.Rand) *audit.Decision {
 	details := []any{nil, map[string]any{"b": 1, "a": []string{s()}}, struct {
 		X string `json:"x"`
 		Y *int   `json:"y,omitempty"`
-	}{X: s()}, json.RawMessage(` { "raw" : [1, 2] } `), (*int)(nil), 0.1}
+	}{X: s()}, json.RawMessage(` { "raw" : [1, 2] } `), json.RawMessage(nil), (*int)(nil), 0.1}
 	if r.IntN(2) == 0 {
 		d.RiskPolicy = details[r.IntN(len(details))]
 	}
@@ -75,6 +75,7 @@ func TestMarshalDecisionRefusesWhatJSONRefuses(t *testing.T) {
 		{Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
 		{RiskPolicy: func() {}},
 		{Layers: []audit.Layer{{Detail: make(chan int)}}},
+		{RiskPolicy: json.RawMessage(`{"a":`)},
 	} {
 		if _, err := json.Marshal(d); err == nil {
 			t.Fatalf("json.Marshal accepted %+v", d)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -91,6 +92,48 @@ func TestListQueriesUseIndexes(t *testing.T) {
 		p := strings.Join(plan, "; ")
 		if strings.Contains(p, "TEMP B-TREE") || (c.index != "" && !strings.Contains(p, c.index)) {
 			t.Errorf("%s\nplan: %s (want no sort, index %q)", query, p, c.index)
+		}
+	}
+}
+
+// TestWritersShareOneFile: two logs open on one file (two servers on one
+// ledger, or the server and ewp-audit) write in turn and concurrently;
+// each sees the other's commits before extending the chain, so the chain
+// stays one and verifies. A writer that trusted the head it committed
+// last would fork it here.
+func TestWritersShareOneFile(t *testing.T) {
+	a, _ := newLog(t)
+	b, err := sqlite.Open(a.Path(), sqlite.Options{Now: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for i := range 6 {
+		l := a
+		if i%2 == 1 {
+			l = b
+		}
+		d := record(t, l, pendingDecision("P", i))
+		if i == 2 {
+			approveOnce(t, b, d.ID) // an event row from the other writer
+		}
+	}
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Go(func() {
+			l := a
+			if i%2 == 1 {
+				l = b
+			}
+			if err := l.Record(ctx, pendingDecision("P", 100+i)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, l := range []*sqlite.Log{a, b} {
+		if rep := mustVerify(t, l); rep.Decisions != 38 || rep.Approvals != 1 {
+			t.Fatalf("report %+v", rep)
 		}
 	}
 }
