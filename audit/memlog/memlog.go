@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -28,7 +29,7 @@ type Log struct {
 	mu        sync.Mutex
 	closed    bool
 	decisions map[string][]byte // decision_id → JSON
-	order     []string          // decision ids in record order
+	order     []string          // decision ids, sorted: the stores list in decision_id order
 	byKey     map[keyRef]string // (credential, idempotency key) → decision_id
 	approvals map[string][]byte // approval_id → JSON
 	answers   map[string][]string
@@ -79,7 +80,8 @@ func (l *Log) Record(_ context.Context, d *audit.Decision) error {
 		l.byKey[k] = d.ID
 	}
 	l.decisions[d.ID] = b
-	l.order = append(l.order, d.ID)
+	i, _ := slices.BinarySearch(l.order, d.ID)
+	l.order = slices.Insert(l.order, i, d.ID)
 	l.chain("decision", b)
 	return nil
 }
@@ -130,7 +132,8 @@ func (l *Log) ByIdempotencyKey(ctx context.Context, credential, key string) (*au
 	return l.Decision(ctx, id)
 }
 
-// List returns the decisions f selects, in record order.
+// List returns the decisions f selects in decision_id order (time-ordered
+// UUIDs: the order the calls began in), as the stores list them.
 func (l *Log) List(_ context.Context, f audit.Filter) ([]audit.Decision, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -139,11 +142,11 @@ func (l *Log) List(_ context.Context, f audit.Filter) ([]audit.Decision, error) 
 	}
 	start := 0
 	if f.After != "" {
-		for i, id := range l.order {
-			if id == f.After {
-				start = i + 1
-			}
+		i, found := slices.BinarySearch(l.order, f.After)
+		if found {
+			i++
 		}
+		start = i
 	}
 	var out []audit.Decision
 	for _, id := range l.order[start:] {
