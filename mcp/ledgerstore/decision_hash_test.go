@@ -20,7 +20,9 @@ import (
 // is deliberately not the view's hash: the record must show the zeros.
 // (ewp-ingest verify would report such a ledger; the hash a ledger
 // stores is the true one, which ledgertest's HashedReads checks.)
-func TestDecisionRecordsLedgerHash(t *testing.T) { ledgerstore.EachStore(t, testDecisionRecordsLedgerHash) }
+func TestDecisionRecordsLedgerHash(t *testing.T) {
+	ledgerstore.EachStore(t, testDecisionRecordsLedgerHash)
+}
 
 func testDecisionRecordsLedgerHash(t *testing.T, kind string) {
 	dsn := editedLedger(t, kind, `UPDATE snapshots SET canonical_sha256 = zeroblob(32)`,
