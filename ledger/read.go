@@ -40,8 +40,12 @@ const (
 	// conversion and an allocation each on every MCP call.
 	latestBodySQL = `SELECT ` + latestBodyCol + latestWhere
 	getBodySQL    = `SELECT ` + getBodyCol + getWhere
-	latestWhere   = ` FROM snapshots WHERE proposition_id = ?1 ORDER BY seq DESC LIMIT 1`
-	getWhere      = ` FROM snapshots WHERE proposition_id = ?1 AND view_id = ?2`
+	// LatestHashed and GetHashed read the stored canonical hash beside
+	// the body, in the same statement.
+	latestHashedSQL = `SELECT ` + latestBodyCol + `, canonical_sha256` + latestWhere
+	getHashedSQL    = `SELECT ` + getBodyCol + `, canonical_sha256` + getWhere
+	latestWhere     = ` FROM snapshots WHERE proposition_id = ?1 ORDER BY seq DESC LIMIT 1`
+	getWhere        = ` FROM snapshots WHERE proposition_id = ?1 AND view_id = ?2`
 )
 
 // oversized reports a body column that holds the length of a body over
@@ -55,7 +59,7 @@ func oversized(col []byte) (int64, bool) {
 }
 
 // hotReads are the reads prepared once (see readStmt).
-var hotReads = []string{latestSQL, getSQL, latestBodySQL, getBodySQL}
+var hotReads = []string{latestSQL, getSQL, latestBodySQL, getBodySQL, latestHashedSQL, getHashedSQL}
 
 // readStmt returns the prepared form of a hot read, or nil when it could
 // not be prepared (the caller then runs the SQL text directly). Preparing
@@ -96,7 +100,7 @@ func (l *Ledger) query(ctx context.Context, query string, args ...any) (*sql.Row
 // Latest returns the most recently stored snapshot of a proposition, or a
 // *warrant.Error with CodeMissingView.
 func (l *Ledger) Latest(ctx context.Context, propositionID string) (*warrant.View, error) {
-	v, err := l.readView(ctx, latestBodySQL, propositionID, l.maxAny)
+	v, err := l.readView(ctx, nil, latestBodySQL, propositionID, l.maxAny)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingProposition(propositionID)
 	}
@@ -105,18 +109,43 @@ func (l *Ledger) Latest(ctx context.Context, propositionID string) (*warrant.Vie
 
 // Get returns one stored snapshot by view id, or CodeMissingView.
 func (l *Ledger) Get(ctx context.Context, propositionID, viewID string) (*warrant.View, error) {
-	v, err := l.readView(ctx, getBodySQL, propositionID, viewID, l.maxAny)
+	v, err := l.readView(ctx, nil, getBodySQL, propositionID, viewID, l.maxAny)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, missingSnapshot(propositionID, viewID)
 	}
 	return v, err
 }
 
-// readView runs a body-only point read and decodes the body where the
-// driver holds it: the decoder copies the text once anyway, so scanning
-// it into a slice of our own first would copy it twice. sql.ErrNoRows
-// comes back as it is.
-func (l *Ledger) readView(ctx context.Context, query string, args ...any) (*warrant.View, error) {
+// LatestHashed is Latest with the snapshot's stored canonical_sha256:
+// sha256 of the view's EWP §8 canonical form (warrant.Canonical), which
+// the put computed and Verify checks. A caller that records which view it
+// judged (the MCP server's decision log) takes it instead of
+// canonicalising the view again. Still one read.
+func (l *Ledger) LatestHashed(ctx context.Context, propositionID string) (*warrant.View, [32]byte, error) {
+	var sum [32]byte
+	v, err := l.readView(ctx, &sum, latestHashedSQL, propositionID, l.maxAny)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, [32]byte{}, missingProposition(propositionID)
+	}
+	return v, sum, err
+}
+
+// GetHashed is Get with the stored canonical_sha256 (see LatestHashed).
+func (l *Ledger) GetHashed(ctx context.Context, propositionID, viewID string) (*warrant.View, [32]byte, error) {
+	var sum [32]byte
+	v, err := l.readView(ctx, &sum, getHashedSQL, propositionID, viewID, l.maxAny)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, [32]byte{}, missingSnapshot(propositionID, viewID)
+	}
+	return v, sum, err
+}
+
+// readView runs a body-only point read — body and canonical_sha256 into
+// sum when sum is not nil — and decodes the body where the driver holds
+// it: the decoder copies the text once anyway, so scanning it into a
+// slice of our own first would copy it twice. sql.ErrNoRows comes back as
+// it is.
+func (l *Ledger) readView(ctx context.Context, sum *[32]byte, query string, args ...any) (*warrant.View, error) {
 	rows, err := l.query(ctx, query, args...)
 	if err != nil {
 		return nil, ledgerErr("read snapshot", err)
@@ -129,8 +158,13 @@ func (l *Ledger) readView(ctx context.Context, query string, args ...any) (*warr
 		return nil, sql.ErrNoRows
 	}
 	var body sql.RawBytes
-	if err := rows.Scan(&body); err != nil {
-		return nil, ledgerErr("read snapshot", err)
+	if sum == nil {
+		err = ledgerErrOrNil("read snapshot", rows.Scan(&body))
+	} else {
+		err = scanHashed(rows, &body, sum)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if n, over := oversized(body); over {
 		view := ""
@@ -141,6 +175,29 @@ func (l *Ledger) readView(ctx context.Context, query string, args ...any) (*warr
 		return nil, bodyLimit(prop, view, n, l.maxBody)
 	}
 	return decodeStored(body)
+}
+
+// scanHashed scans a hashed read's row: the body, and canonical_sha256
+// into sum. It is apart from readView so that Latest and Get, the hot
+// reads, do not pay for a second column they do not read.
+func scanHashed(rows *sql.Rows, body *sql.RawBytes, sum *[32]byte) error {
+	var canon sql.RawBytes
+	if err := rows.Scan(body, &canon); err != nil {
+		return ledgerErr("read snapshot", err)
+	}
+	return StoredCanonicalSum(sum, canon)
+}
+
+// StoredCanonicalSum copies a canonical_sha256 column into sum. A column
+// that is not 32 bytes is a ledger failure: the row was changed outside
+// the ledger (Verify names it), and a decision must not record it.
+func StoredCanonicalSum(sum *[32]byte, col []byte) error {
+	if len(col) != len(sum) {
+		return ledgerErr("read snapshot", fmt.Errorf(
+			"its canonical_sha256 is %d bytes, not %d: the ledger was changed outside ewp-ingest; run ewp-ingest verify on it", len(col), len(sum)))
+	}
+	copy(sum[:], col)
+	return nil
 }
 
 // bodyLimit is the refusal of a stored form over max bytes.

@@ -46,6 +46,25 @@ type Store interface {
 	AppendCheck(ctx context.Context, propositionID string, c CheckInput) (*warrant.View, error)
 }
 
+// HashedStore is a Store that keeps, with each snapshot, the sha256 of
+// its EWP §8 canonical form (the ledger's canonical_sha256, computed when
+// the snapshot was stored and checked by verify). A decision record names
+// the view it judged by that hash; from a HashedStore the server takes the
+// stored hash, read with the view, instead of canonicalising the view on
+// every recorded call, which costs microseconds of CPU each and which a
+// cache of recent hashes cannot save on a large ledger read at random. A
+// Store without it gets the hash computed.
+//
+// LatestHashed and GetHashed are Latest and Get — the same rules, the
+// same ErrNotFound, the same routing of action reads (IsActionRead) —
+// that also return the hash in lowercase hex; "" when the store cannot
+// give it for this read, and the server then computes it.
+type HashedStore interface {
+	Store
+	LatestHashed(ctx context.Context, propositionID string) (v *warrant.View, canonicalSHA256 string, err error)
+	GetHashed(ctx context.Context, propositionID, viewID string) (v *warrant.View, canonicalSHA256 string, err error)
+}
+
 // PropositionSummary is one hit of Store.List: discovery data only, never
 // a warrant.
 type PropositionSummary struct {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/ewp-go/ewp/warrant"
@@ -162,7 +163,7 @@ func (s *Server) warrantLayer(ctx context.Context, a args, in *GateInput, p warr
 		return LayerDecision{Layer: warrantLayer, Decision: Skipped, Reasons: []string{
 			"no proposition_id: the action relies on no stored evidence, so the warrant layer did not run; the guard layers alone judged it"}}, nil
 	}
-	latest, err := s.latestForAction(ctx, a, in.PropositionID)
+	latest, hash, err := s.latestForAction(ctx, a, in.PropositionID)
 	if err != nil {
 		return LayerDecision{}, err
 	}
@@ -171,7 +172,7 @@ func (s *Server) warrantLayer(ctx context.Context, a args, in *GateInput, p warr
 		return LayerDecision{}, err
 	}
 	in.Warrant = *filled(w)
-	s.noteView(ctx, in.PropositionID, latest, in.Warrant.Warrant)
+	s.noteView(ctx, in.PropositionID, latest, hash, in.Warrant.Warrant)
 	out["proposition_id"], out["view_id"], out["warrant"] = in.PropositionID, latest.ViewID, in.Warrant.Warrant
 	return warrantDecision(w.Warrant, in.Action, p)
 }
@@ -293,20 +294,38 @@ func checkSkew(a args, now time.Time) error {
 }
 
 // latestForAction reads the latest snapshot and refuses a view_id that is
-// not it: an action must rest on the newest evidence.
-func (s *Server) latestForAction(ctx context.Context, a args, pid string) (*warrant.View, error) {
+// not it: an action must rest on the newest evidence. It also returns the
+// snapshot's stored canonical hash, or "" (see actionSnapshot).
+func (s *Server) latestForAction(ctx context.Context, a args, pid string) (*warrant.View, string, error) {
 	vid, _, err := a.id("", "view_id")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	latest, err := s.snapshot(WithActionRead(ctx), pid, "")
+	latest, hash, err := s.actionSnapshot(WithActionRead(ctx), pid)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if vid != "" && vid != latest.ViewID {
-		return nil, refuse(warrant.CodeStaleViewForAction, "view_id",
+		return nil, "", refuse(warrant.CodeStaleViewForAction, "view_id",
 			"%q is not the latest snapshot of %q (the latest is %q); re-read the evidence before acting",
 			vid, pid, latest.ViewID)
 	}
-	return latest, nil
+	return latest, hash, nil
+}
+
+// actionSnapshot is the latest snapshot of pid and, when a decision is
+// being recorded and the store keeps canonical hashes (HashedStore), the
+// hash stored with it, read in the same call, for noteView to record
+// instead of canonicalising the view again; "" otherwise.
+func (s *Server) actionSnapshot(ctx context.Context, pid string) (*warrant.View, string, error) {
+	hs, ok := s.store.(HashedStore)
+	if !ok || draftFrom(ctx) == nil {
+		v, err := s.snapshot(ctx, pid, "")
+		return v, "", err
+	}
+	v, hash, err := hs.LatestHashed(ctx, pid)
+	if errors.Is(err, ErrNotFound) {
+		return nil, "", missing(pid, "")
+	}
+	return v, hash, err
 }

@@ -75,6 +75,7 @@ func Run(t *testing.T, fresh Fresh) {
 		{"ConceptGraph", testConceptGraph},
 		{"ListSkipsOversized", testListSkipsOversized},
 		{"PutStream", testPutStream},
+		{"HashedReads", testHashedReads},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, fresh) })
@@ -673,6 +674,10 @@ func testMaxViewBytes(t *testing.T, fresh Fresh) {
 	_, err = small.Get(ctx, "P-db", "v1")
 	wantCode(t, err, warrant.CodeLimitExceeded)
 	_, err = small.LatestSnapshot(ctx, "P-db")
+	wantCode(t, err, warrant.CodeLimitExceeded)
+	_, _, err = small.LatestHashed(ctx, "P-db")
+	wantCode(t, err, warrant.CodeLimitExceeded)
+	_, _, err = small.GetHashed(ctx, "P-db", "v1")
 	wantCode(t, err, warrant.CodeLimitExceeded)
 	_, err = small.AppendEvidence(ctx, "P-db", evidence("e2", "h2"))
 	wantCode(t, err, warrant.CodeLimitExceeded)

@@ -16,18 +16,26 @@ import (
 
 // Every body read names the limit as $1 and gets NULL for a body over it,
 // with its length, so an oversized snapshot is refused before its bytes
-// leave the server (Options.MaxViewBytes).
+// leave the server (Options.MaxViewBytes). The hashed reads add the
+// stored canonical_sha256 in the same statement. pgx prepares each
+// statement once per connection (its default statement cache), so these
+// constant texts are the prepared hot reads the SQLite ledger keeps.
 const (
-	bodyCols      = `SELECT CASE WHEN length(body) <= $1 THEN body END, length(body) FROM snapshots `
-	latestBodySQL = bodyCols + `WHERE proposition_id = $2 ORDER BY seq DESC LIMIT 1`
-	getBodySQL    = bodyCols + `WHERE proposition_id = $2 AND view_id = $3`
-	snapCols      = `SELECT CASE WHEN length(body) <= $1 THEN body END, length(body), seq, proposition_id, view_id, created_at FROM snapshots `
+	bodyCols        = `SELECT CASE WHEN length(body) <= $1 THEN body END, length(body) FROM snapshots `
+	hashedCols      = `SELECT CASE WHEN length(body) <= $1 THEN body END, length(body), canonical_sha256 FROM snapshots `
+	latestWhere     = `WHERE proposition_id = $2 ORDER BY seq DESC LIMIT 1`
+	getWhere        = `WHERE proposition_id = $2 AND view_id = $3`
+	latestBodySQL   = bodyCols + latestWhere
+	getBodySQL      = bodyCols + getWhere
+	latestHashedSQL = hashedCols + latestWhere
+	getHashedSQL    = hashedCols + getWhere
+	snapCols        = `SELECT CASE WHEN length(body) <= $1 THEN body END, length(body), seq, proposition_id, view_id, created_at FROM snapshots `
 )
 
 // Latest returns the most recently stored snapshot of a proposition, or a
 // *warrant.Error with CodeMissingView.
 func (l *Ledger) Latest(ctx context.Context, propositionID string) (*warrant.View, error) {
-	v, err := l.readView(ctx, propositionID, "", latestBodySQL, l.maxBody, []byte(propositionID))
+	v, err := l.readView(ctx, nil, propositionID, "", latestBodySQL, l.maxBody, []byte(propositionID))
 	if isNoRows(err) {
 		return nil, missingProposition(propositionID)
 	}
@@ -36,17 +44,48 @@ func (l *Ledger) Latest(ctx context.Context, propositionID string) (*warrant.Vie
 
 // Get returns one stored snapshot by view id, or CodeMissingView.
 func (l *Ledger) Get(ctx context.Context, propositionID, viewID string) (*warrant.View, error) {
-	v, err := l.readView(ctx, propositionID, viewID, getBodySQL, l.maxBody, []byte(propositionID), []byte(viewID))
+	v, err := l.readView(ctx, nil, propositionID, viewID, getBodySQL, l.maxBody, []byte(propositionID), []byte(viewID))
 	if isNoRows(err) {
 		return nil, missingSnapshot(propositionID, viewID)
 	}
 	return v, err
 }
 
-func (l *Ledger) readView(ctx context.Context, prop, view, query string, args ...any) (*warrant.View, error) {
+// LatestHashed is Latest with the snapshot's stored canonical_sha256, as
+// the SQLite ledger's: sha256 of warrant.Canonical(view), computed at put
+// and checked by Verify, read in the same round trip as the body.
+func (l *Ledger) LatestHashed(ctx context.Context, propositionID string) (*warrant.View, [32]byte, error) {
+	var sum [32]byte
+	v, err := l.readView(ctx, &sum, propositionID, "", latestHashedSQL, l.maxBody, []byte(propositionID))
+	if isNoRows(err) {
+		return nil, [32]byte{}, missingProposition(propositionID)
+	}
+	return v, sum, err
+}
+
+// GetHashed is Get with the stored canonical_sha256 (see LatestHashed).
+func (l *Ledger) GetHashed(ctx context.Context, propositionID, viewID string) (*warrant.View, [32]byte, error) {
+	var sum [32]byte
+	v, err := l.readView(ctx, &sum, propositionID, viewID, getHashedSQL, l.maxBody, []byte(propositionID), []byte(viewID))
+	if isNoRows(err) {
+		return nil, [32]byte{}, missingSnapshot(propositionID, viewID)
+	}
+	return v, sum, err
+}
+
+// readView reads and decodes one body, and canonical_sha256 into sum
+// when sum is not nil (the query then selects it third).
+func (l *Ledger) readView(ctx context.Context, sum *[32]byte, prop, view, query string, args ...any) (*warrant.View, error) {
 	var body []byte
 	var n int64
-	if err := l.pool.QueryRow(ctx, query, args...).Scan(&body, &n); err != nil {
+	var err error
+	row := l.pool.QueryRow(ctx, query, args...)
+	if sum == nil {
+		err = row.Scan(&body, &n)
+	} else {
+		err = scanHashed(row, &body, &n, sum)
+	}
+	if err != nil {
 		if isNoRows(err) {
 			return nil, err
 		}
@@ -56,6 +95,17 @@ func (l *Ledger) readView(ctx context.Context, prop, view, query string, args ..
 		return nil, bodyLimit(prop, view, n, l.maxBody)
 	}
 	return decodeStored(body)
+}
+
+// scanHashed scans a hashed read's row, canonical_sha256 into sum; apart
+// from readView so that Latest and Get do not pay for a column they do
+// not read. A missing row comes back as it is.
+func scanHashed(row pgx.Row, body *[]byte, n *int64, sum *[32]byte) error {
+	var canon []byte
+	if err := row.Scan(body, n, &canon); err != nil {
+		return err
+	}
+	return ledger.StoredCanonicalSum(sum, canon)
 }
 
 // bodyLimit is the refusal of a stored form over max bytes, worded as the

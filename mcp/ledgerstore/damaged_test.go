@@ -22,6 +22,16 @@ const supported = `{"proposition_id":"P","view_id":"v1","evidence":[{"evidence_i
 // ledger's back: the update trigger dropped, the body rewritten.
 func damagedLedger(t *testing.T, kind string) string {
 	t.Helper()
+	return editedLedger(t, kind,
+		`UPDATE snapshots SET body = CAST(replace(CAST(body AS TEXT), '"supports"', '"sideways"') AS BLOB)`,
+		`UPDATE snapshots SET body = convert_to(replace(convert_from(body, 'UTF8'), '"supports"', '"sideways"'), 'UTF8')`)
+}
+
+// editedLedger stores P, then runs an UPDATE of its snapshot row behind
+// the ledger's back (the update trigger dropped): sqliteSQL or pgSQL by
+// kind.
+func editedLedger(t *testing.T, kind, sqliteSQL, pgSQL string) string {
+	t.Helper()
 	l, dsn := ledgerstore.FreshLedger(t, kind)
 	v, err := warrant.DecodeView([]byte(supported))
 	if err != nil {
@@ -33,15 +43,9 @@ func damagedLedger(t *testing.T, kind string) string {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	driver, source, damage := "sqlite", "file:"+dsn, []string{
-		`DROP TRIGGER snapshots_no_UPDATE`,
-		`UPDATE snapshots SET body = CAST(replace(CAST(body AS TEXT), '"supports"', '"sideways"') AS BLOB)`,
-	}
+	driver, source, damage := "sqlite", "file:"+dsn, []string{`DROP TRIGGER snapshots_no_UPDATE`, sqliteSQL}
 	if kind == "postgres" {
-		driver, source, damage = "pgx", dsn, []string{
-			`DROP TRIGGER snapshots_no_change ON snapshots`,
-			`UPDATE snapshots SET body = convert_to(replace(convert_from(body, 'UTF8'), '"supports"', '"sideways"'), 'UTF8')`,
-		}
+		driver, source, damage = "pgx", dsn, []string{`DROP TRIGGER snapshots_no_change ON snapshots`, pgSQL}
 	}
 	db, err := sql.Open(driver, source)
 	if err != nil {

@@ -10,6 +10,7 @@ package ledgerstore
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -29,13 +30,23 @@ type Ledger interface {
 	AppendCheck(ctx context.Context, propositionID string, c warrant.Check) (ledger.AppendResult, error)
 }
 
+// HashedLedger is a Ledger that reads a snapshot together with its
+// stored canonical_sha256. Both stores are (store.Ledger); a Ledger
+// without it (a wrapper that routes reads) is served all the same, and
+// the server then computes the hashes it records (see
+// mcp.HashedStore).
+type HashedLedger interface {
+	LatestHashed(ctx context.Context, propositionID string) (*warrant.View, [32]byte, error)
+	GetHashed(ctx context.Context, propositionID, viewID string) (*warrant.View, [32]byte, error)
+}
+
 // Store is a ledger as an mcp.Store.
 type Store struct {
 	l   Ledger
 	opt Options
 }
 
-var _ mcp.Store = Store{}
+var _ mcp.HashedStore = Store{}
 
 // Options are for a ledger in a database server (ledger/postgres).
 type Options struct {
@@ -123,6 +134,40 @@ func (s Store) Latest(ctx context.Context, prop string) (*warrant.View, error) {
 func (s Store) Get(ctx context.Context, prop, viewID string) (*warrant.View, error) {
 	v, err := s.l.Get(ctx, prop, viewID)
 	return v, s.notFound(err)
+}
+
+// LatestHashed is Latest with the snapshot's stored canonical hash in
+// hex, from the same ledger Latest reads; "" when that ledger is not a
+// HashedLedger.
+func (s Store) LatestHashed(ctx context.Context, prop string) (*warrant.View, string, error) {
+	l := s.reader(ctx)
+	hl, ok := l.(HashedLedger)
+	if !ok {
+		v, err := l.Latest(ctx, prop)
+		return v, "", s.notFound(err)
+	}
+	v, sum, err := hl.LatestHashed(ctx, prop)
+	return s.hashed(v, sum, err)
+}
+
+// GetHashed is Get with the stored canonical hash (see LatestHashed).
+func (s Store) GetHashed(ctx context.Context, prop, viewID string) (*warrant.View, string, error) {
+	hl, ok := s.l.(HashedLedger)
+	if !ok {
+		v, err := s.Get(ctx, prop, viewID)
+		return v, "", err
+	}
+	v, sum, err := hl.GetHashed(ctx, prop, viewID)
+	return s.hashed(v, sum, err)
+}
+
+// hashed is a hashed read's answer: the hash in hex, errors mapped as
+// Latest and Get map them.
+func (s Store) hashed(v *warrant.View, sum [32]byte, err error) (*warrant.View, string, error) {
+	if err != nil {
+		return nil, "", s.notFound(err)
+	}
+	return v, hex.EncodeToString(sum[:]), nil
 }
 
 // List lists propositions matching query.
