@@ -172,8 +172,9 @@ func (s *Server) warrantLayer(ctx context.Context, a args, in *GateInput, p warr
 		return LayerDecision{}, err
 	}
 	in.Warrant = *filled(w)
-	s.noteView(ctx, in.PropositionID, latest, hash, in.Warrant.Warrant)
-	out["proposition_id"], out["view_id"], out["warrant"] = in.PropositionID, latest.ViewID, in.Warrant.Warrant
+	axes := encodedForRecord(ctx, in.Warrant.Warrant)
+	s.noteView(ctx, in.PropositionID, latest, hash, axes)
+	out["proposition_id"], out["view_id"], out["warrant"] = in.PropositionID, latest.ViewID, axes
 	return warrantDecision(w.Warrant, in.Action, p)
 }
 
