@@ -1,9 +1,10 @@
 package mcp
 
 import (
-	"context"
 	"encoding/json"
 	"sync/atomic"
+
+	"github.com/ewp-go/ewp/audit"
 
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -19,7 +20,7 @@ type riskPolicies struct {
 
 type encodedPolicy struct {
 	p   warrant.RiskPolicy
-	raw json.RawMessage
+	raw audit.CompactJSON
 }
 
 // encoded returns p as the decision records it: its cached JSON when p is
@@ -33,19 +34,5 @@ func (c *riskPolicies) encoded(p warrant.RiskPolicy) any {
 		return p // cannot happen for strings and bools; the record encodes p itself
 	}
 	c.last.Store(&encodedPolicy{p: p, raw: raw})
-	return json.RawMessage(raw)
-}
-
-// encodedForRecord returns v encoded as JSON when the call's decision is
-// being recorded, so the answer and the record, which both carry v, share
-// one encoding; otherwise v as it is.
-func encodedForRecord(ctx context.Context, v any) any {
-	if draftFrom(ctx) == nil {
-		return v
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	return json.RawMessage(raw)
+	return audit.CompactJSON(raw)
 }

@@ -116,7 +116,9 @@ func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
 		return nil, err
 	}
 	t := now.UTC().Format(timeLayout)
-	out := map[string]any{"evaluated_at": t, "action": action, "risk_policy": policy}
+	// Sized for every key the answer gets, decision_id included.
+	out := make(map[string]any, 12)
+	out["evaluated_at"], out["action"], out["risk_policy"] = t, action, policy
 	in := GateInput{PropositionID: pid, Action: action, ActionFields: fields, Ingest: hasIngest(ctx), guard: gc}
 	first, err := s.warrantLayer(ctx, a, &in, policy, out)
 	if err != nil {
@@ -172,9 +174,8 @@ func (s *Server) warrantLayer(ctx context.Context, a args, in *GateInput, p warr
 		return LayerDecision{}, err
 	}
 	in.Warrant = *filled(w)
-	axes := encodedForRecord(ctx, in.Warrant.Warrant)
-	s.noteView(ctx, in.PropositionID, latest, hash, axes)
-	out["proposition_id"], out["view_id"], out["warrant"] = in.PropositionID, latest.ViewID, axes
+	s.noteView(ctx, in.PropositionID, latest, hash, in.Warrant.Warrant)
+	out["proposition_id"], out["view_id"], out["warrant"] = in.PropositionID, latest.ViewID, in.Warrant.Warrant
 	return warrantDecision(w.Warrant, in.Action, p)
 }
 

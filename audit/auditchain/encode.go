@@ -1,7 +1,6 @@
 package auditchain
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -118,20 +117,16 @@ func (e *encoder) time(k string, t time.Time) error {
 	return nil
 }
 
-// value is a member of type any with omitempty: omitted when nil. JSON
-// the caller encoded already (json.RawMessage) is only compacted, as
-// encoding/json does.
+// value is a member of type any with omitempty: omitted when nil.
+// audit.CompactJSON is copied as it is (it is json.Marshal's output
+// already, which encoding/json would only scan again).
 func (e *encoder) value(k string, v any) error {
 	if v == nil {
 		return nil
 	}
-	if raw, ok := v.(json.RawMessage); ok && raw != nil {
+	if c, ok := v.(audit.CompactJSON); ok && c != nil {
 		e.key(k)
-		buf := bytes.NewBuffer(e.b)
-		if err := json.Compact(buf, raw); err != nil {
-			return fmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: %w", err)
-		}
-		e.b = buf.Bytes()
+		e.b = append(e.b, c...)
 		return nil
 	}
 	b, err := json.Marshal(v)

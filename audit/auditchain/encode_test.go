@@ -42,7 +42,8 @@ func randomDecision(r *rand.Rand) *audit.Decision {
 	details := []any{nil, map[string]any{"b": 1, "a": []string{s()}}, struct {
 		X string `json:"x"`
 		Y *int   `json:"y,omitempty"`
-	}{X: s()}, json.RawMessage(` { "raw" : [1, 2] } `), json.RawMessage(nil), (*int)(nil), 0.1}
+	}{X: s()}, json.RawMessage(` { "raw" : [1, 2] } `), json.RawMessage(nil), (*int)(nil), 0.1,
+		compact(map[string]any{"c": s(), "d": []int{1}}), audit.CompactJSON(nil)}
 	if r.IntN(2) == 0 {
 		d.RiskPolicy = details[r.IntN(len(details))]
 	}
@@ -53,6 +54,15 @@ func randomDecision(r *rand.Rand) *audit.Decision {
 		}
 	}
 	return d
+}
+
+// compact is v as json.Marshal writes it, carried as audit.CompactJSON.
+func compact(v any) audit.CompactJSON {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // TestMarshalDecisionMatchesJSON holds MarshalDecision byte-equal to
