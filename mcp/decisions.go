@@ -256,12 +256,12 @@ func noteAction(ctx context.Context, pid string, act warrant.Action, gc *guardCa
 // noteView records the snapshot the warrant layer judged, with the hash of
 // its canonical form (EWP §8), and the warrant it gave. hash is the one
 // the store keeps (HashedStore); when "", it is computed here.
-func (s *Server) noteView(ctx context.Context, pid string, v *warrant.View, hash string, axes any) {
+func (s *Server) noteView(ctx context.Context, pid string, v *warrant.View, hash string, axes warrant.Axes) {
 	if dr := draftFrom(ctx); dr != nil {
 		if hash == "" {
 			hash = s.decisions.hashes.viewHash(pid, v)
 		}
-		dr.d.ViewID, dr.d.ViewHash, dr.axes = v.ViewID, hash, axes
+		dr.d.ViewID, dr.d.ViewHash, dr.axes = v.ViewID, hash, axesJSON(axes)
 	}
 }
 

@@ -16,7 +16,12 @@ import (
 // of type any (the risk policy, the layers' details) still go through
 // encoding/json.
 func MarshalDecision(d *audit.Decision) ([]byte, error) {
-	e := encoder{b: make([]byte, 0, 1536)}
+	return AppendDecision(make([]byte, 0, 1536), d)
+}
+
+// AppendDecision appends MarshalDecision(d) to dst.
+func AppendDecision(dst []byte, d *audit.Decision) ([]byte, error) {
+	e := encoder{b: dst}
 	e.b = append(e.b, '{')
 	e.str("decision_id", d.ID, false)
 	if err := e.time("time", d.Time); err != nil {

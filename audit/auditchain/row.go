@@ -57,8 +57,11 @@ func DecisionColumns(d *audit.Decision, body []byte) DecisionRow {
 
 // Payload is the row's canonical JSON, as its event records it: its keys
 // sorted (TestPayloadsMatchMarshal).
-func (r *DecisionRow) Payload() []byte {
-	p := make(payload, 0, 512).str("approval_id", r.ApprovalID).hex("body_sha256", r.BodySum).
+func (r *DecisionRow) Payload() []byte { return r.AppendPayload(make([]byte, 0, 512)) }
+
+// AppendPayload appends the row's payload to dst.
+func (r *DecisionRow) AppendPayload(dst []byte) []byte {
+	p := payload(dst).str("approval_id", r.ApprovalID).hex("body_sha256", r.BodySum).
 		str("credential", r.Credential).str("decision_id", r.DecisionID)
 	if r.IdemKey.Valid {
 		p = p.str("idempotency_key", r.IdemKey.String)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditchain"
@@ -23,13 +24,19 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 	if l.ro {
 		return l.errReadOnly()
 	}
-	r, err := auditchain.PrepareRecord(d, l.now, audit.NewID)
+	buf := recordBuffers.Get().(*auditchain.Buffers)
+	defer recordBuffers.Put(buf) // the writer has copied them once submit returns
+	r, err := auditchain.PrepareRecordIn(d, l.now, audit.NewID, buf)
 	if err != nil {
 		return err
 	}
 	err = l.wr.submit(ctx, op{rec: &r})
 	return l.writeErr("record decision ", d.ID, err)
 }
+
+// recordBuffers are the Records' body and payload buffers, used again
+// once their commit returns (the writer copies both).
+var recordBuffers = sync.Pool{New: func() any { return &auditchain.Buffers{Body: make([]byte, 0, 2048), Payload: make([]byte, 0, 512)} }}
 
 // Approve stores an operator's approval or rejection of a decision.
 // Inside the write transaction it looks up the decision
