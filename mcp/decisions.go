@@ -65,9 +65,6 @@ type draft struct {
 	// unlock releases the call's idempotency key (see keyLocks); nil when
 	// it holds none.
 	unlock func()
-	// expect announced the Record to the log (audit.Expecter), so a
-	// commit can wait for it; nil when the log does not batch.
-	expect *audit.Expectation
 	// policies encodes the risk policy the call is judged under.
 	policies *riskPolicies
 }
@@ -75,11 +72,7 @@ type draft struct {
 // release ends the call's hold on its idempotency key, if any. run defers
 // it, so a key is released even when the tool panics.
 func (dr *draft) release() {
-	if dr == nil {
-		return
-	}
-	dr.expect.Done() // a call that ends without recording
-	if dr.unlock != nil {
+	if dr != nil && dr.unlock != nil {
 		dr.unlock()
 		dr.unlock = nil
 	}
@@ -145,9 +138,6 @@ func (s *Server) beginRecord(ctx context.Context, t *toolSpec) (context.Context,
 	if s.guard != nil && s.guard.policies != nil {
 		dr.d.PolicyIDs, dr.d.PolicySetHash = s.guard.policies.IDs(), s.decisions.PolicySetHash
 	}
-	if ex, ok := s.decisions.Log.(audit.Expecter); ok {
-		dr.expect = ex.Expect()
-	}
 	return context.WithValue(ctx, draftKey{}, dr), dr
 }
 
@@ -171,7 +161,7 @@ func (s *Server) finishRecord(ctx context.Context, dr *draft, out any, err error
 	} else {
 		dr.fill(out)
 	}
-	rerr := s.decisions.Log.Record(audit.WithExpectation(ctx, dr.expect), d)
+	rerr := s.decisions.Log.Record(ctx, d)
 	if errors.Is(rerr, audit.ErrDuplicateKey) && d.IdempotencyKey != "" {
 		// A concurrent retry with the same key was recorded first: answer
 		// as it was answered.

@@ -3,12 +3,8 @@ package auditchain
 import (
 	"context"
 	"errors"
-	"slices"
 	"sync"
 	"testing"
-	"time"
-
-	"github.com/ewp-go/ewp/audit"
 )
 
 // A refused op keeps its own error and the others commit; an op that
@@ -17,7 +13,7 @@ import (
 func TestGroupCommitErrors(t *testing.T) {
 	refused := errors.New("refused")
 	broken := errors.New("statement failed")
-	g := StartGroupCommit(8, 0, func(ops []string, errs []error) error {
+	g := StartGroupCommit(8, func(ops []string, errs []error) error {
 		for i, op := range ops {
 			switch op {
 			case "refuse":
@@ -48,7 +44,7 @@ func TestGroupCommitBatchesAndStops(t *testing.T) {
 	const n = 64
 	var mu sync.Mutex
 	seen := 0
-	g := StartGroupCommit(16, 0, func(ops []int, errs []error) error {
+	g := StartGroupCommit(16, func(ops []int, errs []error) error {
 		mu.Lock()
 		seen += len(ops)
 		mu.Unlock()
@@ -78,66 +74,5 @@ func TestGroupCommitBatchesAndStops(t *testing.T) {
 	}
 	if err := g.Submit(context.Background(), 0); !errors.Is(err, ErrClosed) {
 		t.Fatalf("after Stop: got %v, want ErrClosed", err)
-	}
-}
-
-// A write announced by Expect joins the commit of a write already queued
-// when it comes within the linger; a write nothing announced is committed
-// at once; and an expectation met by Done ends the wait.
-func TestGroupCommitLingersForExpectedWrites(t *testing.T) {
-	const linger = 5 * time.Second // long: only the rules may end the wait
-	var mu sync.Mutex
-	var batches [][]string
-	g := StartGroupCommit(16, linger, func(ops []string, errs []error) error {
-		mu.Lock()
-		batches = append(batches, append([]string(nil), ops...))
-		mu.Unlock()
-		return nil
-	})
-	defer g.Stop()
-	ctx := context.Background()
-
-	start := time.Now()
-	if err := g.Submit(ctx, "alone"); err != nil || time.Since(start) > time.Second {
-		t.Fatalf("a write nothing announced waited %v (%v)", time.Since(start), err)
-	}
-
-	first, second := g.Expect(), g.Expect()
-	done := make(chan error, 1)
-	go func() { done <- g.Submit(audit.WithExpectation(ctx, first), "first") }()
-	time.Sleep(50 * time.Millisecond)
-	select {
-	case err := <-done:
-		t.Fatalf("committed while another write was announced (%v)", err)
-	default:
-	}
-	if err := g.Submit(audit.WithExpectation(ctx, second), "second"); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-
-	third, never := g.Expect(), g.Expect()
-	go func() { done <- g.Submit(audit.WithExpectation(ctx, third), "third") }()
-	time.Sleep(50 * time.Millisecond)
-	never.Done() // the call ended without recording
-	never.Done() // and meeting it twice counts once
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(time.Second):
-		t.Fatal("the wait did not end when the last expectation was met without a write")
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	want := [][]string{{"alone"}, {"first", "second"}, {"third"}}
-	if !slices.EqualFunc(batches, want, slices.Equal) {
-		t.Fatalf("batches %v, want %v", batches, want)
-	}
-	if n := g.expected.Load(); n != 0 {
-		t.Fatalf("%d expectations outstanding", n)
 	}
 }

@@ -33,9 +33,6 @@ type Options struct {
 	Now func() time.Time
 	// MaxBatch caps how many pending writes share one commit; 0 means 512.
 	MaxBatch int
-	// Linger is how long a commit may wait for Records announced by
-	// Expect to join it; zero means DefaultLinger, negative never.
-	Linger time.Duration
 }
 
 // Log is the decision log in a PostgreSQL database. It is safe for
@@ -52,22 +49,7 @@ type Log struct {
 	once    sync.Once
 }
 
-var (
-	_ audit.Log      = (*Log)(nil)
-	_ audit.Expecter = (*Log)(nil)
-)
-
-// DefaultLinger is Options.Linger's default, as in the SQLite log.
-const DefaultLinger = 2 * time.Millisecond
-
-// Expect announces a Record that is coming (audit.Expecter); nil for a
-// log that does not write.
-func (l *Log) Expect() *audit.Expectation {
-	if l.wr == nil {
-		return nil
-	}
-	return l.wr.gc.Expect()
-}
+var _ audit.Log = (*Log)(nil)
 
 // Open connects to the log made by Init in the database at dsn.
 func Open(ctx context.Context, dsn string, opt Options) (*Log, error) {
@@ -109,11 +91,7 @@ func open(ctx context.Context, pool *pgxpool.Pool, name string, opt Options) (*L
 		if maxBatch <= 0 {
 			maxBatch = 512
 		}
-		linger := opt.Linger
-		if linger == 0 {
-			linger = DefaultLinger
-		}
-		l.wr = startWriter(pool, maxBatch, max(linger, 0))
+		l.wr = startWriter(pool, maxBatch)
 	}
 	return l, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -51,9 +50,9 @@ type eventCols struct {
 	prev, hash  [][]byte
 }
 
-func startWriter(pool *pgxpool.Pool, maxBatch int, linger time.Duration) *writer {
+func startWriter(pool *pgxpool.Pool, maxBatch int) *writer {
 	w := &writer{pool: pool}
-	w.gc = auditchain.StartGroupCommit(maxBatch, linger, w.inTx)
+	w.gc = auditchain.StartGroupCommit(maxBatch, w.inTx)
 	return w
 }
 

@@ -43,11 +43,6 @@ type Options struct {
 	// MaxBatch caps how many pending writes share one commit; zero means
 	// 512.
 	MaxBatch int
-	// Linger is how long a commit may wait for Records announced by
-	// Expect (gate calls being judged) to join it; zero means
-	// DefaultLinger, negative never. A lone call never waits: the wait
-	// ends when nothing announced is outstanding.
-	Linger time.Duration
 
 	// upgradeFault, when set, is called at each stage of an upgrade and
 	// fails it by returning an error: tests use it to interrupt Upgrade
@@ -63,10 +58,6 @@ func (o *Options) busyTimeout() time.Duration {
 	return o.BusyTimeout
 }
 
-// DefaultLinger is Options.Linger's default: long enough for the calls a
-// busy server is judging to share a commit, short beside an agent's turn.
-const DefaultLinger = 2 * time.Millisecond
-
 // Log is an open decision log. It is safe for concurrent use; several
 // processes may share the file (SQLite WAL locking).
 type Log struct {
@@ -79,19 +70,7 @@ type Log struct {
 	once sync.Once
 }
 
-var (
-	_ audit.Log      = (*Log)(nil)
-	_ audit.Expecter = (*Log)(nil)
-)
-
-// Expect announces a Record that is coming (audit.Expecter); a read-only
-// log has no commits to share and returns nil.
-func (l *Log) Expect() *audit.Expectation {
-	if l.wr == nil {
-		return nil
-	}
-	return l.wr.gc.Expect()
-}
+var _ audit.Log = (*Log)(nil)
 
 // ErrLogNotFound is wrapped by Open's error for a missing file.
 var ErrLogNotFound = errors.New("decision log not found")
@@ -165,11 +144,7 @@ func open(path string, opt Options, create bool) (*Log, error) {
 		if maxBatch <= 0 {
 			maxBatch = 512
 		}
-		linger := opt.Linger
-		if linger == 0 {
-			linger = DefaultLinger
-		}
-		if l.wr, err = startWriter(l.w, maxBatch, max(linger, 0)); err != nil {
+		if l.wr, err = startWriter(l.w, maxBatch); err != nil {
 			l.Close()
 			return nil, fmt.Errorf("open decision log %s: %w", path, err)
 		}

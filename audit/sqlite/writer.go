@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ewp-go/ewp/audit/auditchain"
 )
@@ -69,7 +68,7 @@ type writeStmts struct {
 	insDecisions [rowsPerInsert]*sql.Stmt
 }
 
-func startWriter(db *sql.DB, maxBatch int, linger time.Duration) (*writer, error) {
+func startWriter(db *sql.DB, maxBatch int) (*writer, error) {
 	w := &writer{db: db}
 	prep := []struct {
 		dst **sql.Stmt
@@ -100,7 +99,7 @@ func startWriter(db *sql.DB, maxBatch int, linger time.Duration) (*writer, error
 		}
 		*p.dst = st
 	}
-	w.gc = auditchain.StartGroupCommit(maxBatch, linger, w.runBatch)
+	w.gc = auditchain.StartGroupCommit(maxBatch, w.runBatch)
 	return w, nil
 }
 
