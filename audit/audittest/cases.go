@@ -395,8 +395,9 @@ func groupCommitSharesCommits(t *testing.T, s Store) {
 }
 
 // listByTimeWindow: a time window selects the decisions whose time is in
-// it (Since inclusive, Until exclusive), in recording order whatever
-// their times, and pages continue correctly in both directions.
+// it (Since inclusive, Until exclusive), in decision_id order (here the
+// recording order) whatever their times, and pages continue correctly in
+// both directions.
 func listByTimeWindow(t *testing.T, s Store) {
 	l, _ := s.newLog(t)
 	mins := []int{3, 1, 2, 5, 4, 0}

@@ -40,12 +40,11 @@ func (l *Log) oneDecision(ctx context.Context, what, where string, args ...any) 
 // Query is a Filter with the store's extras (auditchain.Query).
 type Query = auditchain.Query
 
-// List returns a page of decisions in the order they were recorded (by
-// time when Since or Until is given, for pending ones always in recording
-// order): Since is inclusive, Until exclusive; a zero Limit means
-// DefaultLimit. Continue with Filter.After set to the last decision_id of
-// the page. Filters by proposition or outcome scan the decisions (within
-// the time window when one is given): they are an operator's queries.
+// List returns a page of decisions in decision_id order (time-ordered
+// UUIDs: the order the calls began in): Since is inclusive, Until
+// exclusive; a zero Limit means DefaultLimit. Continue with Filter.After
+// set to the last decision_id of the page. Filters by time, proposition
+// or outcome scan the decisions: they are an operator's queries.
 func (l *Log) List(ctx context.Context, f audit.Filter) ([]audit.Decision, error) {
 	if f.Limit <= 0 {
 		f.Limit = DefaultLimit

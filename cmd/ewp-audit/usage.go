@@ -57,6 +57,9 @@ decision.
 
 const usageList = `ewp-audit list — the decisions on record, newest first
 
+Decisions are listed by decision_id: time-ordered UUIDs minted as each call
+began, so calls that ran at the same moment may be recorded in another order.
+
 USAGE
   ewp-audit list [--pending] [--since T] [--until T] [--outcome O]
         [--proposition P] [--limit N] [--after DECISION_ID] [--oldest-first]
