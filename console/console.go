@@ -151,15 +151,18 @@ func (c *Console) Close() error {
 	return nil
 }
 
-// Ready blocks until the state summary has been computed once (or ctx
-// ends); pages served before show that it is still being computed.
+// Ready blocks until the state summary has been computed and the
+// decision log read once (or ctx ends); pages served before show that the
+// summary is still being computed and the decisions read so far.
 func (c *Console) Ready(ctx context.Context) error {
-	select {
-	case <-c.summary.ready:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	for _, ready := range []chan struct{}{c.summary.ready, c.tail.ready} {
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
+	return nil
 }
 
 // background follows the evidence store's head and the decision log, and

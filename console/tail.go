@@ -15,11 +15,15 @@ const recentKept = pageSize + 1
 const overviewRecent = 15
 
 // decisionTail follows the decision log in the background (List with
-// After, in decision_id order, which is time order: ids are UUIDv7), so
-// the overview can show the newest decisions and totals without a query
-// that reads the whole log.
+// After, in recording order, so a decision recorded late is not skipped),
+// so the overview can show the newest decisions and totals without a
+// query that reads the whole log.
 type decisionTail struct {
 	log audit.Log
+
+	// ready is closed once the first follow has read the log.
+	ready     chan struct{}
+	readyOnce sync.Once
 
 	mu        sync.RWMutex
 	last      string // the newest decision_id seen
@@ -29,7 +33,7 @@ type decisionTail struct {
 }
 
 func newDecisionTail(log audit.Log) *decisionTail {
-	return &decisionTail{log: log, byOutcome: map[string]int{}}
+	return &decisionTail{log: log, byOutcome: map[string]int{}, ready: make(chan struct{})}
 }
 
 // tailBatch is how many decisions one List call reads while catching up.
@@ -38,8 +42,10 @@ const tailBatch = 1000
 // follow reads whatever the log recorded since the last call.
 func (t *decisionTail) follow(ctx context.Context) error {
 	if t.log == nil {
+		t.readyOnce.Do(func() { close(t.ready) })
 		return nil
 	}
+	defer t.readyOnce.Do(func() { close(t.ready) })
 	t.mu.RLock()
 	after := t.last
 	t.mu.RUnlock()

@@ -24,16 +24,15 @@ type ListSQL struct {
 	Column string
 }
 
-// Seek finds the decision a page continues from: the value its
-// decision_id column holds, or found false when there is none.
+// Seek finds the decision a page continues from: its seq, or found false
+// when there is none.
 type Seek func(decisionID any) (key any, found bool, err error)
 
 // Select builds the query of the decisions q selects (their Column) and
-// its arguments. They come in decision_id order: the order the calls
-// began in (time-ordered UUIDs, minted as a call begins, so concurrent
-// calls may be recorded in another), which an index keeps, so no query
-// sorts (and export streams); a time window selects, it does not
-// reorder. Since is inclusive, Until
+// its arguments. They come in recording order (seq), which the table and
+// the pending index keep, so no query sorts (and export streams), and a
+// reader following the log with After never skips a decision recorded
+// after one it has seen; a time window selects, it does not reorder. Since is inclusive, Until
 // exclusive; a zero Limit means all. Filters by proposition or outcome
 // scan the decisions: they are an operator's queries.
 func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
@@ -72,7 +71,7 @@ func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
 	if q.Pending {
 		add("outcome = '" + audit.OutcomeRequireConfirmation + "' AND NOT EXISTS (SELECT 1 FROM " + s.Approvals + " a WHERE a.decision_id = d.decision_id)")
 	}
-	const order = "decision_id"
+	const order = "seq"
 	dir, cmp := "ASC", ">"
 	if q.NewestFirst {
 		dir, cmp = "DESC", "<"

@@ -13,12 +13,12 @@ import (
 func TestSelectNumbered(t *testing.T) {
 	s := ListSQL{Decisions: "x.decisions", Approvals: "x.approvals", EmptyID: "''", Numbered: true, Bind: func(id string) any { return id }}
 	q := Query{Filter: audit.Filter{Since: time.Unix(1, 0), PropositionID: "P", After: "D", Limit: 5}}
-	query, args, err := s.Select(q, func(id any) (any, bool, error) { return id, true, nil })
+	query, args, err := s.Select(q, func(any) (any, bool, error) { return int64(7), true, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `SELECT body FROM x.decisions d WHERE time_ns >= $1 AND proposition_id = $2 AND d.decision_id > $3 ORDER BY d.decision_id ASC LIMIT $4`
-	if query != want || len(args) != 4 || args[2] != "D" {
+	want := `SELECT body FROM x.decisions d WHERE time_ns >= $1 AND proposition_id = $2 AND d.seq > $3 ORDER BY d.seq ASC LIMIT $4`
+	if query != want || len(args) != 4 || args[2] != int64(7) {
 		t.Fatalf("got %s %v\nwant %s", query, args, want)
 	}
 }

@@ -395,9 +395,8 @@ func groupCommitSharesCommits(t *testing.T, s Store) {
 }
 
 // listByTimeWindow: a time window selects the decisions whose time is in
-// it (Since inclusive, Until exclusive), in decision_id order (here the
-// recording order) whatever their times, and pages continue correctly in
-// both directions.
+// it (Since inclusive, Until exclusive), in recording order whatever
+// their times, and pages continue correctly in both directions.
 func listByTimeWindow(t *testing.T, s Store) {
 	l, _ := s.newLog(t)
 	mins := []int{3, 1, 2, 5, 4, 0}
@@ -430,6 +429,27 @@ func listByTimeWindow(t *testing.T, s Store) {
 	got = page(auditchain.Query{Filter: window, NewestFirst: true})
 	if strings.Join(got, " ") != byMin[4]+" "+byMin[2] {
 		t.Fatalf("newest first %v", got)
+	}
+}
+
+// followingNeverSkipsALateRecord: a reader following the log (List with
+// After set to the last decision it saw, as the console's tail and a SIEM
+// do) gets every decision recorded after, even one whose decision_id is
+// older: the server mints the id as a call begins, so a slow call is
+// recorded after a quick one that began later.
+func followingNeverSkipsALateRecord(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	slow, quick := pendingDecision("P", 1), pendingDecision("P", 2)
+	slow.ID, quick.ID = audit.NewID(), audit.NewID() // slow began first
+	record(t, l, quick)
+	seen, err := l.List(ctx, audit.Filter{})
+	if err != nil || len(seen) != 1 {
+		t.Fatalf("first read: %v %v", seen, err)
+	}
+	record(t, l, slow)
+	next, err := l.List(ctx, audit.Filter{After: seen[0].ID})
+	if err != nil || len(next) != 1 || next[0].ID != slow.ID {
+		t.Fatalf("following after %s: got %v (%v), want the late %s", seen[0].ID, next, err, slow.ID)
 	}
 }
 

@@ -52,6 +52,7 @@ func Run(t *testing.T, s Store) {
 		{"ListFiltersAndPages", listFiltersAndPages},
 		{"ListDefaultLimit", listDefaultLimit},
 		{"ListByTimeWindow", listByTimeWindow},
+		{"FollowingNeverSkipsALateRecord", followingNeverSkipsALateRecord},
 		{"ApproveChecksTheDecision", approveChecksTheDecision},
 		{"Consume", consume},
 		{"ConsumeRace", consumeRace},

@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -29,7 +28,7 @@ type Log struct {
 	mu        sync.Mutex
 	closed    bool
 	decisions map[string][]byte // decision_id → JSON
-	order     []string          // decision ids, sorted: the stores list in decision_id order
+	order     []string          // decision ids in record order
 	byKey     map[keyRef]string // (credential, idempotency key) → decision_id
 	approvals map[string][]byte // approval_id → JSON
 	answers   map[string][]string
@@ -80,8 +79,7 @@ func (l *Log) Record(_ context.Context, d *audit.Decision) error {
 		l.byKey[k] = d.ID
 	}
 	l.decisions[d.ID] = b
-	i, _ := slices.BinarySearch(l.order, d.ID)
-	l.order = slices.Insert(l.order, i, d.ID)
+	l.order = append(l.order, d.ID)
 	l.chain("decision", b)
 	return nil
 }
@@ -132,8 +130,7 @@ func (l *Log) ByIdempotencyKey(ctx context.Context, credential, key string) (*au
 	return l.Decision(ctx, id)
 }
 
-// List returns the decisions f selects in decision_id order (time-ordered
-// UUIDs: the order the calls began in), as the stores list them.
+// List returns the decisions f selects, in record order.
 func (l *Log) List(_ context.Context, f audit.Filter) ([]audit.Decision, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -142,11 +139,11 @@ func (l *Log) List(_ context.Context, f audit.Filter) ([]audit.Decision, error) 
 	}
 	start := 0
 	if f.After != "" {
-		i, found := slices.BinarySearch(l.order, f.After)
-		if found {
-			i++
+		for i, id := range l.order {
+			if id == f.After {
+				start = i + 1
+			}
 		}
-		start = i
 	}
 	var out []audit.Decision
 	for _, id := range l.order[start:] {

@@ -73,9 +73,12 @@ var listSQL = auditchain.ListSQL{
 
 func (l *Log) selectSQL(ctx context.Context, q auditchain.Query) (string, []any, error) {
 	return listSQL.Select(q, func(id any) (key any, found bool, err error) {
-		var n int
-		err = l.pool.QueryRow(ctx, `SELECT count(*) FROM ewp_audit.decisions WHERE decision_id = $1`, id).Scan(&n)
-		return id, n > 0, l.storeErr("list decisions", err)
+		var seq int64
+		err = l.pool.QueryRow(ctx, `SELECT seq FROM ewp_audit.decisions WHERE decision_id = $1`, id).Scan(&seq)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, false, nil
+		}
+		return seq, err == nil, l.storeErr("list decisions", err)
 	})
 }
 

@@ -21,10 +21,10 @@
 //	                     the bodies of the n decisions one commit recorded (events
 //	                     first_event…, rows first_seq…), each followed by '\n';
 //	                     head is the hash of the last one's event
-//	decisions(decision_id, seq, event, time_ns, outcome, proposition_id,
-//	          credential, idem_key, approval_id, hash)   WITHOUT ROWID, keyed by decision_id;
-//	                     UNIQUE(credential, idem_key) where keyed; partial indexes on
-//	                     pending decisions and on approval_id where set
+//	decisions(seq, event, decision_id, time_ns, outcome, proposition_id,
+//	          credential, idem_key, approval_id, hash)   seq the rowid: recording order;
+//	                     UNIQUE(decision_id); UNIQUE(credential, idem_key) where keyed;
+//	                     partial indexes on pending decisions and on approval_id where set
 //	approvals(seq, approval_id, decision_id, verdict, created_ns, body, body_sha256)
 //	                     UNIQUE(approval_id), UNIQUE(decision_id): a decision is answered once
 //	approval_uses(seq, approval_id, used_by, used_ns) UNIQUE(approval_id)
@@ -48,14 +48,15 @@
 // one of concurrent consumers, in any process, succeed. An idempotency
 // key is unique per caller credential.
 //
-// The hot path (Record) writes two B-trees, each near its end: one
-// decision_bodies row per commit and the decisions rows, keyed by
-// decision_id (time-ordered UUIDs), in multi-row INSERT OR IGNORE
-// statements (which need no statement journal; a row skipped for a taken
-// id is found by the count and its batch is run again checking each id).
-// Listings follow decision_id, the order the calls began in, and never
-// sort; filters by time, proposition or outcome scan, as an operator's
-// queries. The writer reads the chain head once per batch at most: it
+// The hot path (Record) writes three B-trees, each at its end: one
+// decision_bodies row per commit, the decisions rows (their rowids
+// assigned in order, as the chain numbers them) and decision_id's index
+// (time-ordered UUIDs), in multi-row INSERT OR IGNORE statements (which
+// need no statement journal; a row skipped for a taken id is found by the
+// count and its batch is run again checking each id). Listings follow
+// recording order, so a reader continuing After the last decision it saw
+// never skips one recorded late, and never sort; filters by time,
+// proposition or outcome scan, as an operator's queries. The writer reads the chain head once per batch at most: it
 // keeps the head it committed while PRAGMA data_version shows that no
 // other connection wrote since.
 //

@@ -144,7 +144,7 @@ func (t *wtx) insertDecisions(ops []op) error {
 		args := t.args[:0]
 		for k := start; k < start+n; k++ {
 			r := &ops[t.pend[k]].rec.Row
-			args = append(args, t.dseq+int64(k)+1, first+int64(k), r.DecisionID, r.TimeNS, r.Outcome,
+			args = append(args, first+int64(k), r.DecisionID, r.TimeNS, r.Outcome,
 				r.PropositionID, r.Credential, r.IdemKey, r.ApprovalID, t.hashes[k])
 		}
 		t.args = args
@@ -154,6 +154,11 @@ func (t *wtx) insertDecisions(ops []op) error {
 		}
 		if written, err := res.RowsAffected(); err != nil || written != int64(n) {
 			return errIDTaken
+		}
+		// The rows take the next rowids (seq), as the chain numbers them:
+		// an explicit seq would make SQLite journal the statement.
+		if last, err := res.LastInsertId(); err != nil || last != t.dseq+int64(start+n) {
+			return auditchain.InDoubt(fmt.Errorf("decision rows were numbered up to %d where the chain says %d (%v): run ewp-audit verify", last, t.dseq+int64(start+n), err))
 		}
 	}
 	if _, err := t.exec(t.st.insBodies, first, t.dseq+1, len(t.pend), head, t.bodies); err != nil {

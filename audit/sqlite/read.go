@@ -40,9 +40,8 @@ func (l *Log) oneDecision(ctx context.Context, what, where string, args ...any) 
 // Query is a Filter with the store's extras (auditchain.Query).
 type Query = auditchain.Query
 
-// List returns a page of decisions in decision_id order (time-ordered
-// UUIDs: the order the calls began in): Since is inclusive, Until
-// exclusive; a zero Limit means DefaultLimit. Continue with Filter.After
+// List returns a page of decisions in recording order: Since is
+// inclusive, Until exclusive; a zero Limit means DefaultLimit. Continue with Filter.After
 // set to the last decision_id of the page. Filters by time, proposition
 // or outcome scan the decisions: they are an operator's queries.
 func (l *Log) List(ctx context.Context, f audit.Filter) ([]audit.Decision, error) {
@@ -110,9 +109,12 @@ var listSQL = auditchain.ListSQL{
 
 func (l *Log) selectSQL(ctx context.Context, q Query) (string, []any, error) {
 	return listSQL.Select(q, func(id any) (key any, found bool, err error) {
-		var n int
-		err = l.r.QueryRowContext(ctx, `SELECT count(*) FROM decisions WHERE decision_id = ?`, id).Scan(&n)
-		return id, n > 0, l.storeErr("list decisions", err)
+		var seq int64
+		err = l.r.QueryRowContext(ctx, `SELECT seq FROM decisions WHERE decision_id = ?`, id).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, false, nil
+		}
+		return seq, err == nil, l.storeErr("list decisions", err)
 	})
 }
 

@@ -41,19 +41,19 @@ CREATE TABLE decision_bodies (
 	bodies      BLOB NOT NULL
 );
 
--- One row per recorded gate call, kept in the order of decision_id (time-
--- ordered UUIDs, so a lookup and a listing follow one B-tree): the
--- columns lookups and filters need, each derived from the body (Verify
--- checks that they agree), and the decision's chain entry: its row number
--- seq, its event and hash = sha256(hash of event - 1 || payload), the
--- payload being the canonical JSON of the decision's row (see
--- auditchain.DecisionRow), which Verify rebuilds from the body. idem_key
--- is NULL when the caller gave none; the unique index holds only keyed
--- decisions.
+-- One row per recorded gate call, numbered in recording order (seq, the
+-- rowid: listings and anyone following the log with After walk it, so a
+-- decision recorded late is never skipped): the columns lookups and
+-- filters need, each derived from the body (Verify checks that they
+-- agree), and the decision's chain entry: its event and
+-- hash = sha256(hash of event - 1 || payload), the payload being the
+-- canonical JSON of the decision's row (see auditchain.DecisionRow), which
+-- Verify rebuilds from the body. idem_key is NULL when the caller gave
+-- none; the unique index holds only keyed decisions.
 CREATE TABLE decisions (
-	decision_id    TEXT PRIMARY KEY,
-	seq            INTEGER NOT NULL,
+	seq            INTEGER PRIMARY KEY,
 	event          INTEGER NOT NULL,
+	decision_id    TEXT NOT NULL UNIQUE,
 	time_ns        INTEGER NOT NULL,
 	outcome        TEXT NOT NULL,
 	proposition_id TEXT NOT NULL,
@@ -61,14 +61,15 @@ CREATE TABLE decisions (
 	idem_key       TEXT,
 	approval_id    TEXT NOT NULL,
 	hash           BLOB NOT NULL
-) WITHOUT ROWID;
--- Every index costs every Record on the server's hot path, so there are
--- only partial ones, holding the decisions that asked for or presented
--- an approval or gave a key. Filters by time, proposition or outcome
--- scan in decision_id order: they are an operator's queries, not the
--- server's.
+);
+-- Every index costs every Record on the server's hot path: besides the
+-- table, only decision_id's is written for every decision (both grow
+-- at their end); the partial ones hold only the decisions that asked for
+-- or presented an approval or gave a key. Filters by time, proposition or
+-- outcome scan in recording order: they are an operator's queries, not
+-- the server's.
 CREATE UNIQUE INDEX decisions_idem ON decisions (credential, idem_key) WHERE idem_key IS NOT NULL;
-CREATE INDEX decisions_pending ON decisions (decision_id) WHERE outcome = 'REQUIRE_CONFIRMATION';
+CREATE INDEX decisions_pending ON decisions (seq) WHERE outcome = 'REQUIRE_CONFIRMATION';
 CREATE INDEX decisions_approval ON decisions (approval_id) WHERE approval_id <> '';
 
 -- An operator's answer to one decision: a decision is answered once.

@@ -82,9 +82,9 @@ func startWriter(db *sql.DB, maxBatch int) (*writer, error) {
 		{&w.st.dhead, `SELECT first_seq + n - 1, first_event + n - 1, head FROM decision_bodies ORDER BY first_event DESC LIMIT 1`},
 		{&w.st.dataVersion, `PRAGMA data_version`},
 	}
-	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	for n := 1; n <= rowsPerInsert; n++ {
-		q := `INSERT OR IGNORE INTO decisions (seq, event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash) VALUES ` +
+		q := `INSERT OR IGNORE INTO decisions (event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash) VALUES ` +
 			row + strings.Repeat(", "+row, n-1)
 		prep = append(prep, struct {
 			dst **sql.Stmt

@@ -57,8 +57,8 @@ decision.
 
 const usageList = `ewp-audit list — the decisions on record, newest first
 
-Decisions are listed by decision_id: time-ordered UUIDs minted as each call
-began, so calls that ran at the same moment may be recorded in another order.
+Decisions are listed in the order they were recorded, so a script that
+continues with --after the last one it saw never misses a later one.
 
 USAGE
   ewp-audit list [--pending] [--since T] [--until T] [--outcome O]
