@@ -223,6 +223,10 @@ func TestApproveOnceLoop(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &page); err != nil || len(page.Decisions) != 1 || page.Decisions[0].ID != ds[1].ID || page.Decisions[0].Answer != "pending" {
 		t.Fatalf("list --pending: %v\n%s", err, out)
 	}
+	out, _ = wantExit(t, 0, "list", "--db", db, "--proposition", "P-none", "--json")
+	if !strings.Contains(out, `"decisions": []`) {
+		t.Errorf("an empty page in --json is not an empty list:\n%s", out)
+	}
 	out, _ = wantExit(t, 0, "show", "--db", db, ds[1].ID)
 	if !strings.Contains(out, "ewp-audit approve --db "+db+" "+ds[1].ID+" --once") {
 		t.Errorf("show of a pending decision does not say how to answer it:\n%s", out)

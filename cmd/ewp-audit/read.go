@@ -80,7 +80,7 @@ func runList(e *env, args []string) int {
 		return code
 	}
 	defer l.Close()
-	var rows []listRow
+	rows := []listRow{} // an empty page is [] in --json, not null
 	err = l.Each(e.ctx, sqlite.Query{Filter: flt, NewestFirst: !*oldest}, func(d *audit.Decision) error {
 		r := listRow{Decision: *d}
 		if d.Outcome == audit.OutcomeRequireConfirmation {
