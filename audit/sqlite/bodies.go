@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 )
 
@@ -33,19 +34,33 @@ func decisionBody(ctx context.Context, q querier, id string) ([]byte, error) {
 	return bodyWhere(ctx, q, `d.decision_id = ?`, id)
 }
 
+// A decision_bodies row is its decisions' JSON bodies, each followed by a
+// newline, which JSON never holds unescaped. appendBody and splitBodies
+// are the format's two sides.
+
+// appendBody appends one body to a row being built.
+func appendBody(row, body []byte) []byte { return append(append(row, body...), '\n') }
+
+// splitBodies cuts a decision_bodies row into its bodies; a row not ended
+// by a newline keeps its last piece, which then fails to decode.
+func splitBodies(row []byte) [][]byte {
+	var out [][]byte
+	for len(row) > 0 {
+		i := bytes.IndexByte(row, '\n')
+		if i < 0 {
+			return append(out, row)
+		}
+		out = append(out, row[:i])
+		row = row[i+1:]
+	}
+	return out
+}
+
 // nthBody cuts the body of event out of a decision_bodies row that
 // begins at event first.
-func nthBody(bodies []byte, first, event int64) ([]byte, error) {
-	rest := bodies
-	for n := event - first; n >= 0; n-- {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			break
-		}
-		if n == 0 {
-			return rest[:i], nil
-		}
-		rest = rest[i+1:]
+func nthBody(row []byte, first, event int64) ([]byte, error) {
+	if bodies := splitBodies(row); event >= first && event-first < int64(len(bodies)) {
+		return bodies[event-first], nil
 	}
 	return nil, fmt.Errorf("the body of the decision at event %d is missing from its decision_bodies row (event %d on): the log is damaged; run ewp-audit verify", event, first)
 }
@@ -53,41 +68,24 @@ func nthBody(bodies []byte, first, event int64) ([]byte, error) {
 // bodyReader reads the bodies of decisions listed in event order, each
 // decision_bodies row once while the listing stays inside it.
 type bodyReader struct {
-	ctx   context.Context
-	q     querier
-	first int64
-	offs  []int // where each body of the row begins, and its end
-	row   []byte
+	ctx    context.Context
+	q      querier
+	first  int64
+	bodies [][]byte // the current row, cut
 }
 
 func (r *bodyReader) body(event int64) ([]byte, error) {
-	if r.row == nil || event < r.first || event-r.first >= int64(len(r.offs)-1) {
-		if err := r.load(event); err != nil {
+	if r.bodies == nil || event < r.first || event-r.first >= int64(len(r.bodies)) {
+		var row []byte
+		err := r.q.QueryRowContext(r.ctx, `SELECT first_event, bodies FROM decision_bodies WHERE first_event <= ? ORDER BY first_event DESC LIMIT 1`, event).
+			Scan(&r.first, &row)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
+		r.bodies = splitBodies(row)
 	}
-	i := event - r.first
-	if i < 0 || i >= int64(len(r.offs)-1) {
+	if event < r.first || event-r.first >= int64(len(r.bodies)) {
 		return nil, fmt.Errorf("the body of the decision at event %d is missing (no decision_bodies row holds it): the log is damaged; run ewp-audit verify", event)
 	}
-	return r.row[r.offs[i] : r.offs[i+1]-1], nil
-}
-
-func (r *bodyReader) load(event int64) error {
-	err := r.q.QueryRowContext(r.ctx, `SELECT first_event, bodies FROM decision_bodies WHERE first_event <= ? ORDER BY first_event DESC LIMIT 1`, event).
-		Scan(&r.first, &r.row)
-	if err == sql.ErrNoRows {
-		r.row, r.offs = nil, r.offs[:0]
-		return fmt.Errorf("the body of the decision at event %d is missing (no decision_bodies row holds it): the log is damaged; run ewp-audit verify", event)
-	}
-	if err != nil {
-		return err
-	}
-	r.offs = append(r.offs[:0], 0)
-	for i, c := range r.row {
-		if c == '\n' {
-			r.offs = append(r.offs, i+1)
-		}
-	}
-	return nil
+	return r.bodies[event-r.first], nil
 }

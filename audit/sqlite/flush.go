@@ -137,7 +137,7 @@ func (t *wtx) insertDecisions(ops []op) error {
 		t.buf = append(strconv.AppendInt(append(t.buf[:0], r.Pre...), dseq, 10), r.Post...)
 		head = chainHash(head, t.buf)
 		t.hashes = append(t.hashes, head)
-		t.bodies = append(append(t.bodies, r.Row.Body...), '\n')
+		t.bodies = appendBody(t.bodies, r.Row.Body)
 	}
 	for start := 0; start < len(t.pend); start += rowsPerInsert {
 		n := min(rowsPerInsert, len(t.pend)-start)

@@ -317,7 +317,7 @@ func (g *bodyGroup) add(event, seq int64, hash, body []byte) error {
 	if g.n == 0 {
 		g.first, g.firstSeq = event, seq
 	}
-	g.buf = append(append(g.buf, body...), '\n')
+	g.buf = appendBody(g.buf, body)
 	g.n, g.last, g.lastSeq, g.head = g.n+1, event, seq, hash
 	return nil
 }

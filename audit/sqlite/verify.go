@@ -245,21 +245,6 @@ func (v *verifier) decision(b *bodiesRow) (*Break, error) {
 	return nil, nil
 }
 
-// splitBodies cuts a decision_bodies row into its bodies; a row not ended
-// by a newline keeps its last piece, which then fails to decode.
-func splitBodies(row []byte) [][]byte {
-	var out [][]byte
-	for len(row) > 0 {
-		i := bytes.IndexByte(row, '\n')
-		if i < 0 {
-			return append(out, row)
-		}
-		out = append(out, row[:i])
-		row = row[i+1:]
-	}
-	return out
-}
-
 // headCheck finds a head that lies beyond the end of the chain.
 func (v *verifier) headCheck() (*Break, error) { return v.w.HeadCheck(), nil }
 
