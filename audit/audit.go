@@ -12,6 +12,7 @@ package audit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 )
@@ -187,4 +188,24 @@ func (c CompactJSON) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return c, nil
+}
+
+// AppendJSONString appends s as a JSON string exactly as encoding/json
+// writes it, for the encoders of the record's hot path. Strings of
+// printable ASCII that json escapes nowhere (no quote, backslash or
+// HTML-sensitive <, >, &) are copied; any other goes through
+// encoding/json itself, so escaping rules are never restated.
+func AppendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, err := json.Marshal(s)
+			if err != nil {
+				panic(err) // a string always marshals
+			}
+			return append(dst, b...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }

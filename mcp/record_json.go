@@ -42,24 +42,21 @@ func (c *riskPolicies) encoded(p warrant.RiskPolicy) any {
 // axesJSON is the warrant's axes as json.Marshal writes them, for the
 // record (TestAxesJSONMatchesMarshal): written field by field, since every
 // recorded may_act carries them and reflection over them was a tenth of
-// the record's cost. Anything unusual (a string JSON escapes, a strength
-// encoding/json would write in exponent form or refuse) goes through
-// json.Marshal itself.
+// the record's cost. A strength encoding/json would write in exponent
+// form or refuse goes through json.Marshal itself.
 func axesJSON(a warrant.Axes) any {
-	plain := plainFloat(a.Strength)
-	for _, s := range append([]string{a.Acceptance, a.Conflict, a.Verification, a.Currency, a.Sufficiency}, a.RationaleCodes...) {
-		plain = plain && plainString(s)
-	}
-	if !plain {
+	if !plainFloat(a.Strength) {
 		return a
 	}
-	b := make([]byte, 0, 256)
-	b = append(append(append(b, `{"acceptance":"`...), a.Acceptance...), `","conflict":"`...)
-	b = append(append(b, a.Conflict...), `","verification":"`...)
-	b = append(append(b, a.Verification...), `","currency":"`...)
-	b = append(append(b, a.Currency...), `","sufficiency":"`...)
-	b = append(append(b, a.Sufficiency...), `","strength":`...)
-	b = strconv.AppendFloat(b, a.Strength, 'f', -1, 64)
+	b := append(make([]byte, 0, 384), '{')
+	for i, f := range []struct{ k, v string }{{"acceptance", a.Acceptance}, {"conflict", a.Conflict},
+		{"verification", a.Verification}, {"currency", a.Currency}, {"sufficiency", a.Sufficiency}} {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = audit.AppendJSONString(append(audit.AppendJSONString(b, f.k), ':'), f.v)
+	}
+	b = strconv.AppendFloat(append(b, `,"strength":`...), a.Strength, 'f', -1, 64)
 	b = append(b, `,"rationale_codes":`...)
 	if a.RationaleCodes == nil {
 		b = append(b, "null"...)
@@ -69,22 +66,11 @@ func axesJSON(a warrant.Axes) any {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(append(append(b, '"'), c...), '"')
+			b = audit.AppendJSONString(b, c)
 		}
 		b = append(b, ']')
 	}
 	return audit.CompactJSON(append(b, '}'))
-}
-
-// plainString is a string encoding/json writes as it is between quotes:
-// printable ASCII without a quote, a backslash or <, > and &.
-func plainString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
 }
 
 // plainFloat is a float encoding/json writes in strconv's 'f' form.

@@ -86,7 +86,7 @@ func (e *encoder) str(k, v string, omitEmpty bool) {
 		return
 	}
 	e.key(k)
-	e.b = appendString(e.b, v)
+	e.b = audit.AppendJSONString(e.b, v)
 }
 
 // strs is a []string member: null when nil (without omitEmpty), omitted
@@ -105,7 +105,7 @@ func (e *encoder) strs(k string, v []string, omitEmpty bool) {
 		if i > 0 {
 			e.b = append(e.b, ',')
 		}
-		e.b = appendString(e.b, s)
+		e.b = audit.AppendJSONString(e.b, s)
 	}
 	e.b = append(e.b, ']')
 }

@@ -2,8 +2,9 @@ package auditchain
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"strconv"
+
+	"github.com/ewp-go/ewp/audit"
 )
 
 // payload appends a canonical JSON object, key by key, as encoding/json
@@ -24,7 +25,7 @@ func (p payload) key(k string) payload {
 	return append(p, '"', ':')
 }
 
-func (p payload) str(k, v string) payload { return appendString(p.key(k), v) }
+func (p payload) str(k, v string) payload { return audit.AppendJSONString(p.key(k), v) }
 
 func (p payload) int(k string, v int64) payload { return strconv.AppendInt(p.key(k), v, 10) }
 
@@ -37,22 +38,3 @@ func (p payload) hex(k string, v []byte) payload {
 func (p payload) null(k string) payload { return append(p.key(k), "null"...) }
 
 func (p payload) end() []byte { return append(p, '}') }
-
-// appendString appends s as a JSON string exactly as encoding/json writes
-// it. Strings of printable ASCII that json escapes nowhere (no quote,
-// backslash or HTML-sensitive <, >, &) are copied; any other goes
-// through encoding/json itself, so escaping rules are never restated.
-func appendString(p []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			b, err := json.Marshal(s)
-			if err != nil {
-				panic(err) // a string always marshals
-			}
-			return append(p, b...)
-		}
-	}
-	p = append(p, '"')
-	p = append(p, s...)
-	return append(p, '"')
-}
