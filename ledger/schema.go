@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ewp-go/ewp/internal/sqlitefile"
 )
 
 // SchemaVersion is the layout this build reads and writes. A ledger with
@@ -104,15 +106,12 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 	// Two writers may race to create the same missing file; the one that
 	// takes the write lock second finds the schema and leaves it alone. A
 	// database with other tables is some other program's: never touch it.
-	var tables, meta int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE name = 'ledger_meta') FROM sqlite_master`).Scan(&tables, &meta); err != nil {
-		return err
-	}
-	if meta > 0 {
-		return nil
-	}
-	if tables > 0 {
+	fresh, err := sqlitefile.Unclaimed(ctx, tx, "ledger_meta")
+	if errors.Is(err, sqlitefile.ErrForeign) {
 		return errors.New("the file is an SQLite database but not an EWP ledger (it has other tables and no ledger_meta); point --db at a ledger or a new file")
+	}
+	if err != nil || !fresh {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, schemaDDL+triggersDDL()); err != nil {
 		return fmt.Errorf("create ledger schema: %w", err)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/ewp-go/ewp/internal/sqlitefile"
 )
 
 // SchemaVersion is the layout this build reads and writes; a log of
@@ -136,15 +138,12 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	var tables, meta int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE name = 'audit_meta') FROM sqlite_master`).Scan(&tables, &meta); err != nil {
-		return err
-	}
-	if meta > 0 {
-		return nil
-	}
-	if tables > 0 {
+	fresh, err := sqlitefile.Unclaimed(ctx, tx, "audit_meta")
+	if errors.Is(err, sqlitefile.ErrForeign) {
 		return errors.New("the file is an SQLite database but not a decision log (it has other tables and no audit_meta); is --audit pointing at the ledger? The log is a file of its own")
+	}
+	if err != nil || !fresh {
+		return err
 	}
 	if err := layout(ctx, tx); err != nil {
 		return err

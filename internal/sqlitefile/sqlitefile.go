@@ -70,3 +70,25 @@ func retryBusy(timeout time.Duration, fn func() error) error {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// ErrForeign is returned by Unclaimed for a database that holds tables
+// but not the store's own: some other program's file, never touched.
+var ErrForeign = errors.New("the file is an SQLite database of another kind")
+
+// Unclaimed reports, inside the transaction that would create a store's
+// schema, whether the file still needs it: false when metaTable exists
+// (another process creating the same file got there first), ErrForeign
+// when the file holds other tables.
+func Unclaimed(ctx context.Context, tx *sql.Tx, metaTable string) (bool, error) {
+	var tables, meta int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE name = ?) FROM sqlite_master`, metaTable).Scan(&tables, &meta); err != nil {
+		return false, err
+	}
+	if meta > 0 {
+		return false, nil
+	}
+	if tables > 0 {
+		return false, ErrForeign
+	}
+	return true, nil
+}
