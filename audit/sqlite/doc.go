@@ -18,7 +18,7 @@
 //
 //	audit_meta(key, value)                            schema_version = 2
 //	decision_bodies(first_event, first_seq, n, head, bodies)
-//	                     the bodies of the n decisions one commit recorded (events
+//	                     the bodies of n decisions one commit recorded, ≤ 256 KiB a row (events
 //	                     first_event…, rows first_seq…), each followed by '\n';
 //	                     head is the hash of the last one's event
 //	decisions(seq, event, decision_id, time_ns, outcome, proposition_id,

@@ -130,14 +130,13 @@ func (t *wtx) insertDecisions(ops []op) error {
 	}
 	seq, dseq, head := t.seq, t.dseq, t.head
 	first := seq + 1
-	t.bodies, t.hashes = t.bodies[:0], t.hashes[:0]
+	t.hashes = t.hashes[:0]
 	for _, i := range t.pend {
 		r := ops[i].rec
 		seq, dseq = seq+1, dseq+1
 		t.buf = append(strconv.AppendInt(append(t.buf[:0], r.Pre...), dseq, 10), r.Post...)
 		head = chainHash(head, t.buf)
 		t.hashes = append(t.hashes, head)
-		t.bodies = appendBody(t.bodies, r.Row.Body)
 	}
 	for start := 0; start < len(t.pend); start += rowsPerInsert {
 		n := min(rowsPerInsert, len(t.pend)-start)
@@ -161,10 +160,40 @@ func (t *wtx) insertDecisions(ops []op) error {
 			return auditchain.InDoubt(fmt.Errorf("decision rows were numbered up to %d where the chain says %d (%v): run ewp-audit verify", last, t.dseq+int64(start+n), err))
 		}
 	}
-	if _, err := t.exec(t.st.insBodies, first, t.dseq+1, len(t.pend), head, t.bodies); err != nil {
-		return auditchain.InDoubt(err)
+	if err := t.insertBodies(ops, first); err != nil {
+		return err
 	}
 	clear(t.args)
 	t.seq, t.dseq, t.head = seq, dseq, head
 	return nil
+}
+
+// maxBodiesRow caps a decision_bodies row's size: a lookup of one
+// decision reads its whole row, so a row stays small beside the log
+// however large the batch (a body larger than the cap has a row of its
+// own).
+const maxBodiesRow = 256 << 10
+
+// insertBodies writes the bodies of t.pend, whose events begin at first,
+// as decision_bodies rows of at most maxBodiesRow bytes.
+func (t *wtx) insertBodies(ops []op, first int64) error {
+	start := 0
+	t.bodies = t.bodies[:0]
+	for k, i := range t.pend {
+		body := ops[i].rec.Row.Body
+		if k > start && len(t.bodies)+len(body)+1 > maxBodiesRow {
+			if err := t.insertBodiesRow(first, start, k); err != nil {
+				return err
+			}
+			start, t.bodies = k, t.bodies[:0]
+		}
+		t.bodies = appendBody(t.bodies, body)
+	}
+	return t.insertBodiesRow(first, start, len(t.pend))
+}
+
+// insertBodiesRow writes t.bodies, the bodies of t.pend[from:to].
+func (t *wtx) insertBodiesRow(first int64, from, to int) error {
+	_, err := t.exec(t.st.insBodies, first+int64(from), t.dseq+int64(from)+1, to-from, t.hashes[to-1], t.bodies)
+	return auditchain.InDoubt(err)
 }

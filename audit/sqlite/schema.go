@@ -29,12 +29,13 @@ CREATE TABLE audit_meta (
 	value TEXT NOT NULL
 ) WITHOUT ROWID;
 
--- The decisions' JSON bodies, written once per commit: the bodies of the
--- n decisions a commit recorded together, their chain events consecutive
--- from first_event and their rows from first_seq, each body followed by a
--- newline, which JSON never holds unescaped; head is the hash of the last
--- one's event. One large value per commit is a fraction of the work of a
--- row per body: the server's hot path.
+-- The decisions' JSON bodies, written together: the bodies of n decisions
+-- a commit recorded (a commit writes one row, or several of at most 256
+-- KiB each), their chain events consecutive from first_event and their
+-- rows from first_seq, each body followed by a newline, which JSON never
+-- holds unescaped; head is the hash of the last one's event. A few large
+-- values per commit are a fraction of the work of a row per body: the
+-- server's hot path.
 CREATE TABLE decision_bodies (
 	first_event INTEGER PRIMARY KEY,
 	first_seq   INTEGER NOT NULL,

@@ -309,7 +309,7 @@ type bodyGroup struct {
 // writing the row gathered so far if event and seq do not follow it or it
 // is full.
 func (g *bodyGroup) add(event, seq int64, hash, body []byte) error {
-	if g.n > 0 && (event != g.last+1 || seq != g.lastSeq+1 || g.n == bodiesPerRow) {
+	if g.n > 0 && (event != g.last+1 || seq != g.lastSeq+1 || g.n == bodiesPerRow || len(g.buf)+len(body)+1 > maxBodiesRow) {
 		if err := g.flush(); err != nil {
 			return err
 		}
