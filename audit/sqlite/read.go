@@ -172,19 +172,34 @@ func (l *Log) Head(ctx context.Context) (audit.Head, error) {
 // readHead is the chain's last event: the last event row's or the last
 // decision's, whichever is later.
 func readHead(ctx context.Context, q querier) (audit.Head, error) {
-	var h audit.Head
-	var sum []byte
-	err := q.QueryRowContext(ctx, `SELECT seq, hash FROM (
-		SELECT * FROM (SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1)
-		UNION ALL
-		SELECT * FROM (SELECT first_event + n - 1, head FROM decision_bodies ORDER BY first_event DESC LIMIT 1)
-	) ORDER BY seq DESC LIMIT 1`).Scan(&h.Seq, &sum)
-	if errors.Is(err, sql.ErrNoRows) {
-		return audit.Head{}, nil
-	}
-	if err != nil {
+	seq, hash, _, err := lastEntry(ctx, q)
+	if err != nil || seq == 0 {
 		return audit.Head{}, err
 	}
-	h.Hash = hex.EncodeToString(sum)
-	return h, nil
+	return audit.Head{Seq: seq, Hash: hex.EncodeToString(hash)}, nil
+}
+
+// lastEntry is the chain's last entry — the last event row's or the last
+// decision's (the end of the last decision_bodies row), whichever is
+// later — and the last decision's seq; 0, the genesis hash and 0 for an
+// empty log.
+func lastEntry(ctx context.Context, q querier) (seq int64, hash []byte, dseq int64, err error) {
+	seq, hash = 0, genesis
+	err = q.QueryRowContext(ctx, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`).Scan(&seq, &hash)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, nil, 0, err
+	}
+	var event int64
+	var last []byte
+	err = q.QueryRowContext(ctx, `SELECT first_seq + n - 1, first_event + n - 1, head FROM decision_bodies ORDER BY first_event DESC LIMIT 1`).
+		Scan(&dseq, &event, &last)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return seq, hash, 0, nil
+	case err != nil:
+		return 0, nil, 0, err
+	case event > seq:
+		seq, hash = event, last
+	}
+	return seq, hash, dseq, nil
 }

@@ -63,7 +63,7 @@ type wtx struct {
 const rowsPerInsert = 64
 
 type writeStmts struct {
-	insApproval, insUse, insEvent, insBodies, head, dhead, dataVersion *sql.Stmt
+	insApproval, insUse, insEvent, insBodies, dataVersion *sql.Stmt
 	// insDecisions[n-1] inserts n decision rows at once.
 	insDecisions [rowsPerInsert]*sql.Stmt
 }
@@ -78,8 +78,6 @@ func startWriter(db *sql.DB, maxBatch int) (*writer, error) {
 		{&w.st.insUse, `INSERT INTO approval_uses (approval_id, used_by, used_ns) VALUES (?, ?, ?)`},
 		{&w.st.insEvent, `INSERT INTO events (seq, tbl, row_seq, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)`},
 		{&w.st.insBodies, `INSERT INTO decision_bodies (first_event, first_seq, n, head, bodies) VALUES (?, ?, ?, ?, ?)`},
-		{&w.st.head, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`},
-		{&w.st.dhead, `SELECT first_seq + n - 1, first_event + n - 1, head FROM decision_bodies ORDER BY first_event DESC LIMIT 1`},
 		{&w.st.dataVersion, `PRAGMA data_version`},
 	}
 	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -166,7 +164,7 @@ func (w *writer) inTx(checkIDs bool, fn func(*wtx) error) error {
 // head sets t's chain head: the one this writer committed last, while
 // the file's data_version shows no other connection has committed since
 // (another process approving, another server on the same log), else as
-// readHead finds it. One pragma instead of two queries per batch.
+// lastEntry finds it. One pragma instead of two queries per batch.
 func (w *writer) head(t *wtx) error {
 	var v int64
 	if err := t.stmt(w.st.dataVersion).QueryRow().Scan(&v); err != nil {
@@ -177,30 +175,9 @@ func (w *writer) head(t *wtx) error {
 		return nil
 	}
 	w.version = v
-	return t.readHead()
-}
-
-// readHead finds the chain's last event, which is either the last event
-// row or the last decision's (the end of the last decision_bodies row),
-// and the last decision's seq.
-func (t *wtx) readHead() error {
-	t.seq, t.head = 0, genesis
-	err := t.stmt(t.st.head).QueryRow().Scan(&t.seq, &t.head)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
-	}
-	var event int64
-	var hash []byte
-	err = t.stmt(t.st.dhead).QueryRow().Scan(&t.dseq, &event, &hash)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		t.dseq = 0
-	case err != nil:
-		return err
-	case event > t.seq:
-		t.seq, t.head = event, hash
-	}
-	return nil
+	var err error
+	t.seq, t.head, t.dseq, err = lastEntry(context.Background(), t.tx)
+	return err
 }
 
 // stmt binds a prepared statement to the batch's transaction once.
@@ -237,7 +214,7 @@ func (w *writer) stop() {
 }
 
 func (w *writer) closeStmts() {
-	sts := []*sql.Stmt{w.st.insApproval, w.st.insUse, w.st.insEvent, w.st.insBodies, w.st.head, w.st.dhead, w.st.dataVersion}
+	sts := []*sql.Stmt{w.st.insApproval, w.st.insUse, w.st.insEvent, w.st.insBodies, w.st.dataVersion}
 	for _, st := range append(sts, w.st.insDecisions[:]...) {
 		if st != nil {
 			st.Close()
