@@ -33,7 +33,6 @@ func TestHashedReadRefusesMangledHash(t *testing.T) {
 		t.Fatalf("the plain read does not look at the hash: %v", err)
 	}
 	for name, read := range map[string]func() error{
-		"GetHashed":    func() error { _, _, err := l.GetHashed(ctx, v.PropositionID, "v-smuggled"); return err },
 		"LatestHashed": func() error { _, _, err := l.LatestHashed(ctx, v.PropositionID); return err },
 	} {
 		err := read()

@@ -40,10 +40,9 @@ const (
 	// conversion and an allocation each on every MCP call.
 	latestBodySQL = `SELECT ` + latestBodyCol + latestWhere
 	getBodySQL    = `SELECT ` + getBodyCol + getWhere
-	// LatestHashed and GetHashed read the stored canonical hash beside
-	// the body, in the same statement.
+	// LatestHashed reads the stored canonical hash beside the body, in
+	// the same statement.
 	latestHashedSQL = `SELECT ` + latestBodyCol + `, canonical_sha256` + latestWhere
-	getHashedSQL    = `SELECT ` + getBodyCol + `, canonical_sha256` + getWhere
 	latestWhere     = ` FROM snapshots WHERE proposition_id = ?1 ORDER BY seq DESC LIMIT 1`
 	getWhere        = ` FROM snapshots WHERE proposition_id = ?1 AND view_id = ?2`
 )
@@ -59,7 +58,7 @@ func oversized(col []byte) (int64, bool) {
 }
 
 // hotReads are the reads prepared once (see readStmt).
-var hotReads = []string{latestSQL, getSQL, latestBodySQL, getBodySQL, latestHashedSQL, getHashedSQL}
+var hotReads = []string{latestSQL, getSQL, latestBodySQL, getBodySQL, latestHashedSQL}
 
 // readStmt returns the prepared form of a hot read, or nil when it could
 // not be prepared (the caller then runs the SQL text directly). Preparing
@@ -126,16 +125,6 @@ func (l *Ledger) LatestHashed(ctx context.Context, propositionID string) (*warra
 	v, err := l.readView(ctx, &sum, latestHashedSQL, propositionID, l.maxAny)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, [32]byte{}, missingProposition(propositionID)
-	}
-	return v, sum, err
-}
-
-// GetHashed is Get with the stored canonical_sha256 (see LatestHashed).
-func (l *Ledger) GetHashed(ctx context.Context, propositionID, viewID string) (*warrant.View, [32]byte, error) {
-	var sum [32]byte
-	v, err := l.readView(ctx, &sum, getHashedSQL, propositionID, viewID, l.maxAny)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, [32]byte{}, missingSnapshot(propositionID, viewID)
 	}
 	return v, sum, err
 }

@@ -46,14 +46,6 @@ func (h *hashedFake) LatestHashed(ctx context.Context, pid string) (*warrant.Vie
 	return v, h.hash, nil
 }
 
-func (h *hashedFake) GetHashed(ctx context.Context, pid, vid string) (*warrant.View, string, error) {
-	v, err := h.Get(ctx, pid, vid)
-	if err != nil {
-		return nil, "", err
-	}
-	return v, h.hash, nil
-}
-
 // hashedServer serves st, with an in-memory decision log unless logged is
 // false.
 func hashedServer(t *testing.T, st Store, logged bool) (*Server, *memlog.Log) {

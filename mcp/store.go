@@ -55,14 +55,14 @@ type Store interface {
 // cache of recent hashes cannot save on a large ledger read at random. A
 // Store without it gets the hash computed.
 //
-// LatestHashed and GetHashed are Latest and Get — the same rules, the
-// same ErrNotFound, the same routing of action reads (IsActionRead) —
-// that also return the hash in lowercase hex; "" when the store cannot
-// give it for this read, and the server then computes it.
+// LatestHashed is Latest — the same rules, the same ErrNotFound, the
+// same routing of action reads (IsActionRead) — that also returns the
+// hash in lowercase hex; "" when the store cannot give it for this read,
+// and the server then computes it. (Only the latest snapshot is ever
+// judged for an action.)
 type HashedStore interface {
 	Store
 	LatestHashed(ctx context.Context, propositionID string) (v *warrant.View, canonicalSHA256 string, err error)
-	GetHashed(ctx context.Context, propositionID, viewID string) (v *warrant.View, canonicalSHA256 string, err error)
 }
 
 // PropositionSummary is one hit of Store.List: discovery data only, never

@@ -32,11 +32,10 @@ type Ledger interface {
 	Get(ctx context.Context, propositionID, viewID string) (*warrant.View, error)
 	LatestSnapshot(ctx context.Context, propositionID string) (*ledger.Snapshot, error)
 	GetSnapshot(ctx context.Context, propositionID, viewID string) (*ledger.Snapshot, error)
-	// LatestHashed and GetHashed are Latest and Get with the snapshot's
-	// stored canonical_sha256 (sha256 of warrant.Canonical(view)), read
-	// in the same query: the MCP server records it with each decision.
+	// LatestHashed is Latest with the snapshot's stored canonical_sha256
+	// (sha256 of warrant.Canonical(view)), read in the same query: the MCP
+	// server records it with each decision.
 	LatestHashed(ctx context.Context, propositionID string) (*warrant.View, [32]byte, error)
-	GetHashed(ctx context.Context, propositionID, viewID string) (*warrant.View, [32]byte, error)
 	LatestViewID(ctx context.Context, propositionID string) (string, error)
 	History(ctx context.Context, propositionID string) ([]ledger.Snapshot, error)
 	List(ctx context.Context, query string, limit int) ([]ledger.PropositionSummary, error)

@@ -677,8 +677,6 @@ func testMaxViewBytes(t *testing.T, fresh Fresh) {
 	wantCode(t, err, warrant.CodeLimitExceeded)
 	_, _, err = small.LatestHashed(ctx, "P-db")
 	wantCode(t, err, warrant.CodeLimitExceeded)
-	_, _, err = small.GetHashed(ctx, "P-db", "v1")
-	wantCode(t, err, warrant.CodeLimitExceeded)
 	_, err = small.AppendEvidence(ctx, "P-db", evidence("e2", "h2"))
 	wantCode(t, err, warrant.CodeLimitExceeded)
 	if _, err := small.Verify(ctx); err != nil {

@@ -16,7 +16,7 @@ import (
 
 // Every body read names the limit as $1 and gets NULL for a body over it,
 // with its length, so an oversized snapshot is refused before its bytes
-// leave the server (Options.MaxViewBytes). The hashed reads add the
+// leave the server (Options.MaxViewBytes). The hashed read adds the
 // stored canonical_sha256 in the same statement. pgx prepares each
 // statement once per connection (its default statement cache), so these
 // constant texts are the prepared hot reads the SQLite ledger keeps.
@@ -28,7 +28,6 @@ const (
 	latestBodySQL   = bodyCols + latestWhere
 	getBodySQL      = bodyCols + getWhere
 	latestHashedSQL = hashedCols + latestWhere
-	getHashedSQL    = hashedCols + getWhere
 	snapCols        = `SELECT CASE WHEN length(body) <= $1 THEN body END, length(body), seq, proposition_id, view_id, created_at FROM snapshots `
 )
 
@@ -59,16 +58,6 @@ func (l *Ledger) LatestHashed(ctx context.Context, propositionID string) (*warra
 	v, err := l.readView(ctx, &sum, propositionID, "", latestHashedSQL, l.maxBody, []byte(propositionID))
 	if isNoRows(err) {
 		return nil, [32]byte{}, missingProposition(propositionID)
-	}
-	return v, sum, err
-}
-
-// GetHashed is Get with the stored canonical_sha256 (see LatestHashed).
-func (l *Ledger) GetHashed(ctx context.Context, propositionID, viewID string) (*warrant.View, [32]byte, error) {
-	var sum [32]byte
-	v, err := l.readView(ctx, &sum, propositionID, viewID, getHashedSQL, l.maxBody, []byte(propositionID), []byte(viewID))
-	if isNoRows(err) {
-		return nil, [32]byte{}, missingSnapshot(propositionID, viewID)
 	}
 	return v, sum, err
 }

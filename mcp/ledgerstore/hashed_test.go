@@ -17,9 +17,9 @@ func canonicalHex(v *warrant.View) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// TestHashedReads: LatestHashed and GetHashed route as Latest and Get do
+// TestHashedReads: LatestHashed routes as Latest does
 // (an action read to the primary, others to the standby), return the
-// stored hash of the view they return, and map a missing snapshot to
+// stored hash of the view it returns, and maps a missing snapshot to
 // mcp.ErrNotFound.
 func TestHashedReads(t *testing.T) { EachStore(t, testHashedReads) }
 
@@ -38,14 +38,8 @@ func testHashedReads(t *testing.T, kind string) {
 			t.Errorf("%s: %v %q %v, want %s with the hash of its canonical form", c.name, v, h, err, c.want)
 		}
 	}
-	if v, h, err := s.GetHashed(ctx, "P-1", "v1"); err != nil || v.ViewID != "v1" || h != canonicalHex(v) {
-		t.Errorf("GetHashed: %v %q %v", v, h, err)
-	}
 	if _, _, err := s.LatestHashed(mcp.WithActionRead(ctx), "P-none"); !errors.Is(err, mcp.ErrNotFound) {
 		t.Errorf("LatestHashed of a missing proposition: %v, want mcp.ErrNotFound", err)
-	}
-	if _, _, err := s.GetHashed(ctx, "P-1", "v2"); !errors.Is(err, mcp.ErrNotFound) {
-		t.Errorf("GetHashed of a snapshot the standby lacks: %v, want mcp.ErrNotFound", err)
 	}
 }
 
@@ -62,9 +56,6 @@ func testHashedReadsOfAPlainLedger(t *testing.T, kind string) {
 	ctx := context.Background()
 	if v, h, err := s.LatestHashed(ctx, "P-1"); err != nil || v.ViewID != "v1" || h != "" {
 		t.Errorf("LatestHashed: %v %q %v, want v1 and no hash", v, h, err)
-	}
-	if v, h, err := s.GetHashed(ctx, "P-1", "v1"); err != nil || v.ViewID != "v1" || h != "" {
-		t.Errorf("GetHashed: %v %q %v, want v1 and no hash", v, h, err)
 	}
 	if _, _, err := s.LatestHashed(ctx, "P-none"); !errors.Is(err, mcp.ErrNotFound) {
 		t.Errorf("missing: %v, want mcp.ErrNotFound", err)

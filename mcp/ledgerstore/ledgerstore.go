@@ -37,7 +37,6 @@ type Ledger interface {
 // mcp.HashedStore).
 type HashedLedger interface {
 	LatestHashed(ctx context.Context, propositionID string) (*warrant.View, [32]byte, error)
-	GetHashed(ctx context.Context, propositionID, viewID string) (*warrant.View, [32]byte, error)
 }
 
 // Store is a ledger as an mcp.Store.
@@ -147,23 +146,6 @@ func (s Store) LatestHashed(ctx context.Context, prop string) (*warrant.View, st
 		return v, "", s.notFound(err)
 	}
 	v, sum, err := hl.LatestHashed(ctx, prop)
-	return s.hashed(v, sum, err)
-}
-
-// GetHashed is Get with the stored canonical hash (see LatestHashed).
-func (s Store) GetHashed(ctx context.Context, prop, viewID string) (*warrant.View, string, error) {
-	hl, ok := s.l.(HashedLedger)
-	if !ok {
-		v, err := s.Get(ctx, prop, viewID)
-		return v, "", err
-	}
-	v, sum, err := hl.GetHashed(ctx, prop, viewID)
-	return s.hashed(v, sum, err)
-}
-
-// hashed is a hashed read's answer: the hash in hex, errors mapped as
-// Latest and Get map them.
-func (s Store) hashed(v *warrant.View, sum [32]byte, err error) (*warrant.View, string, error) {
 	if err != nil {
 		return nil, "", s.notFound(err)
 	}
