@@ -119,12 +119,23 @@ type Rows interface {
 // error, nil or not); an error from fn stops the walk and is returned as
 // it is.
 func EachBody[T any](rows Rows, decode func([]byte) (*T, error), fn func(*T) error, fail func(error) error) error {
-	for rows.Next() {
+	return EachBodyFrom(rows, func() ([]byte, error) {
 		var body []byte
-		if err := rows.Scan(&body); err != nil {
+		err := rows.Scan(&body)
+		return body, err
+	}, decode, fn, fail)
+}
+
+// EachBodyFrom is EachBody for rows that do not hold the body itself:
+// body reads the current row's (the SQLite log selects an event number
+// and finds the body in its decision_bodies row).
+func EachBodyFrom[T any](rows Rows, body func() ([]byte, error), decode func([]byte) (*T, error), fn func(*T) error, fail func(error) error) error {
+	for rows.Next() {
+		b, err := body()
+		if err != nil {
 			return fail(err)
 		}
-		v, err := decode(body)
+		v, err := decode(b)
 		if err != nil {
 			return fail(err)
 		}

@@ -78,27 +78,13 @@ func (l *Log) Each(ctx context.Context, q Query, fn func(*audit.Decision) error)
 	}
 	defer rows.Close()
 	bodies := bodyReader{ctx: ctx, q: tx}
-	for rows.Next() {
+	return auditchain.EachBodyFrom(rows, func() ([]byte, error) {
 		var event int64
 		if err := rows.Scan(&event); err != nil {
-			return fail(err)
+			return nil, err
 		}
-		body, err := bodies.body(event)
-		if err != nil {
-			return fail(err)
-		}
-		d, err := decodeDecision(body)
-		if err != nil {
-			return fail(err)
-		}
-		if err := fn(d); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fail(err)
-	}
-	return nil
+		return bodies.body(event)
+	}, decodeDecision, fn, fail)
 }
 
 // listSQL is the listing query as SQLite spells it.
