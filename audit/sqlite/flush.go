@@ -3,6 +3,7 @@ package sqlite
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 
 	"github.com/ewp-go/ewp/audit"
@@ -138,8 +139,9 @@ func (t *wtx) insertDecisions(ops []op) error {
 		head = chainHash(head, t.buf)
 		t.hashes = append(t.hashes, head)
 	}
-	for start := 0; start < len(t.pend); start += rowsPerInsert {
-		n := min(rowsPerInsert, len(t.pend)-start)
+	for start, n := 0, 0; start < len(t.pend); start += n {
+		size := min(bits.Len(uint(len(t.pend)-start)), insertSizes) - 1
+		n = 1 << size
 		args := t.args[:0]
 		for k := start; k < start+n; k++ {
 			r := &ops[t.pend[k]].rec.Row
@@ -147,7 +149,7 @@ func (t *wtx) insertDecisions(ops []op) error {
 				r.PropositionID, r.Credential, r.IdemKey, r.ApprovalID, t.hashes[k])
 		}
 		t.args = args
-		res, err := t.exec(t.st.insDecisions[n-1], args...)
+		res, err := t.exec(t.st.insDecisions[size], args...)
 		if err != nil {
 			return auditchain.InDoubt(err)
 		}

@@ -58,14 +58,16 @@ type wtx struct {
 	*flushState
 }
 
-// rowsPerInsert is how many decisions one INSERT statement carries; a
-// run of more takes several.
-const rowsPerInsert = 64
+// insertSizes is how many multi-row INSERTs of decisions there are:
+// insDecisions[k] carries 1<<k rows, up to 64, and a run of decisions
+// takes one of each size its count needs (35 = 32 + 2 + 1). Seven
+// statements prepared at start-up instead of one per count: every open
+// for writing (ewp-audit approve too) prepares them.
+const insertSizes = 7
 
 type writeStmts struct {
 	insApproval, insUse, insEvent, insBodies, dataVersion *sql.Stmt
-	// insDecisions[n-1] inserts n decision rows at once.
-	insDecisions [rowsPerInsert]*sql.Stmt
+	insDecisions                                          [insertSizes]*sql.Stmt
 }
 
 func startWriter(db *sql.DB, maxBatch int) (*writer, error) {
@@ -81,13 +83,13 @@ func startWriter(db *sql.DB, maxBatch int) (*writer, error) {
 		{&w.st.dataVersion, `PRAGMA data_version`},
 	}
 	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	for n := 1; n <= rowsPerInsert; n++ {
+	for k := range insertSizes {
 		q := `INSERT OR IGNORE INTO decisions (event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash) VALUES ` +
-			row + strings.Repeat(", "+row, n-1)
+			row + strings.Repeat(", "+row, 1<<k-1)
 		prep = append(prep, struct {
 			dst **sql.Stmt
 			sql string
-		}{&w.st.insDecisions[n-1], q})
+		}{&w.st.insDecisions[k], q})
 	}
 	for _, p := range prep {
 		st, err := db.Prepare(p.sql)
