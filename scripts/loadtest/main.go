@@ -69,6 +69,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -102,6 +103,9 @@ type config struct {
 	audit        bool
 	compareAudit bool
 	rounds       int
+	// interleave, with compareAudit: run both servers at once and switch
+	// the clients between them every interleave (0: separate runs).
+	interleave time.Duration
 }
 
 // call is what the clients ask, and the answer they expect.
@@ -157,6 +161,8 @@ func parseArgs(args []string) (config, error) {
 	fs.BoolVar(&cfg.compareAudit, "compare-audit", false, "run each load with the decision log off and on, -rounds times alternating, "+
 		"and print calls/s and server CPU per call of each, the ratio on/off, and its median")
 	fs.IntVar(&cfg.rounds, "rounds", 3, "with -compare-audit: the rounds of off and on per load")
+	fs.DurationVar(&cfg.interleave, "interleave", 0, "with -compare-audit: run both servers at once and switch the clients between them every interleave "+
+		"(e.g. 500ms) for -duration, instead of -rounds separate runs: a steadier ratio on a machine whose speed drifts")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -205,6 +211,16 @@ func (cfg config) validate() error {
 		return errors.New("-baseline re-sends a warrant_now answer: use it with -tool warrant_now")
 	case cfg.rounds < 1:
 		return errors.New("-rounds must be at least 1")
+	case cfg.interleave < 0:
+		return errors.New("-interleave must not be negative")
+	case cfg.interleave > 0 && !cfg.compareAudit:
+		return errors.New("-interleave switches between the two servers of -compare-audit: add -compare-audit -tool may_act")
+	case cfg.interleave > 0 && cfg.inprocess:
+		return errors.New("-interleave runs two ewp-mcp processes, so each one's CPU is its own: drop -inprocess")
+	case cfg.interleave > 0 && cfg.duration < 2*cfg.interleave:
+		return errors.New("-interleave needs a -duration of at least two slices")
+	case cfg.interleave > 0 && slices.ContainsFunc(cfg.loads, func(l load) bool { return l.rate > 0 }):
+		return errors.New("-interleave measures closed loops (N clients as fast as answered): drop the @R loads")
 	case !cfg.compareAudit:
 		return nil
 	case cfg.tool != toolMayAct:
@@ -225,7 +241,11 @@ func run(cfg config) error {
 		if err != nil {
 			return err
 		}
-		err = compareAudit(ln, cfg)
+		if cfg.interleave > 0 {
+			err = compareInterleaved(ln, cfg)
+		} else {
+			err = compareAudit(ln, cfg)
+		}
 		stopProfile()
 		return errors.Join(err, ln.ledgerUnchanged())
 	}

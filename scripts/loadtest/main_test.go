@@ -77,6 +77,11 @@ func TestParseArgs(t *testing.T) {
 		{"-compare-audit", "-tool", "may_act", "-url", "http://127.0.0.1:1/mcp"},
 		{"-compare-audit", "-tool", "may_act", "-serve"},
 		{"-baseline", "-tool", "may_act"},
+		{"-interleave", "500ms", "-tool", "may_act"}, // switches between the comparison's servers
+		{"-interleave", "500ms", "-tool", "may_act", "-compare-audit", "-inprocess"},
+		{"-interleave", "500ms", "-tool", "may_act", "-compare-audit", "-duration", "800ms"},
+		{"-interleave", "500ms", "-tool", "may_act", "-compare-audit", "-clients", "64@1000"},
+		{"-interleave", "-1s", "-tool", "may_act", "-compare-audit"},
 		{"-tool", "may_act", "64"},
 	} {
 		if _, err := parseArgs(append([]string{"-dir", dir}, bad...)); err == nil {
