@@ -102,6 +102,11 @@ func OpenOrCreate(path string, opt Options) (*Ledger, error) {
 	return open(path, opt, true)
 }
 
+// pageSize is a new ledger's page size: 16 KiB pages hold several stored
+// bodies each, where the default 4 KiB would give a typical 2 KiB body a
+// page of its own.
+const pageSize = 16 << 10
+
 func open(path string, opt Options, create bool) (*Ledger, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -118,7 +123,7 @@ func open(path string, opt Options, create bool) (*Ledger, error) {
 	}
 	ctx := context.Background()
 	if create {
-		if err := sqlitefile.Create(ctx, abs, busy, createSchema); err != nil {
+		if err := sqlitefile.Create(ctx, abs, busy, pageSize, createSchema); err != nil {
 			return nil, fmt.Errorf("create ledger %s: %w", path, err)
 		}
 	}

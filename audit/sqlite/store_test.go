@@ -177,3 +177,29 @@ func TestBodiesRowsAreCapped(t *testing.T) {
 	}
 	mustVerify(t, l)
 }
+
+// A new log has 4 KiB pages, and its writer lets the WAL grow well past
+// SQLite's 1,000-page default before a commit checkpoints it: checkpoints
+// hold up the commits behind them (audit/README.md). One commit per
+// decision writes at least a few pages each, so 1,000 of them would have
+// checkpointed at the default.
+func TestPagesAndCheckpoints(t *testing.T) {
+	l, _ := newLog(t)
+	db := rawDB(t, l.Path())
+	defer db.Close()
+	var page int
+	if err := db.QueryRow(`PRAGMA page_size`).Scan(&page); err != nil || page != 4096 {
+		t.Fatalf("page size %d (%v), want 4096", page, err)
+	}
+	for i := range 1000 {
+		record(t, l, pendingDecision("P", i))
+	}
+	// The frames in the WAL now: a checkpoint would have started it over.
+	var busy, frames, copied int
+	if err := db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied); err != nil {
+		t.Fatal(err)
+	}
+	if frames <= 1000 {
+		t.Fatalf("%d frames in the WAL after 1,000 commits: the writer checkpointed at SQLite's default of 1,000", frames)
+	}
+}

@@ -30,17 +30,17 @@ func uriPath(p string) string {
 }
 
 // Create lays out the database at abs unless it exists, through a
-// connection of its own: the page size must be chosen before the file
-// switches to WAL, and 16 KiB pages hold several stored bodies each where
-// the default 4 KiB would give a typical 2 KiB body a page of its own.
-// Only a new, empty file gets those pragmas: WAL comes before any table,
-// so a second process racing to create the same file only ever meets a
-// WAL database, and an existing file of another program is never
-// converted (layout then refuses it). layout runs on that connection and
-// must leave an existing schema alone. Create retries while SQLite reports
-// SQLITE_BUSY, up to busy: switching a new file to WAL takes an exclusive
-// lock SQLite does not wait for, so two processes creating one file need it.
-func Create(ctx context.Context, abs string, busy time.Duration, layout func(context.Context, *sql.DB) error) error {
+// connection of its own, with pages of pageSize bytes (a power of two from
+// 512 to 65536; each store says why its size): the page size must be
+// chosen before the file switches to WAL. Only a new, empty file gets
+// those pragmas: WAL comes before any table, so a second process racing
+// to create the same file only ever meets a WAL database, and an existing
+// file of another program is never converted (layout then refuses it).
+// layout runs on that connection and must leave an existing schema alone.
+// Create retries while SQLite reports SQLITE_BUSY, up to busy: switching a
+// new file to WAL takes an exclusive lock SQLite does not wait for, so two
+// processes creating one file need it.
+func Create(ctx context.Context, abs string, busy time.Duration, pageSize int, layout func(context.Context, *sql.DB) error) error {
 	return retryBusy(busy, func() error {
 		db, err := sql.Open("sqlite", DSN(abs, busy)+"&_txlock=immediate")
 		if err != nil {
@@ -49,7 +49,7 @@ func Create(ctx context.Context, abs string, busy time.Duration, layout func(con
 		defer db.Close()
 		db.SetMaxOpenConns(1)
 		if st, err := os.Stat(abs); err != nil || st.Size() == 0 {
-			for _, q := range []string{`PRAGMA page_size = 16384`, `PRAGMA journal_mode = WAL`} {
+			for _, q := range []string{fmt.Sprintf(`PRAGMA page_size = %d`, pageSize), `PRAGMA journal_mode = WAL`} {
 				if _, err := db.ExecContext(ctx, q); err != nil {
 					return err
 				}
