@@ -151,7 +151,7 @@ func currentReport(ctx context.Context, tx *sql.Tx, rep *UpgradeReport) error {
 		return err
 	}
 	rep.HeadBefore, rep.HeadAfter, rep.Events = h, h, h.Seq
-	return tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM decisions), (SELECT count(*) FROM approvals), (SELECT count(*) FROM approval_uses)`).
+	return tx.QueryRowContext(ctx, `SELECT (SELECT coalesce(sum(n), 0) FROM decision_bodies), (SELECT count(*) FROM approvals), (SELECT count(*) FROM approval_uses)`).
 		Scan(&rep.Decisions, &rep.Approvals, &rep.Uses)
 }
 
@@ -247,48 +247,87 @@ FROM ` + v1Prefix + `events e JOIN ` + v1Prefix + `decisions d ON d.seq = e.row_
 WHERE e.tbl = 'decisions'
 ORDER BY e.seq`
 
-// copyDecisionsV1 writes each version 1 decision as a narrow row carrying
-// its event's number and hash, and their bodies as decision_bodies rows:
-// a row per run of consecutive events, at most bodiesPerRow each. It
-// returns how many decision_bodies rows it wrote.
+// copyDecisionsV1 writes the version 1 decisions as this version keeps
+// them (decisionCopier). It returns how many decision_bodies rows it
+// wrote.
 func copyDecisionsV1(ctx context.Context, tx *sql.Tx) (int64, error) {
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO decisions (seq, event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	c, err := newDecisionCopier(ctx, tx)
 	if err != nil {
 		return 0, err
 	}
-	defer ins.Close()
-	g := bodyGroup{ctx: ctx}
-	if g.ins, err = tx.PrepareContext(ctx, `INSERT INTO decision_bodies (first_event, first_seq, n, head, bodies) VALUES (?, ?, ?, ?, ?)`); err != nil {
-		return 0, err
-	}
-	defer g.ins.Close()
+	defer c.close()
 	rows, err := tx.QueryContext(ctx, v1DecisionsSQL)
 	if err != nil {
 		return 0, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var event, seq, timeNS int64
-		var hash, body []byte
-		var id, outcome, prop, cred, appr string
-		var key sql.NullString
-		if err := rows.Scan(&event, &hash, &seq, &id, &timeNS, &outcome, &prop, &cred, &key, &appr, &body); err != nil {
+		var event int64
+		var hash []byte
+		var r decisionRow
+		if err := rows.Scan(&event, &hash, &r.Seq, &r.DecisionID, &r.TimeNS, &r.Outcome, &r.PropositionID, &r.Credential, &r.IdemKey, &r.ApprovalID, &r.Body); err != nil {
 			return 0, err
 		}
-		if bytes.IndexByte(body, '\n') >= 0 {
-			return 0, fmt.Errorf("decision %s (event %d) has a newline in its JSON body, which version 2 uses to separate bodies; no ewp release writes one", id, event)
-		}
-		if _, err := ins.ExecContext(ctx, seq, event, id, timeNS, outcome, prop, cred, key, appr, hash); err != nil {
-			return 0, fmt.Errorf("decision %s: %w", id, err)
-		}
-		if err := g.add(event, seq, hash, body); err != nil {
+		if err := c.add(event, hash, &r); err != nil {
 			return 0, err
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
-	return g.rows, g.flush()
+	return c.g.rows, c.g.flush()
+}
+
+// decisionCopier writes an old log's decisions, handed in chain order, as
+// this version keeps them: a decisions row (carrying the event's number
+// and hash) only for a special one, and every body in decision_bodies
+// rows, a row per run of consecutive events, at most bodiesPerRow each,
+// with their in-order ids' range.
+type decisionCopier struct {
+	ctx   context.Context
+	ins   *sql.Stmt
+	g     bodyGroup
+	maxID string // the greatest in-order id so far
+}
+
+func newDecisionCopier(ctx context.Context, tx *sql.Tx) (*decisionCopier, error) {
+	c := &decisionCopier{ctx: ctx, g: bodyGroup{ctx: ctx}}
+	var err error
+	if c.ins, err = tx.PrepareContext(ctx, `INSERT INTO decisions (seq, event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		return nil, err
+	}
+	if c.g.ins, err = tx.PrepareContext(ctx, `INSERT INTO decision_bodies (first_event, first_seq, n, head, first_id, last_id, bodies) VALUES (?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		c.ins.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *decisionCopier) close() {
+	c.ins.Close()
+	c.g.ins.Close()
+}
+
+// add writes the decision at event (its chain hash; r its columns, seq
+// and body, which the old log's verification found in agreement).
+func (c *decisionCopier) add(event int64, hash []byte, r *decisionRow) error {
+	if bytes.IndexByte(r.Body, '\n') >= 0 {
+		return fmt.Errorf("decision %s (event %d) has a newline in its JSON body, which this version uses to separate bodies; no ewp release writes one", r.DecisionID, event)
+	}
+	inOrder := r.DecisionID > c.maxID
+	if inOrder {
+		c.maxID = r.DecisionID
+	}
+	if special(r, inOrder) {
+		if _, err := c.ins.ExecContext(c.ctx, r.Seq, event, r.DecisionID, r.TimeNS, r.Outcome, r.PropositionID, r.Credential, r.IdemKey, r.ApprovalID, hash); err != nil {
+			return fmt.Errorf("decision %s: %w", r.DecisionID, err)
+		}
+	}
+	id := ""
+	if inOrder {
+		id = r.DecisionID
+	}
+	return c.g.add(event, r.Seq, hash, r.Body, id)
 }
 
 // bodyGroup gathers the bodies of consecutive decisions into one
@@ -300,15 +339,16 @@ type bodyGroup struct {
 	firstSeq    int64 // and the first one's decision row
 	lastSeq     int64
 	head        []byte // the last one's hash
+	ids         idRange
 	n           int
 	buf         []byte
 	rows        int64 // rows written
 }
 
-// add appends the body of the decision at event (row seq, hash), first
-// writing the row gathered so far if event and seq do not follow it or it
-// is full.
-func (g *bodyGroup) add(event, seq int64, hash, body []byte) error {
+// add appends the body of the decision at event (seq, hash; its id when
+// it is in order, else ""), first writing the row gathered so far if
+// event and seq do not follow it or it is full.
+func (g *bodyGroup) add(event, seq int64, hash, body []byte, inOrderID string) error {
 	if g.n > 0 && (event != g.last+1 || seq != g.lastSeq+1 || g.n == bodiesPerRow || len(g.buf)+len(body)+1 > maxBodiesRow) {
 		if err := g.flush(); err != nil {
 			return err
@@ -318,6 +358,9 @@ func (g *bodyGroup) add(event, seq int64, hash, body []byte) error {
 		g.first, g.firstSeq = event, seq
 	}
 	g.buf = appendBody(g.buf, body)
+	if inOrderID != "" {
+		g.ids.add(inOrderID)
+	}
 	g.n, g.last, g.lastSeq, g.head = g.n+1, event, seq, hash
 	return nil
 }
@@ -326,11 +369,11 @@ func (g *bodyGroup) flush() error {
 	if g.n == 0 {
 		return nil
 	}
-	if _, err := g.ins.ExecContext(g.ctx, g.first, g.firstSeq, g.n, g.head, g.buf); err != nil {
+	if _, err := g.ins.ExecContext(g.ctx, g.first, g.firstSeq, g.n, g.head, g.ids.first, g.ids.last, g.buf); err != nil {
 		return fmt.Errorf("decision_bodies row at event %d: %w", g.first, err)
 	}
 	g.rows++
-	g.n, g.buf = 0, g.buf[:0]
+	g.n, g.buf, g.ids = 0, g.buf[:0], idRange{}
 	return nil
 }
 
