@@ -44,9 +44,12 @@ type UpgradeReport struct {
 // row: a reader of one decision reads its whole row.
 const bodiesPerRow = 256
 
-// v1Prefix names the version 1 tables while the version 2 ones are built
-// beside them, inside the upgrade's transaction.
-const v1Prefix = "upgrade_v1_"
+// v1Prefix and v2Prefix name the old version's tables while this
+// version's are built beside them, inside the upgrade's transaction.
+const (
+	v1Prefix = "upgrade_v1_"
+	v2Prefix = "upgrade_v2_"
+)
 
 // Upgrade brings the log at path to this build's schema in place, in one
 // IMMEDIATE transaction: all or nothing, so a crash or a failure leaves
@@ -114,11 +117,12 @@ func upgrade(ctx context.Context, db *sql.DB, path string, rep *UpgradeReport, f
 			return fail(err)
 		}
 		return nil
-	case "1":
-	default:
-		return fmt.Errorf("%w: %s has schema_version %s; this build reads version %d and upgrades version 1 only; use the ewp release that wrote it", ErrSchemaVersion, path, v, SchemaVersion)
 	}
-	if err := fromV1(ctx, tx, rep, path, fault); err != nil {
+	old, ok := oldVersions[v]
+	if !ok {
+		return fmt.Errorf("%w: %s has schema_version %s; this build reads version %d and upgrades versions 1 and 2 only; use the ewp release that wrote it", ErrSchemaVersion, path, v, SchemaVersion)
+	}
+	if err := fromOld(ctx, tx, rep, path, fault, old); err != nil {
 		var brk *Break
 		if errors.As(err, &brk) {
 			return err
@@ -155,60 +159,82 @@ func currentReport(ctx context.Context, tx *sql.Tx, rep *UpgradeReport) error {
 		Scan(&rep.Decisions, &rep.Approvals, &rep.Uses)
 }
 
-// fromV1 verifies the version 1 log in tx and rebuilds it as this
-// version, then verifies the result against the head it started from.
-func fromV1(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, path string, fault func(string) error) error {
-	v1, err := verifyV1(ctx, tx)
+// oldVersion is what Upgrade knows of a schema version it converts.
+type oldVersion struct {
+	n int
+	// tables are its append-only tables (their triggers are spelled as
+	// this version's), indexes those of its indexes whose names this
+	// version reuses.
+	tables, indexes []string
+	// prefix names its tables while this version's are built beside them.
+	prefix string
+	// verify checks the whole old log in tx: a *Break, or an I/O error.
+	verify func(context.Context, *sql.Tx) (VerifyReport, error)
+	// copyDecisions writes its decisions, set aside under prefix, as this
+	// version keeps them, returning the decision_bodies rows written.
+	copyDecisions func(context.Context, *sql.Tx) (int64, error)
+}
+
+// oldVersions are the versions Upgrade converts, by schema_version.
+var oldVersions = map[string]oldVersion{
+	"1": {n: 1, tables: v1Tables, indexes: v1Indexes, prefix: v1Prefix, verify: verifyV1, copyDecisions: copyDecisionsV1},
+	"2": {n: 2, tables: v2Tables, indexes: v2Indexes, prefix: v2Prefix, verify: verifyV2, copyDecisions: copyDecisionsV2},
+}
+
+// fromOld verifies the old log in tx and rebuilds it as this version,
+// then verifies the result against the head it started from.
+func fromOld(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, path string, fault func(string) error, old oldVersion) error {
+	was, err := old.verify(ctx, tx)
 	var brk *Break
 	if errors.As(err, &brk) {
-		return fmt.Errorf("refusing to upgrade %s, which is left at version 1: %w; converting it would carry the change into a chain that no longer shows it: restore the file from a copy, or investigate with the ewp release that wrote it (ewp-audit verify)", path, brk)
+		return fmt.Errorf("refusing to upgrade %s, which is left at version %d: %w; converting it would carry the change into a chain that no longer shows it: restore the file from a copy, or investigate with the ewp release that wrote it (ewp-audit verify)", path, old.n, brk)
 	}
 	if err != nil {
-		return fmt.Errorf("verify version 1: %w", err)
+		return fmt.Errorf("verify version %d: %w", old.n, err)
 	}
-	rep.From, rep.To = 1, SchemaVersion
-	rep.Events, rep.Decisions, rep.Approvals, rep.Uses = v1.Events, v1.Decisions, v1.Approvals, v1.Uses
-	rep.HeadBefore = v1.Head
-	if err := setAsideV1(ctx, tx); err != nil {
-		return fmt.Errorf("set the version 1 tables aside: %w", err)
+	rep.From, rep.To = old.n, SchemaVersion
+	rep.Events, rep.Decisions, rep.Approvals, rep.Uses = was.Events, was.Decisions, was.Approvals, was.Uses
+	rep.HeadBefore = was.Head
+	if err := setAside(ctx, tx, old); err != nil {
+		return fmt.Errorf("set the version %d tables aside: %w", old.n, err)
 	}
 	if err := layout(ctx, tx); err != nil {
 		return err
 	}
-	if err := copyV1(ctx, tx); err != nil {
+	if err := copyKept(ctx, tx, old.prefix); err != nil {
 		return fmt.Errorf("copy approvals and uses: %w", err)
 	}
-	if rep.BodyRows, err = copyDecisionsV1(ctx, tx); err != nil {
+	if rep.BodyRows, err = old.copyDecisions(ctx, tx); err != nil {
 		return fmt.Errorf("copy decisions: %w", err)
 	}
 	if err := step(fault, "copied"); err != nil {
 		return err
 	}
-	for _, t := range v1Tables {
-		if _, err := tx.ExecContext(ctx, `DROP TABLE `+v1Prefix+t); err != nil {
-			return fmt.Errorf("drop version 1 table %s: %w", t, err)
+	for _, t := range old.tables {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE `+old.prefix+t); err != nil {
+			return fmt.Errorf("drop version %d table %s: %w", old.n, t, err)
 		}
 	}
 	if err := step(fault, "dropped"); err != nil {
 		return err
 	}
-	return checkRebuilt(ctx, tx, rep, v1)
+	return checkRebuilt(ctx, tx, rep, was, old.n)
 }
 
-// setAsideV1 drops version 1's triggers and the indexes whose names
-// version 2 reuses, and renames its tables out of the way (their own
-// automatic indexes follow them), so that version 2's schema can be
+// setAside drops the old version's triggers and the indexes whose names
+// this version reuses, and renames its tables out of the way (their own
+// automatic indexes follow them), so that this version's schema can be
 // created exactly as a new log's.
-func setAsideV1(ctx context.Context, tx *sql.Tx) error {
+func setAside(ctx context.Context, tx *sql.Tx, old oldVersion) error {
 	var stmts []string
-	for name := range triggersOn(v1Tables) {
+	for name := range triggersOn(old.tables) {
 		stmts = append(stmts, `DROP TRIGGER `+name)
 	}
-	for _, ix := range v1Indexes {
+	for _, ix := range old.indexes {
 		stmts = append(stmts, `DROP INDEX IF EXISTS `+ix)
 	}
-	for _, t := range v1Tables {
-		stmts = append(stmts, `ALTER TABLE `+t+` RENAME TO `+v1Prefix+t)
+	for _, t := range old.tables {
+		stmts = append(stmts, `ALTER TABLE `+t+` RENAME TO `+old.prefix+t)
 	}
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -218,18 +244,20 @@ func setAsideV1(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// copyV1 copies what version 2 keeps as it was: the approvals, the uses,
-// their events (numbers, payloads and hashes unchanged) and any other
-// audit_meta key.
-func copyV1(ctx context.Context, tx *sql.Tx) error {
+// copyKept copies what this version keeps as it was from the old tables
+// set aside under prefix: the approvals, the uses, their events (numbers,
+// payloads and hashes unchanged; version 1 also had events for the
+// decisions, which this version does not keep) and any other audit_meta
+// key.
+func copyKept(ctx context.Context, tx *sql.Tx, prefix string) error {
 	for _, q := range []string{
-		`INSERT INTO audit_meta (key, value) SELECT key, value FROM ` + v1Prefix + `audit_meta WHERE key <> 'schema_version'`,
+		`INSERT INTO audit_meta (key, value) SELECT key, value FROM ` + prefix + `audit_meta WHERE key <> 'schema_version'`,
 		`INSERT INTO approvals (seq, approval_id, decision_id, verdict, created_ns, body, body_sha256)
-			SELECT seq, approval_id, decision_id, verdict, created_ns, body, body_sha256 FROM ` + v1Prefix + `approvals ORDER BY seq`,
+			SELECT seq, approval_id, decision_id, verdict, created_ns, body, body_sha256 FROM ` + prefix + `approvals ORDER BY seq`,
 		`INSERT INTO approval_uses (seq, approval_id, used_by, used_ns)
-			SELECT seq, approval_id, used_by, used_ns FROM ` + v1Prefix + `approval_uses ORDER BY seq`,
+			SELECT seq, approval_id, used_by, used_ns FROM ` + prefix + `approval_uses ORDER BY seq`,
 		`INSERT INTO events (seq, tbl, row_seq, payload, prev_hash, hash)
-			SELECT seq, tbl, row_seq, payload, prev_hash, hash FROM ` + v1Prefix + `events WHERE tbl <> 'decisions' ORDER BY seq`,
+			SELECT seq, tbl, row_seq, payload, prev_hash, hash FROM ` + prefix + `events WHERE tbl <> 'decisions' ORDER BY seq`,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return err
@@ -378,9 +406,10 @@ func (g *bodyGroup) flush() error {
 }
 
 // checkRebuilt verifies the rebuilt log in tx as Verify will (the schema
-// and triggers included) and requires it to hold what version 1 held:
-// the same counts and the same head, which the chain must pass through.
-func checkRebuilt(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, v1 VerifyReport) error {
+// and triggers included) and requires it to hold what the old version
+// (from) held, v1: the same counts and the same head, which the chain
+// must pass through.
+func checkRebuilt(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, v1 VerifyReport, from int) error {
 	var v2 VerifyReport
 	var want *audit.Head
 	if v1.Head.Seq > 0 {
@@ -401,18 +430,18 @@ func checkRebuilt(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, v1 Verify
 	}
 	rep.HeadAfter = head
 	if head != v1.Head || v2.Head != v1.Head || v2.Events != v1.Events || v2.Decisions != v1.Decisions || v2.Approvals != v1.Approvals || v2.Uses != v1.Uses {
-		return fmt.Errorf("the rebuilt log ends at head %s with %d events (%d decisions, %d approvals, %d uses), version 1 at %s with %d (%d, %d, %d); this is a bug, please report it",
-			head, v2.Events, v2.Decisions, v2.Approvals, v2.Uses, v1.Head, v1.Events, v1.Decisions, v1.Approvals, v1.Uses)
+		return fmt.Errorf("the rebuilt log ends at head %s with %d events (%d decisions, %d approvals, %d uses), version %d at %s with %d (%d, %d, %d); this is a bug, please report it",
+			head, v2.Events, v2.Decisions, v2.Approvals, v2.Uses, from, v1.Head, v1.Events, v1.Decisions, v1.Approvals, v1.Uses)
 	}
 	return nil
 }
 
-// upgradeOld upgrades the log at path when it is at version 1 (a writer's
-// Open: ewp-mcp then starts on an old log as on a current one); q reads
-// the version first, so a current log costs one query.
+// upgradeOld upgrades the log at path when it is at version 1 or 2 (a
+// writer's Open: ewp-mcp then starts on an old log as on a current one);
+// q reads the version first, so a current log costs one query.
 func upgradeOld(ctx context.Context, q querier, path string, opt Options) error {
 	var v string
-	if err := q.QueryRowContext(ctx, `SELECT value FROM audit_meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "1" {
+	if err := q.QueryRowContext(ctx, `SELECT value FROM audit_meta WHERE key = 'schema_version'`).Scan(&v); err != nil || oldVersions[v].n == 0 {
 		return nil // checkSchema names what is wrong
 	}
 	_, err := Upgrade(ctx, path, opt)
