@@ -53,12 +53,13 @@ const (
 
 // Upgrade brings the log at path to this build's schema in place, in one
 // IMMEDIATE transaction: all or nothing, so a crash or a failure leaves
-// the log as it was. A version 1 log is first verified completely (every
-// link, every row against its event and every body against its sha256)
-// and refused, naming the first break, if anything was edited: converting
-// it would carry the edit into a chain that no longer shows it. Then its
-// decisions become version 2's narrow rows and decision_bodies rows, its
-// approvals, uses and their events are kept, and the result is verified
+// the log as it was. A version 1 or 2 log is first verified completely
+// (every link, every row against its event and every body against its
+// sha256) and refused, naming the first break, if anything was edited:
+// converting it would carry the edit into a chain that no longer shows
+// it. Then its decisions become this version's decision_bodies rows and
+// a decisions row for each special one (see special), its approvals,
+// uses and their events are kept, and the result is verified
 // again, inside the transaction, to end at exactly the same head before
 // it is committed. A log already at this version is left alone (Upgraded
 // false); any other version is refused with ErrSchemaVersion. A missing
@@ -97,7 +98,7 @@ func Upgrade(ctx context.Context, path string, opt Options) (UpgradeReport, erro
 // upgrade runs Upgrade's transaction. It begins IMMEDIATE, so no other
 // writer moves the chain between the check and the rebuild, and reads
 // the version inside it: of two processes upgrading at once, the second
-// finds version 2.
+// finds this version.
 func upgrade(ctx context.Context, db *sql.DB, path string, rep *UpgradeReport, fault func(string) error) error {
 	fail := func(err error) error {
 		return fmt.Errorf("upgrade decision log %s: %w (nothing was changed)", path, err)
