@@ -61,7 +61,10 @@ func findDecision(ctx context.Context, q querier, id string) (found, error) {
 	var lastID string
 	err = q.QueryRowContext(ctx, `SELECT first_event, first_seq, last_id, bodies FROM decision_bodies
 		WHERE first_id IS NOT NULL AND first_id <= ? ORDER BY first_id DESC LIMIT 1`, id).Scan(&f.first, &firstSeq, &lastID, &bodies)
-	if err != nil || id > lastID {
+	if err != nil {
+		return f, err // errNoDecision when no row's range begins at or before id
+	}
+	if id > lastID {
 		return f, errNoDecision
 	}
 	for i, body := range splitBodies(bodies) {

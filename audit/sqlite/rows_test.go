@@ -197,3 +197,31 @@ func TestRowsTamperIsDetected(t *testing.T) {
 		})
 	}
 }
+
+// TestIDsWithEscapesWithoutRows: a decision without a row whose id the
+// JSON body escapes (a quote, a byte of invalid UTF-8) is still found by
+// its id, and an id that only shares its prefix is not.
+func TestIDsWithEscapesWithoutRows(t *testing.T) {
+	l, _ := newLog(t)
+	ids := []string{"zz-\"quoted\"", "zzz-\xff", "zzzz-<&>"}
+	for i, id := range ids {
+		d := mayAct("P", i)
+		d.ID = id
+		record(t, l, d)
+	}
+	if n := decisionRows(t, l.Path()); n != 0 {
+		t.Fatalf("decisions rows: %d, want 0 (every id in order)", n)
+	}
+	for _, id := range ids {
+		got, err := l.Decision(ctx, id)
+		if err != nil || got.ID != audit.AsJSON(id) {
+			t.Fatalf("Decision %q: %v %v", id, got, err)
+		}
+	}
+	for _, id := range []string{"zz-\"quoted", "zzz-", "zzzz-<&>x"} {
+		if _, err := l.Decision(ctx, id); !errors.Is(err, audit.ErrNotFound) {
+			t.Fatalf("Decision %q: %v, want not found", id, err)
+		}
+	}
+	mustVerify(t, l)
+}
