@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // querier is a connection pool or a transaction.
@@ -28,10 +29,92 @@ func bodyWhere(ctx context.Context, q querier, where string, args ...any) ([]byt
 	return nthBody(bodies, first, event)
 }
 
+// errNoDecision is findDecision's answer for an id not in the log.
+var errNoDecision = sql.ErrNoRows
+
+// found is a decision findDecision found: its body, its seq and event,
+// and the first event of the decision_bodies row holding it.
+type found struct {
+	body              []byte
+	seq, event, first int64
+}
+
+// findDecision finds the decision recorded under id (in its AsJSON form),
+// or errNoDecision: through its decisions row if it is special, else
+// through the one decision_bodies row whose range of in-order ids holds
+// it, and the body in that row that names it. A body found there is in
+// order in its row: no decisions row had its id.
+func findDecision(ctx context.Context, q querier, id string) (found, error) {
+	var f found
+	var bodies []byte
+	err := q.QueryRowContext(ctx, `SELECT d.seq, d.event, b.first_event, b.bodies FROM decisions d
+		JOIN decision_bodies b ON b.first_event = (SELECT max(first_event) FROM decision_bodies WHERE first_event <= d.event)
+		WHERE d.decision_id = ?`, id).Scan(&f.seq, &f.event, &f.first, &bodies)
+	if err == nil {
+		f.body, err = nthBody(bodies, f.first, f.event)
+		return f, err
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return f, err
+	}
+	var firstSeq int64
+	var lastID string
+	err = q.QueryRowContext(ctx, `SELECT first_event, first_seq, last_id, bodies FROM decision_bodies
+		WHERE first_id IS NOT NULL AND first_id <= ? ORDER BY first_id DESC LIMIT 1`, id).Scan(&f.first, &firstSeq, &lastID, &bodies)
+	if err != nil {
+		return f, err // errNoDecision when no row's range begins at or before id
+	}
+	if id > lastID {
+		return f, errNoDecision
+	}
+	for i, body := range splitBodies(bodies) {
+		match, err := bodyNames(body, id)
+		if err != nil {
+			return f, err
+		}
+		if match {
+			f.body, f.seq, f.event = body, firstSeq+int64(i), f.first+int64(i)
+			return f, nil
+		}
+	}
+	return f, errNoDecision
+}
+
+// bodyNames reports whether a decision's body has decision_id id (its
+// AsJSON form, as the body reads back). Bodies begin with their
+// decision_id (auditchain.MarshalDecision), so the id is read from that
+// first string without decoding the rest: a body without a backslash in
+// it and valid UTF-8 reads back as it is written; any other is decoded.
+func bodyNames(body []byte, id string) (bool, error) {
+	const prefix = `{"decision_id":"`
+	if rest, ok := bytes.CutPrefix(body, []byte(prefix)); ok {
+		if end := bytes.IndexAny(rest, "\\\""); end >= 0 && rest[end] == '"' && utf8.Valid(rest[:end]) {
+			return string(rest[:end]) == id, nil
+		}
+	}
+	d, err := decodeDecision(body)
+	if err != nil {
+		return false, err
+	}
+	return asJSON(d.ID) == id, nil
+}
+
 // decisionBody returns the body of the decision recorded under id (in
 // its AsJSON form).
 func decisionBody(ctx context.Context, q querier, id string) ([]byte, error) {
-	return bodyWhere(ctx, q, `d.decision_id = ?`, id)
+	f, err := findDecision(ctx, q, id)
+	return f.body, err
+}
+
+// lastInOrder is the greatest in-order decision_id of the log: the last
+// one recorded in order, "" when there is none.
+func lastInOrder(ctx context.Context, q querier) (string, error) {
+	var id string
+	err := q.QueryRowContext(ctx, `SELECT last_id FROM decision_bodies WHERE last_id IS NOT NULL ORDER BY first_event DESC LIMIT 1`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return id, err
 }
 
 // A decision_bodies row is its decisions' JSON bodies, each followed by a
@@ -70,6 +153,7 @@ func nthBody(row []byte, first, event int64) ([]byte, error) {
 type bodyReader struct {
 	ctx    context.Context
 	q      querier
+	table  string // "" for decision_bodies (Upgrade reads an old one)
 	first  int64
 	bodies [][]byte // the current row, cut
 }
@@ -77,7 +161,11 @@ type bodyReader struct {
 func (r *bodyReader) body(event int64) ([]byte, error) {
 	if r.bodies == nil || event < r.first || event-r.first >= int64(len(r.bodies)) {
 		var row []byte
-		err := r.q.QueryRowContext(r.ctx, `SELECT first_event, bodies FROM decision_bodies WHERE first_event <= ? ORDER BY first_event DESC LIMIT 1`, event).
+		table := r.table
+		if table == "" {
+			table = tableBodies
+		}
+		err := r.q.QueryRowContext(r.ctx, `SELECT first_event, bodies FROM `+table+` WHERE first_event <= ? ORDER BY first_event DESC LIMIT 1`, event).
 			Scan(&r.first, &row)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, err

@@ -14,15 +14,18 @@
 // ewp-audit only opens it ([Open]), so a mistyped path is an error, not a
 // new, empty log.
 //
-// # Schema (version 2)
+// # Schema (version 3)
 //
-//	audit_meta(key, value)                            schema_version = 2
-//	decision_bodies(first_event, first_seq, n, head, bodies)
+//	audit_meta(key, value)                            schema_version = 3
+//	decision_bodies(first_event, first_seq, n, head, first_id, last_id, bodies)
 //	                     the bodies of n decisions one commit recorded, ≤ 256 KiB a row (events
-//	                     first_event…, rows first_seq…), each followed by '\n';
-//	                     head is the hash of the last one's event
+//	                     first_event…, seqs first_seq…), each followed by '\n';
+//	                     head is the hash of the last one's event; first_id, last_id
+//	                     the least and greatest of its in-order decision_ids (NULL: none),
+//	                     partial index on first_id
 //	decisions(seq, event, decision_id, time_ns, outcome, proposition_id,
-//	          credential, idem_key, approval_id, hash)   seq the rowid: recording order;
+//	          credential, idem_key, approval_id, hash)   special decisions only;
+//	                     seq the decision's number in recording order;
 //	                     UNIQUE(decision_id); UNIQUE(credential, idem_key) where keyed;
 //	                     partial indexes on pending decisions and on approval_id where set
 //	approvals(seq, approval_id, decision_id, verdict, created_ns, body, body_sha256)
@@ -32,53 +35,75 @@
 //	                     approvals' and uses' entries only
 //
 // A decision's body is its JSON (the audit type), stored once, in its
-// commit's decision_bodies row; its decisions row holds the columns
+// commit's decision_bodies row. Walking the decisions in chain order, a
+// decision is in order when its decision_id is greater than every
+// in-order id before it (the first one is). A decision is special when
+// its id is out of order, or it has an idempotency key, or its outcome is
+// REQUIRE_CONFIRMATION (the pending inbox), or it presented an approval:
+// only a special decision has a decisions row, holding the columns
 // lookups and filters need, derived from the body, and its own chain
-// entry: event, its number in the chain, and hash. An approval keeps its
-// body in its row, and an approval or use is recorded by an events row.
-// Decisions and events share one numbering (1, 2, 3, …) and one chain:
-// every entry's hash is sha256(hash of the entry before ‖ payload), the
-// payload being the canonical JSON of the row it records (its body by
-// sha256; package auditchain). An events row stores its payload and
-// prev_hash; a decision's payload is rebuilt from its body and columns,
-// so [Log.Verify] finds any edited, deleted or inserted row or body;
-// triggers refuse UPDATE and DELETE on every table, and Verify also
-// checks that they are all in place. A single-use approval is consumed
-// by an INSERT into approval_uses: its UNIQUE constraint lets exactly
-// one of concurrent consumers, in any process, succeed. An idempotency
-// key is unique per caller credential.
+// entry (event, its number in the chain, and hash). Any other is found by
+// its id through the one decision_bodies row whose first_id…last_id holds
+// it (in-order ids grow along the chain, so the rows' ranges are disjoint)
+// and the body in it that names it; its hash is computed from its body.
+// Lookups by key, the pending inbox and listings by approval read the
+// rows; other listings walk the bodies in recording order.
 //
-// The hot path (Record) writes three B-trees, each at its end: one
-// decision_bodies row per commit, the decisions rows (their rowids
-// assigned in order, as the chain numbers them) and decision_id's index
-// (time-ordered UUIDs), in multi-row INSERT OR IGNORE statements (which
-// need no statement journal; a row skipped for a taken id is found by the
-// count and its batch is run again checking each id). Listings follow
-// recording order, so a reader continuing After the last decision it saw
-// never skips one recorded late, and never sort; filters by time,
-// proposition or outcome scan, as an operator's queries. The writer reads the chain head once per batch at most: it
+// An approval keeps its body in its row, and an approval or use is
+// recorded by an events row. Decisions and events share one numbering
+// (1, 2, 3, …) and one chain: every entry's hash is sha256(hash of the
+// entry before ‖ payload), the payload being the canonical JSON of the
+// row it records (its body by sha256; package auditchain), the same chain
+// the PostgreSQL log writes. An events row stores its payload and
+// prev_hash; a decision's payload is rebuilt from its body (and checked
+// against its row's columns and stored hash when it has one), so
+// [Log.Verify] finds any edited, deleted or inserted row or body, any
+// first_id or last_id that is not the in-order ids of its row, and a
+// decisions row no special decision accounts for; triggers refuse UPDATE
+// and DELETE on every table, and Verify also checks that they are all in
+// place. A single-use approval is consumed by an INSERT into
+// approval_uses: its UNIQUE constraint lets exactly one of concurrent
+// consumers, in any process, succeed. An idempotency key is unique per
+// caller credential.
+//
+// The hot path (Record) writes, per commit, one decision_bodies row (its
+// B-tree grows at its end), and a decisions row (and its index entries)
+// only for the commit's special decisions: a MAY_ACT or DENY decision
+// without key or approval costs no row. The writer sorts each run of
+// decisions by decision_id before numbering them (the order inside a run
+// is its to choose); the ids are time-ordered UUIDs, so nearly every one
+// is then in order. An in-order id cannot be taken already (it is greater
+// than every id recorded in order, and every out-of-order id is smaller
+// than some earlier in-order one), so only an out-of-order id is looked
+// up, and a taken one is refused alone; the greatest in-order id is kept
+// with the head. Listings follow recording order, so a reader continuing
+// After the last decision it saw never skips one recorded late, and never
+// sort; filters by time, proposition or outcome scan, as an operator's
+// queries. The writer reads the chain head once per batch at most: it
 // keeps the head it committed while PRAGMA data_version shows that no
 // other connection wrote since.
 //
-// # Upgrading a version 1 log
+// # Upgrading a version 1 or 2 log
 //
 // Version 1 kept a wide decisions row per decision (body and body_sha256
-// included) and an events row for it, payload and hashes as above: the
-// chain is the same in both versions, entry for entry. [Upgrade] converts
-// a version 1 file in place, in one IMMEDIATE transaction, so a failure or
-// a crash part-way leaves the version 1 log: it verifies the whole version
-// 1 chain first and refuses a broken log, naming the break (converting it
-// would carry an edit into a chain that no longer shows it); it then sets
-// the old tables aside, creates this version's schema exactly as a new
-// log's, writes each decision as a narrow row with its event's number and
-// hash and the bodies of each run of consecutive decisions (at most 256)
-// as a decision_bodies row, keeps the approvals, the uses and their
-// events, drops the old tables, and verifies the result against the head
-// it started from before committing. The head is the same before and
-// after, so a head kept from `ewp-audit verify` still holds. A current log
-// is left alone. [Open] and [OpenOrCreate] without ReadOnly (ewp-mcp at
-// start-up, ewp-audit approve) upgrade a version 1 file first; a ReadOnly
-// Open refuses it with [ErrSchemaVersion], naming `ewp-audit upgrade`.
+// included) and an events row for it; version 2 kept the bodies as this
+// version does and a narrow decisions row for every decision. Payloads
+// and hashes are the same in every version: the chain is the same, entry
+// for entry. [Upgrade] converts an old file in place, in one IMMEDIATE
+// transaction, so a failure or a crash part-way leaves the old log: it
+// verifies the whole old chain first and refuses a broken log, naming the
+// break (converting it would carry an edit into a chain that no longer
+// shows it); it then sets the old tables aside, creates this version's
+// schema exactly as a new log's, writes each decision's body into
+// decision_bodies rows (a row per run of consecutive decisions, at most
+// 256) and a decisions row with its event's number and hash for each
+// special one, keeps the approvals, the uses and their events, drops the
+// old tables, and verifies the result against the head it started from
+// before committing. The head is the same before and after, so a head
+// kept from `ewp-audit verify` still holds. A current log is left alone.
+// [Open] and [OpenOrCreate] without ReadOnly (ewp-mcp at start-up,
+// ewp-audit approve) upgrade an old file first; a ReadOnly Open refuses
+// it with [ErrSchemaVersion], naming `ewp-audit upgrade`.
 //
 // # Durability and group commit
 //

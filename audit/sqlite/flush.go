@@ -1,10 +1,10 @@
 package sqlite
 
 import (
-	"errors"
 	"fmt"
-	"math/bits"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditchain"
@@ -12,35 +12,30 @@ import (
 
 // flushState is what a batch keeps for writing its decisions together.
 type flushState struct {
-	pend   []int // ops waiting to be flushed, by index
-	keep   []int
-	args   []any
-	bodies []byte
-	hashes [][]byte
+	pend    []int // ops waiting to be flushed, by index
+	keep    []int
+	inOrder []bool // per kept op of pend: its id is in order
+	bodies  []byte
+	hashes  [][]byte
 }
 
-// errIDTaken fails a batch whose INSERT skipped a decision: its id was
-// already recorded. The writer then runs the batch again, checking each
-// id first (see writer.runBatch).
-var errIDTaken = errors.New("a decision_id in the batch is already recorded")
-
-// flush writes the decisions waiting in t.pend: their rows, a few at a
-// time, and their bodies as one decision_bodies row, their chain events
-// numbered on from the head. A decision whose idempotency key (or, when
-// t.checkIDs, whose id) is already taken is refused alone (errs), as a
-// single INSERT would be; the others are written. Only a failure of the
-// store, or errIDTaken, is returned, and it fails the batch.
-//
-// The INSERTs are OR IGNORE so that SQLite needs no statement journal
-// (a multi-row INSERT that may abort half-way copies every page it
-// touches first, which cost as much as the insert); a row skipped for a
-// taken id shows in the count of rows written.
+// flush writes the decisions waiting in t.pend, sorted by decision_id
+// (the chain order inside a run is the writer's to choose, and sorted
+// time-ordered ids are nearly all in order, so nearly none needs a row):
+// the rows of the special ones, one by one, and all their bodies as
+// decision_bodies rows, their chain events numbered on from the head. A
+// decision whose id or idempotency key is already taken is refused alone
+// (errs); the others are written. Only a failure of the store is
+// returned, and it fails the batch.
 func (t *wtx) flush(ops []op, errs []error) error {
 	if len(t.pend) == 0 {
 		return nil
 	}
 	defer func() { t.pend = t.pend[:0] }()
-	if err := t.refuseTaken(ops, errs, t.checkIDs); err != nil {
+	slices.SortStableFunc(t.pend, func(a, b int) int {
+		return strings.Compare(ops[a].rec.Row.DecisionID, ops[b].rec.Row.DecisionID)
+	})
+	if err := t.refuseTaken(ops, errs); err != nil {
 		return err
 	}
 	if err := t.insertDecisions(ops); err != nil {
@@ -52,24 +47,40 @@ func (t *wtx) flush(ops []op, errs []error) error {
 	return nil
 }
 
-// refuseTaken drops from t.pend the decisions whose idempotency key (or,
-// with ids, whose decision_id) is taken, in the log or earlier in the
-// run, setting their errs.
-func (t *wtx) refuseTaken(ops []op, errs []error, ids bool) error {
-	keep := t.keep[:0]
+// refuseTaken drops from t.pend (sorted by id) the decisions whose
+// decision_id or idempotency key is taken, in the log or earlier in the
+// run, setting their errs, and marks which of those kept are in order.
+// An in-order id is greater than every id recorded in order, and every
+// out-of-order id is smaller than some earlier in-order one, so only an
+// out-of-order id needs looking up.
+func (t *wtx) refuseTaken(ops []op, errs []error) error {
+	keep, inOrder := t.keep[:0], t.inOrder[:0]
 	var seen map[string]bool
+	maxID, lastKept := t.maxID, ""
 	for _, i := range t.pend {
 		r := &ops[i].rec.Row
-		if !r.IdemKey.Valid && !ids {
-			keep = append(keep, i)
-			continue
+		in := r.DecisionID > maxID
+		why := takenNone
+		switch {
+		case len(keep) > 0 && r.DecisionID == lastKept:
+			why = takenID // its twin in the run, adjacent after the sort
+		case !in:
+			found, err := t.idTaken(r.DecisionID)
+			if err != nil {
+				return auditchain.InDoubt(err)
+			}
+			if found {
+				why = takenID
+			}
 		}
-		if seen == nil {
-			seen = map[string]bool{}
-		}
-		why, err := t.taken(r, seen, ids)
-		if err != nil {
-			return err
+		if why == takenNone && r.IdemKey.Valid {
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			var err error
+			if why, err = t.keyTaken(r, seen); err != nil {
+				return auditchain.InDoubt(err)
+			}
 		}
 		switch why {
 		case takenID:
@@ -80,9 +91,12 @@ func (t *wtx) refuseTaken(ops []op, errs []error, ids bool) error {
 				audit.ErrDuplicateKey, r.Credential, r.IdemKey.String)
 			continue
 		}
-		keep = append(keep, i)
+		keep, inOrder, lastKept = append(keep, i), append(inOrder, in), r.DecisionID
+		if in {
+			maxID = r.DecisionID
+		}
 	}
-	t.keep, t.pend = t.pend[:0], keep
+	t.keep, t.pend, t.inOrder = t.pend[:0], keep, inOrder
 	return nil
 }
 
@@ -93,24 +107,20 @@ const (
 	takenKey
 )
 
-// taken says whether a decision's idempotency key (and, with ids, its
-// decision_id) is taken, in the log or by one seen earlier in the run.
-func (t *wtx) taken(r *decisionRow, seen map[string]bool, ids bool) (int, error) {
-	if ids {
-		k := "id\x00" + r.DecisionID
-		var n int
-		if err := t.tx.QueryRow(`SELECT count(*) FROM decisions WHERE decision_id = ?`, r.DecisionID).Scan(&n); err != nil {
-			return 0, err
-		}
-		if n > 0 || seen[k] {
-			return takenID, nil
-		}
-		seen[k] = true
+// idTaken looks an out-of-order decision_id up in the log (this
+// transaction's earlier runs included).
+func (t *wtx) idTaken(id string) (bool, error) {
+	_, err := findDecision(t.ctx, t.tx, id)
+	if err == errNoDecision {
+		return false, nil
 	}
-	if !r.IdemKey.Valid {
-		return takenNone, nil
-	}
-	k := "key\x00" + r.Credential + "\x00" + r.IdemKey.String
+	return err == nil, err
+}
+
+// keyTaken says whether a decision's idempotency key is taken, in the log
+// or by one seen earlier in the run.
+func (t *wtx) keyTaken(r *decisionRow, seen map[string]bool) (int, error) {
+	k := r.Credential + "\x00" + r.IdemKey.String
 	if seen[k] {
 		return takenKey, nil
 	}
@@ -123,50 +133,44 @@ func (t *wtx) taken(r *decisionRow, seen map[string]bool, ids bool) (int, error)
 	return takenNone, nil
 }
 
+// special reports a decision that needs a decisions row: its id is out of
+// order (its id alone cannot find it), or a lookup by something else
+// selects it (its idempotency key, the pending inbox, an approval).
+func special(r *decisionRow, inOrder bool) bool {
+	return !inOrder || r.IdemKey.Valid || r.Outcome == audit.OutcomeRequireConfirmation || r.ApprovalID != ""
+}
+
 // insertDecisions writes the decisions of t.pend and moves the head past
 // them; on failure the head is left where it was.
 func (t *wtx) insertDecisions(ops []op) error {
 	if len(t.pend) == 0 {
 		return nil
 	}
-	seq, dseq, head := t.seq, t.dseq, t.head
+	seq, dseq, head, maxID := t.seq, t.dseq, t.head, t.maxID
 	first := seq + 1
 	t.hashes = t.hashes[:0]
-	for _, i := range t.pend {
+	for k, i := range t.pend {
 		r := ops[i].rec
 		seq, dseq = seq+1, dseq+1
 		t.buf = append(strconv.AppendInt(append(t.buf[:0], r.Pre...), dseq, 10), r.Post...)
 		head = chainHash(head, t.buf)
 		t.hashes = append(t.hashes, head)
-	}
-	for start, n := 0, 0; start < len(t.pend); start += n {
-		size := min(bits.Len(uint(len(t.pend)-start)), insertSizes) - 1
-		n = 1 << size
-		args := t.args[:0]
-		for k := start; k < start+n; k++ {
-			r := &ops[t.pend[k]].rec.Row
-			args = append(args, first+int64(k), r.DecisionID, r.TimeNS, r.Outcome,
-				r.PropositionID, r.Credential, r.IdemKey, r.ApprovalID, t.hashes[k])
+		if t.inOrder[k] {
+			maxID = r.Row.DecisionID
 		}
-		t.args = args
-		res, err := t.exec(t.st.insDecisions[size], args...)
-		if err != nil {
+		if !special(&r.Row, t.inOrder[k]) {
+			continue
+		}
+		row := &r.Row
+		if _, err := t.exec(t.st.insDecision, dseq, seq, row.DecisionID, row.TimeNS, row.Outcome,
+			row.PropositionID, row.Credential, row.IdemKey, row.ApprovalID, head); err != nil {
 			return auditchain.InDoubt(err)
-		}
-		if written, err := res.RowsAffected(); err != nil || written != int64(n) {
-			return errIDTaken
-		}
-		// The rows take the next rowids (seq), as the chain numbers them:
-		// an explicit seq would make SQLite journal the statement.
-		if last, err := res.LastInsertId(); err != nil || last != t.dseq+int64(start+n) {
-			return auditchain.InDoubt(fmt.Errorf("decision rows were numbered up to %d where the chain says %d (%v): run ewp-audit verify", last, t.dseq+int64(start+n), err))
 		}
 	}
 	if err := t.insertBodies(ops, first); err != nil {
 		return err
 	}
-	clear(t.args)
-	t.seq, t.dseq, t.head = seq, dseq, head
+	t.seq, t.dseq, t.head, t.maxID = seq, dseq, head, maxID
 	return nil
 }
 
@@ -184,18 +188,37 @@ func (t *wtx) insertBodies(ops []op, first int64) error {
 	for k, i := range t.pend {
 		body := ops[i].rec.Row.Body
 		if k > start && len(t.bodies)+len(body)+1 > maxBodiesRow {
-			if err := t.insertBodiesRow(first, start, k); err != nil {
+			if err := t.insertBodiesRow(ops, first, start, k); err != nil {
 				return err
 			}
 			start, t.bodies = k, t.bodies[:0]
 		}
 		t.bodies = appendBody(t.bodies, body)
 	}
-	return t.insertBodiesRow(first, start, len(t.pend))
+	return t.insertBodiesRow(ops, first, start, len(t.pend))
 }
 
-// insertBodiesRow writes t.bodies, the bodies of t.pend[from:to].
-func (t *wtx) insertBodiesRow(first int64, from, to int) error {
-	_, err := t.exec(t.st.insBodies, first+int64(from), t.dseq+int64(from)+1, to-from, t.hashes[to-1], t.bodies)
+// insertBodiesRow writes t.bodies, the bodies of t.pend[from:to], with
+// the least and greatest of their in-order ids.
+func (t *wtx) insertBodiesRow(ops []op, first int64, from, to int) error {
+	var ids idRange
+	for k := from; k < to; k++ {
+		if t.inOrder[k] {
+			ids.add(ops[t.pend[k]].rec.Row.DecisionID)
+		}
+	}
+	_, err := t.exec(t.st.insBodies, first+int64(from), t.dseq+int64(from)+1, to-from, t.hashes[to-1],
+		ids.first, ids.last, t.bodies)
 	return auditchain.InDoubt(err)
+}
+
+// idRange is the first_id and last_id of a decision_bodies row: its
+// first and last in-order ids (they grow), NULL when it holds none.
+type idRange struct{ first, last any }
+
+func (r *idRange) add(id string) {
+	if r.first == nil {
+		r.first = id
+	}
+	r.last = id
 }

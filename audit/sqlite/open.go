@@ -77,7 +77,7 @@ var ErrLogNotFound = errors.New("decision log not found")
 
 // Open opens an existing log; a missing file is an error (wrapping
 // ErrLogNotFound), so a mistyped path never becomes a new, empty log.
-// Opened for writing, a version 1 log is first upgraded in place
+// Opened for writing, a version 1 or 2 log is first upgraded in place
 // (Upgrade); opened ReadOnly, it is refused with ErrSchemaVersion, since
 // reading must not rewrite the file.
 func Open(path string, opt Options) (*Log, error) {
@@ -102,7 +102,7 @@ func Create(path string, opt Options) (*Log, error) {
 
 // OpenOrCreate opens the log at path, creating it when missing (the
 // server at start-up). Like Open without ReadOnly, it first upgrades a
-// version 1 log in place (see Upgrade).
+// version 1 or 2 log in place (see Upgrade).
 func OpenOrCreate(path string, opt Options) (*Log, error) {
 	if opt.ReadOnly {
 		return Open(path, opt)

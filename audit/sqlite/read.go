@@ -16,7 +16,8 @@ const DefaultLimit = auditchain.DefaultLimit
 
 // Decision returns the decision recorded under id, or audit.ErrNotFound.
 func (l *Log) Decision(ctx context.Context, id string) (*audit.Decision, error) {
-	return l.oneDecision(ctx, "decision "+id, `d.decision_id = ?`, asJSON(id))
+	body, err := decisionBody(ctx, l.r, asJSON(id))
+	return l.decoded("decision "+id, body, err)
 }
 
 // ByIdempotencyKey returns the decision recorded under (credential, key),
@@ -28,6 +29,11 @@ func (l *Log) ByIdempotencyKey(ctx context.Context, credential, key string) (*au
 
 func (l *Log) oneDecision(ctx context.Context, what, where string, args ...any) (*audit.Decision, error) {
 	body, err := bodyWhere(ctx, l.r, where, args...)
+	return l.decoded(what, body, err)
+}
+
+// decoded is the decision a lookup of what found (body), or its error.
+func (l *Log) decoded(what string, body []byte, err error) (*audit.Decision, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %s is not in %s", audit.ErrNotFound, what, l.path)
 	}
@@ -59,7 +65,15 @@ func (l *Log) List(ctx context.Context, f audit.Filter) ([]audit.Decision, error
 // Each calls fn with every decision q selects, streaming from one read
 // transaction (memory stays flat however many match); a zero Limit means
 // all. An error from fn stops the walk and is returned.
+//
+// A query for pending decisions, for those that presented an approval or
+// for REQUIRE_CONFIRMATION ones selects only special decisions, which all
+// have decisions rows: it is answered from them (auditchain.ListSQL).
+// Any other walks the bodies in recording order (eachBody).
 func (l *Log) Each(ctx context.Context, q Query, fn func(*audit.Decision) error) error {
+	if !rowsHoldAll(q) {
+		return l.eachBody(ctx, q, fn)
+	}
 	query, args, err := l.selectSQL(ctx, q)
 	if err != nil {
 		return err
@@ -95,13 +109,18 @@ var listSQL = auditchain.ListSQL{
 
 func (l *Log) selectSQL(ctx context.Context, q Query) (string, []any, error) {
 	return listSQL.Select(q, func(id any) (key any, found bool, err error) {
-		var seq int64
-		err = l.r.QueryRowContext(ctx, `SELECT seq FROM decisions WHERE decision_id = ?`, id).Scan(&seq)
-		if errors.Is(err, sql.ErrNoRows) {
+		f, err := findDecision(ctx, l.r, id.(string))
+		if errors.Is(err, errNoDecision) {
 			return nil, false, nil
 		}
-		return seq, err == nil, l.storeErr("list decisions", err)
+		return f.seq, err == nil, l.storeErr("list decisions", err)
 	})
+}
+
+// rowsHoldAll reports a query every decision of which has a decisions
+// row (see special).
+func rowsHoldAll(q Query) bool {
+	return q.Pending || q.ApprovalID != "" || q.Outcome == audit.OutcomeRequireConfirmation
 }
 
 // Approval returns the approval or rejection recorded under id, or

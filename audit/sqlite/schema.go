@@ -11,9 +11,9 @@ import (
 )
 
 // SchemaVersion is the layout this build reads and writes; a log of
-// another version is refused rather than guessed at (version 1 logs are
+// another version is refused rather than guessed at (version 1 and 2 logs are
 // upgraded in place by Upgrade, chain head unchanged).
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // appendOnly are the tables the database itself refuses to UPDATE or
 // DELETE, through triggers; Verify checks that the triggers are in place.
@@ -32,23 +32,36 @@ CREATE TABLE audit_meta (
 -- The decisions' JSON bodies, written together: the bodies of n decisions
 -- a commit recorded (a commit writes one row, or several of at most 256
 -- KiB each), their chain events consecutive from first_event and their
--- rows from first_seq, each body followed by a newline, which JSON never
+-- seqs from first_seq, each body followed by a newline, which JSON never
 -- holds unescaped; head is the hash of the last one's event. A few large
 -- values per commit are a fraction of the work of a row per body: the
--- server's hot path.
+-- server's hot path. first_id and last_id are the least and greatest of
+-- the row's in-order decision_ids (each greater than every in-order id
+-- before it in the chain), NULL when it holds none: in-order ids grow
+-- along the chain, so the rows' ranges are disjoint and ordered, and a
+-- decision without a decisions row is found by its id through the one
+-- row whose range holds it (the partial index).
 CREATE TABLE decision_bodies (
 	first_event INTEGER PRIMARY KEY,
 	first_seq   INTEGER NOT NULL,
 	n           INTEGER NOT NULL,
 	head        BLOB NOT NULL,
+	first_id    TEXT,
+	last_id     TEXT,
 	bodies      BLOB NOT NULL
 );
+CREATE INDEX decision_bodies_ids ON decision_bodies (first_id) WHERE first_id IS NOT NULL;
 
--- One row per recorded gate call, numbered in recording order (seq, the
--- rowid: listings and anyone following the log with After walk it, so a
--- decision recorded late is never skipped): the columns lookups and
--- filters need, each derived from the body (Verify checks that they
--- agree), and the decision's chain entry: its event and
+-- A row only for a special decision, one that a lookup by something else
+-- than its in-order id needs or that its id alone cannot find: an id out
+-- of order, an idempotency key, a REQUIRE_CONFIRMATION outcome (the
+-- pending inbox) or an approval presented. Every other decision has only
+-- its body, and its chain entry is computed from it. seq is the
+-- decision's number in recording order (as the chain numbers it; listings
+-- and anyone following the log with After walk it, so a decision recorded
+-- late is never skipped). The row holds the columns lookups and filters
+-- need, each derived from the body (Verify checks that they agree), and
+-- the decision's chain entry: its event and
 -- hash = sha256(hash of event - 1 || payload), the payload being the
 -- canonical JSON of the decision's row (see auditchain.DecisionRow), which
 -- Verify rebuilds from the body. idem_key is NULL when the caller gave
@@ -65,12 +78,11 @@ CREATE TABLE decisions (
 	approval_id    TEXT NOT NULL,
 	hash           BLOB NOT NULL
 );
--- Every index costs every Record on the server's hot path: besides the
--- table, only decision_id's is written for every decision (both grow
--- at their end); the partial ones hold only the decisions that asked for
--- or presented an approval or gave a key. Filters by time, proposition or
--- outcome scan in recording order: they are an operator's queries, not
--- the server's.
+-- Every index costs every Record on the server's hot path; this table
+-- and its indexes are written only for special decisions, a few of a
+-- commit's at most. Filters by time, proposition or outcome scan the
+-- bodies in recording order: they are an operator's queries, not the
+-- server's.
 CREATE UNIQUE INDEX decisions_idem ON decisions (credential, idem_key) WHERE idem_key IS NOT NULL;
 CREATE INDEX decisions_pending ON decisions (seq) WHERE outcome = 'REQUIRE_CONFIRMATION';
 CREATE INDEX decisions_approval ON decisions (approval_id) WHERE approval_id <> '';
@@ -179,8 +191,8 @@ func checkSchema(ctx context.Context, db *sql.DB, path string) error {
 	switch v {
 	case strconv.Itoa(SchemaVersion):
 		return nil
-	case "1":
-		return fmt.Errorf("%w: %s has schema_version 1, this build reads version %d; upgrade it in place with `ewp-audit upgrade --audit %s` (ewp-mcp also upgrades it when it starts; the chain head is kept)", ErrSchemaVersion, path, SchemaVersion, path)
+	case "1", "2":
+		return fmt.Errorf("%w: %s has schema_version %s, this build reads version %d; upgrade it in place with `ewp-audit upgrade --audit %s` (ewp-mcp also upgrades it when it starts; the chain head is kept)", ErrSchemaVersion, path, v, SchemaVersion, path)
 	}
 	return fmt.Errorf("%w: %s has schema_version %s, this build reads version %d; use the ewp release that wrote it", ErrSchemaVersion, path, v, SchemaVersion)
 }

@@ -69,8 +69,14 @@ func TestTamperIsDetected(t *testing.T) {
 		what    string
 	}{
 		{"a decision's body", "decision_bodies_no_UPDATE",
-			`UPDATE decision_bodies SET bodies = CAST(replace(CAST(bodies AS TEXT), 'REQUIRE_CONFIRMATION', 'MAY_ACT') AS BLOB) WHERE first_event = 2`,
+			`UPDATE decision_bodies SET bodies = CAST(replace(CAST(bodies AS TEXT), 'psql', 'bash') AS BLOB) WHERE first_event = 2`,
 			2, "decisions", "body or its hash was edited"},
+		// Turned MAY_ACT, the decision no longer needs its row, so no row
+		// is looked up: the hash computed from the body is not the head
+		// its decision_bodies row names.
+		{"a pending decision's body turned MAY_ACT", "decision_bodies_no_UPDATE",
+			`UPDATE decision_bodies SET bodies = CAST(replace(CAST(bodies AS TEXT), 'REQUIRE_CONFIRMATION', 'MAY_ACT') AS BLOB) WHERE first_event = 2`,
+			2, "decision_bodies", "not its last decision's hash"},
 		{"a decision's hash", "decisions_no_UPDATE", `UPDATE decisions SET hash = zeroblob(32) WHERE seq = 1`, 1, "decisions", "body or its hash was edited"},
 		{"a decision's outcome column", "decisions_no_UPDATE", `UPDATE decisions SET outcome = 'MAY_ACT' WHERE seq = 3`, 5, "decisions", "outcome"},
 		{"a decision's proposition column", "decisions_no_UPDATE", `UPDATE decisions SET proposition_id = 'P-other' WHERE seq = 2`, 2, "decisions", "proposition_id"},

@@ -44,18 +44,22 @@ type UpgradeReport struct {
 // row: a reader of one decision reads its whole row.
 const bodiesPerRow = 256
 
-// v1Prefix names the version 1 tables while the version 2 ones are built
-// beside them, inside the upgrade's transaction.
-const v1Prefix = "upgrade_v1_"
+// v1Prefix and v2Prefix name the old version's tables while this
+// version's are built beside them, inside the upgrade's transaction.
+const (
+	v1Prefix = "upgrade_v1_"
+	v2Prefix = "upgrade_v2_"
+)
 
 // Upgrade brings the log at path to this build's schema in place, in one
 // IMMEDIATE transaction: all or nothing, so a crash or a failure leaves
-// the log as it was. A version 1 log is first verified completely (every
-// link, every row against its event and every body against its sha256)
-// and refused, naming the first break, if anything was edited: converting
-// it would carry the edit into a chain that no longer shows it. Then its
-// decisions become version 2's narrow rows and decision_bodies rows, its
-// approvals, uses and their events are kept, and the result is verified
+// the log as it was. A version 1 or 2 log is first verified completely
+// (every link, every row against its event and every body against its
+// sha256) and refused, naming the first break, if anything was edited:
+// converting it would carry the edit into a chain that no longer shows
+// it. Then its decisions become this version's decision_bodies rows and
+// a decisions row for each special one (see special), its approvals,
+// uses and their events are kept, and the result is verified
 // again, inside the transaction, to end at exactly the same head before
 // it is committed. A log already at this version is left alone (Upgraded
 // false); any other version is refused with ErrSchemaVersion. A missing
@@ -94,7 +98,7 @@ func Upgrade(ctx context.Context, path string, opt Options) (UpgradeReport, erro
 // upgrade runs Upgrade's transaction. It begins IMMEDIATE, so no other
 // writer moves the chain between the check and the rebuild, and reads
 // the version inside it: of two processes upgrading at once, the second
-// finds version 2.
+// finds this version.
 func upgrade(ctx context.Context, db *sql.DB, path string, rep *UpgradeReport, fault func(string) error) error {
 	fail := func(err error) error {
 		return fmt.Errorf("upgrade decision log %s: %w (nothing was changed)", path, err)
@@ -114,11 +118,12 @@ func upgrade(ctx context.Context, db *sql.DB, path string, rep *UpgradeReport, f
 			return fail(err)
 		}
 		return nil
-	case "1":
-	default:
-		return fmt.Errorf("%w: %s has schema_version %s; this build reads version %d and upgrades version 1 only; use the ewp release that wrote it", ErrSchemaVersion, path, v, SchemaVersion)
 	}
-	if err := fromV1(ctx, tx, rep, path, fault); err != nil {
+	old, ok := oldVersions[v]
+	if !ok {
+		return fmt.Errorf("%w: %s has schema_version %s; this build reads version %d and upgrades versions 1 and 2 only; use the ewp release that wrote it", ErrSchemaVersion, path, v, SchemaVersion)
+	}
+	if err := fromOld(ctx, tx, rep, path, fault, old); err != nil {
 		var brk *Break
 		if errors.As(err, &brk) {
 			return err
@@ -151,64 +156,86 @@ func currentReport(ctx context.Context, tx *sql.Tx, rep *UpgradeReport) error {
 		return err
 	}
 	rep.HeadBefore, rep.HeadAfter, rep.Events = h, h, h.Seq
-	return tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM decisions), (SELECT count(*) FROM approvals), (SELECT count(*) FROM approval_uses)`).
+	return tx.QueryRowContext(ctx, `SELECT (SELECT coalesce(sum(n), 0) FROM decision_bodies), (SELECT count(*) FROM approvals), (SELECT count(*) FROM approval_uses)`).
 		Scan(&rep.Decisions, &rep.Approvals, &rep.Uses)
 }
 
-// fromV1 verifies the version 1 log in tx and rebuilds it as this
-// version, then verifies the result against the head it started from.
-func fromV1(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, path string, fault func(string) error) error {
-	v1, err := verifyV1(ctx, tx)
+// oldVersion is what Upgrade knows of a schema version it converts.
+type oldVersion struct {
+	n int
+	// tables are its append-only tables (their triggers are spelled as
+	// this version's), indexes those of its indexes whose names this
+	// version reuses.
+	tables, indexes []string
+	// prefix names its tables while this version's are built beside them.
+	prefix string
+	// verify checks the whole old log in tx: a *Break, or an I/O error.
+	verify func(context.Context, *sql.Tx) (VerifyReport, error)
+	// copyDecisions writes its decisions, set aside under prefix, as this
+	// version keeps them, returning the decision_bodies rows written.
+	copyDecisions func(context.Context, *sql.Tx) (int64, error)
+}
+
+// oldVersions are the versions Upgrade converts, by schema_version.
+var oldVersions = map[string]oldVersion{
+	"1": {n: 1, tables: v1Tables, indexes: v1Indexes, prefix: v1Prefix, verify: verifyV1, copyDecisions: copyDecisionsV1},
+	"2": {n: 2, tables: v2Tables, indexes: v2Indexes, prefix: v2Prefix, verify: verifyV2, copyDecisions: copyDecisionsV2},
+}
+
+// fromOld verifies the old log in tx and rebuilds it as this version,
+// then verifies the result against the head it started from.
+func fromOld(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, path string, fault func(string) error, old oldVersion) error {
+	was, err := old.verify(ctx, tx)
 	var brk *Break
 	if errors.As(err, &brk) {
-		return fmt.Errorf("refusing to upgrade %s, which is left at version 1: %w; converting it would carry the change into a chain that no longer shows it: restore the file from a copy, or investigate with the ewp release that wrote it (ewp-audit verify)", path, brk)
+		return fmt.Errorf("refusing to upgrade %s, which is left at version %d: %w; converting it would carry the change into a chain that no longer shows it: restore the file from a copy, or investigate with the ewp release that wrote it (ewp-audit verify)", path, old.n, brk)
 	}
 	if err != nil {
-		return fmt.Errorf("verify version 1: %w", err)
+		return fmt.Errorf("verify version %d: %w", old.n, err)
 	}
-	rep.From, rep.To = 1, SchemaVersion
-	rep.Events, rep.Decisions, rep.Approvals, rep.Uses = v1.Events, v1.Decisions, v1.Approvals, v1.Uses
-	rep.HeadBefore = v1.Head
-	if err := setAsideV1(ctx, tx); err != nil {
-		return fmt.Errorf("set the version 1 tables aside: %w", err)
+	rep.From, rep.To = old.n, SchemaVersion
+	rep.Events, rep.Decisions, rep.Approvals, rep.Uses = was.Events, was.Decisions, was.Approvals, was.Uses
+	rep.HeadBefore = was.Head
+	if err := setAside(ctx, tx, old); err != nil {
+		return fmt.Errorf("set the version %d tables aside: %w", old.n, err)
 	}
 	if err := layout(ctx, tx); err != nil {
 		return err
 	}
-	if err := copyV1(ctx, tx); err != nil {
+	if err := copyKept(ctx, tx, old.prefix); err != nil {
 		return fmt.Errorf("copy approvals and uses: %w", err)
 	}
-	if rep.BodyRows, err = copyDecisionsV1(ctx, tx); err != nil {
+	if rep.BodyRows, err = old.copyDecisions(ctx, tx); err != nil {
 		return fmt.Errorf("copy decisions: %w", err)
 	}
 	if err := step(fault, "copied"); err != nil {
 		return err
 	}
-	for _, t := range v1Tables {
-		if _, err := tx.ExecContext(ctx, `DROP TABLE `+v1Prefix+t); err != nil {
-			return fmt.Errorf("drop version 1 table %s: %w", t, err)
+	for _, t := range old.tables {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE `+old.prefix+t); err != nil {
+			return fmt.Errorf("drop version %d table %s: %w", old.n, t, err)
 		}
 	}
 	if err := step(fault, "dropped"); err != nil {
 		return err
 	}
-	return checkRebuilt(ctx, tx, rep, v1)
+	return checkRebuilt(ctx, tx, rep, was, old.n)
 }
 
-// setAsideV1 drops version 1's triggers and the indexes whose names
-// version 2 reuses, and renames its tables out of the way (their own
-// automatic indexes follow them), so that version 2's schema can be
+// setAside drops the old version's triggers and the indexes whose names
+// this version reuses, and renames its tables out of the way (their own
+// automatic indexes follow them), so that this version's schema can be
 // created exactly as a new log's.
-func setAsideV1(ctx context.Context, tx *sql.Tx) error {
+func setAside(ctx context.Context, tx *sql.Tx, old oldVersion) error {
 	var stmts []string
-	for name := range triggersOn(v1Tables) {
+	for name := range triggersOn(old.tables) {
 		stmts = append(stmts, `DROP TRIGGER `+name)
 	}
-	for _, ix := range v1Indexes {
+	for _, ix := range old.indexes {
 		stmts = append(stmts, `DROP INDEX IF EXISTS `+ix)
 	}
-	for _, t := range v1Tables {
-		stmts = append(stmts, `ALTER TABLE `+t+` RENAME TO `+v1Prefix+t)
+	for _, t := range old.tables {
+		stmts = append(stmts, `ALTER TABLE `+t+` RENAME TO `+old.prefix+t)
 	}
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -218,18 +245,20 @@ func setAsideV1(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// copyV1 copies what version 2 keeps as it was: the approvals, the uses,
-// their events (numbers, payloads and hashes unchanged) and any other
-// audit_meta key.
-func copyV1(ctx context.Context, tx *sql.Tx) error {
+// copyKept copies what this version keeps as it was from the old tables
+// set aside under prefix: the approvals, the uses, their events (numbers,
+// payloads and hashes unchanged; version 1 also had events for the
+// decisions, which this version does not keep) and any other audit_meta
+// key.
+func copyKept(ctx context.Context, tx *sql.Tx, prefix string) error {
 	for _, q := range []string{
-		`INSERT INTO audit_meta (key, value) SELECT key, value FROM ` + v1Prefix + `audit_meta WHERE key <> 'schema_version'`,
+		`INSERT INTO audit_meta (key, value) SELECT key, value FROM ` + prefix + `audit_meta WHERE key <> 'schema_version'`,
 		`INSERT INTO approvals (seq, approval_id, decision_id, verdict, created_ns, body, body_sha256)
-			SELECT seq, approval_id, decision_id, verdict, created_ns, body, body_sha256 FROM ` + v1Prefix + `approvals ORDER BY seq`,
+			SELECT seq, approval_id, decision_id, verdict, created_ns, body, body_sha256 FROM ` + prefix + `approvals ORDER BY seq`,
 		`INSERT INTO approval_uses (seq, approval_id, used_by, used_ns)
-			SELECT seq, approval_id, used_by, used_ns FROM ` + v1Prefix + `approval_uses ORDER BY seq`,
+			SELECT seq, approval_id, used_by, used_ns FROM ` + prefix + `approval_uses ORDER BY seq`,
 		`INSERT INTO events (seq, tbl, row_seq, payload, prev_hash, hash)
-			SELECT seq, tbl, row_seq, payload, prev_hash, hash FROM ` + v1Prefix + `events WHERE tbl <> 'decisions' ORDER BY seq`,
+			SELECT seq, tbl, row_seq, payload, prev_hash, hash FROM ` + prefix + `events WHERE tbl <> 'decisions' ORDER BY seq`,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return err
@@ -247,48 +276,87 @@ FROM ` + v1Prefix + `events e JOIN ` + v1Prefix + `decisions d ON d.seq = e.row_
 WHERE e.tbl = 'decisions'
 ORDER BY e.seq`
 
-// copyDecisionsV1 writes each version 1 decision as a narrow row carrying
-// its event's number and hash, and their bodies as decision_bodies rows:
-// a row per run of consecutive events, at most bodiesPerRow each. It
-// returns how many decision_bodies rows it wrote.
+// copyDecisionsV1 writes the version 1 decisions as this version keeps
+// them (decisionCopier). It returns how many decision_bodies rows it
+// wrote.
 func copyDecisionsV1(ctx context.Context, tx *sql.Tx) (int64, error) {
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO decisions (seq, event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	c, err := newDecisionCopier(ctx, tx)
 	if err != nil {
 		return 0, err
 	}
-	defer ins.Close()
-	g := bodyGroup{ctx: ctx}
-	if g.ins, err = tx.PrepareContext(ctx, `INSERT INTO decision_bodies (first_event, first_seq, n, head, bodies) VALUES (?, ?, ?, ?, ?)`); err != nil {
-		return 0, err
-	}
-	defer g.ins.Close()
+	defer c.close()
 	rows, err := tx.QueryContext(ctx, v1DecisionsSQL)
 	if err != nil {
 		return 0, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var event, seq, timeNS int64
-		var hash, body []byte
-		var id, outcome, prop, cred, appr string
-		var key sql.NullString
-		if err := rows.Scan(&event, &hash, &seq, &id, &timeNS, &outcome, &prop, &cred, &key, &appr, &body); err != nil {
+		var event int64
+		var hash []byte
+		var r decisionRow
+		if err := rows.Scan(&event, &hash, &r.Seq, &r.DecisionID, &r.TimeNS, &r.Outcome, &r.PropositionID, &r.Credential, &r.IdemKey, &r.ApprovalID, &r.Body); err != nil {
 			return 0, err
 		}
-		if bytes.IndexByte(body, '\n') >= 0 {
-			return 0, fmt.Errorf("decision %s (event %d) has a newline in its JSON body, which version 2 uses to separate bodies; no ewp release writes one", id, event)
-		}
-		if _, err := ins.ExecContext(ctx, seq, event, id, timeNS, outcome, prop, cred, key, appr, hash); err != nil {
-			return 0, fmt.Errorf("decision %s: %w", id, err)
-		}
-		if err := g.add(event, seq, hash, body); err != nil {
+		if err := c.add(event, hash, &r); err != nil {
 			return 0, err
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
-	return g.rows, g.flush()
+	return c.g.rows, c.g.flush()
+}
+
+// decisionCopier writes an old log's decisions, handed in chain order, as
+// this version keeps them: a decisions row (carrying the event's number
+// and hash) only for a special one, and every body in decision_bodies
+// rows, a row per run of consecutive events, at most bodiesPerRow each,
+// with their in-order ids' range.
+type decisionCopier struct {
+	ctx   context.Context
+	ins   *sql.Stmt
+	g     bodyGroup
+	maxID string // the greatest in-order id so far
+}
+
+func newDecisionCopier(ctx context.Context, tx *sql.Tx) (*decisionCopier, error) {
+	c := &decisionCopier{ctx: ctx, g: bodyGroup{ctx: ctx}}
+	var err error
+	if c.ins, err = tx.PrepareContext(ctx, `INSERT INTO decisions (seq, event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		return nil, err
+	}
+	if c.g.ins, err = tx.PrepareContext(ctx, `INSERT INTO decision_bodies (first_event, first_seq, n, head, first_id, last_id, bodies) VALUES (?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		c.ins.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *decisionCopier) close() {
+	c.ins.Close()
+	c.g.ins.Close()
+}
+
+// add writes the decision at event (its chain hash; r its columns, seq
+// and body, which the old log's verification found in agreement).
+func (c *decisionCopier) add(event int64, hash []byte, r *decisionRow) error {
+	if bytes.IndexByte(r.Body, '\n') >= 0 {
+		return fmt.Errorf("decision %s (event %d) has a newline in its JSON body, which this version uses to separate bodies; no ewp release writes one", r.DecisionID, event)
+	}
+	inOrder := r.DecisionID > c.maxID
+	if inOrder {
+		c.maxID = r.DecisionID
+	}
+	if special(r, inOrder) {
+		if _, err := c.ins.ExecContext(c.ctx, r.Seq, event, r.DecisionID, r.TimeNS, r.Outcome, r.PropositionID, r.Credential, r.IdemKey, r.ApprovalID, hash); err != nil {
+			return fmt.Errorf("decision %s: %w", r.DecisionID, err)
+		}
+	}
+	id := ""
+	if inOrder {
+		id = r.DecisionID
+	}
+	return c.g.add(event, r.Seq, hash, r.Body, id)
 }
 
 // bodyGroup gathers the bodies of consecutive decisions into one
@@ -300,15 +368,16 @@ type bodyGroup struct {
 	firstSeq    int64 // and the first one's decision row
 	lastSeq     int64
 	head        []byte // the last one's hash
+	ids         idRange
 	n           int
 	buf         []byte
 	rows        int64 // rows written
 }
 
-// add appends the body of the decision at event (row seq, hash), first
-// writing the row gathered so far if event and seq do not follow it or it
-// is full.
-func (g *bodyGroup) add(event, seq int64, hash, body []byte) error {
+// add appends the body of the decision at event (seq, hash; its id when
+// it is in order, else ""), first writing the row gathered so far if
+// event and seq do not follow it or it is full.
+func (g *bodyGroup) add(event, seq int64, hash, body []byte, inOrderID string) error {
 	if g.n > 0 && (event != g.last+1 || seq != g.lastSeq+1 || g.n == bodiesPerRow || len(g.buf)+len(body)+1 > maxBodiesRow) {
 		if err := g.flush(); err != nil {
 			return err
@@ -318,6 +387,9 @@ func (g *bodyGroup) add(event, seq int64, hash, body []byte) error {
 		g.first, g.firstSeq = event, seq
 	}
 	g.buf = appendBody(g.buf, body)
+	if inOrderID != "" {
+		g.ids.add(inOrderID)
+	}
 	g.n, g.last, g.lastSeq, g.head = g.n+1, event, seq, hash
 	return nil
 }
@@ -326,18 +398,19 @@ func (g *bodyGroup) flush() error {
 	if g.n == 0 {
 		return nil
 	}
-	if _, err := g.ins.ExecContext(g.ctx, g.first, g.firstSeq, g.n, g.head, g.buf); err != nil {
+	if _, err := g.ins.ExecContext(g.ctx, g.first, g.firstSeq, g.n, g.head, g.ids.first, g.ids.last, g.buf); err != nil {
 		return fmt.Errorf("decision_bodies row at event %d: %w", g.first, err)
 	}
 	g.rows++
-	g.n, g.buf = 0, g.buf[:0]
+	g.n, g.buf, g.ids = 0, g.buf[:0], idRange{}
 	return nil
 }
 
 // checkRebuilt verifies the rebuilt log in tx as Verify will (the schema
-// and triggers included) and requires it to hold what version 1 held:
-// the same counts and the same head, which the chain must pass through.
-func checkRebuilt(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, v1 VerifyReport) error {
+// and triggers included) and requires it to hold what the old version
+// (from) held, v1: the same counts and the same head, which the chain
+// must pass through.
+func checkRebuilt(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, v1 VerifyReport, from int) error {
 	var v2 VerifyReport
 	var want *audit.Head
 	if v1.Head.Seq > 0 {
@@ -358,18 +431,18 @@ func checkRebuilt(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, v1 Verify
 	}
 	rep.HeadAfter = head
 	if head != v1.Head || v2.Head != v1.Head || v2.Events != v1.Events || v2.Decisions != v1.Decisions || v2.Approvals != v1.Approvals || v2.Uses != v1.Uses {
-		return fmt.Errorf("the rebuilt log ends at head %s with %d events (%d decisions, %d approvals, %d uses), version 1 at %s with %d (%d, %d, %d); this is a bug, please report it",
-			head, v2.Events, v2.Decisions, v2.Approvals, v2.Uses, v1.Head, v1.Events, v1.Decisions, v1.Approvals, v1.Uses)
+		return fmt.Errorf("the rebuilt log ends at head %s with %d events (%d decisions, %d approvals, %d uses), version %d at %s with %d (%d, %d, %d); this is a bug, please report it",
+			head, v2.Events, v2.Decisions, v2.Approvals, v2.Uses, from, v1.Head, v1.Events, v1.Decisions, v1.Approvals, v1.Uses)
 	}
 	return nil
 }
 
-// upgradeOld upgrades the log at path when it is at version 1 (a writer's
-// Open: ewp-mcp then starts on an old log as on a current one); q reads
-// the version first, so a current log costs one query.
+// upgradeOld upgrades the log at path when it is at version 1 or 2 (a
+// writer's Open: ewp-mcp then starts on an old log as on a current one);
+// q reads the version first, so a current log costs one query.
 func upgradeOld(ctx context.Context, q querier, path string, opt Options) error {
 	var v string
-	if err := q.QueryRowContext(ctx, `SELECT value FROM audit_meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "1" {
+	if err := q.QueryRowContext(ctx, `SELECT value FROM audit_meta WHERE key = 'schema_version'`).Scan(&v); err != nil || oldVersions[v].n == 0 {
 		return nil // checkSchema names what is wrong
 	}
 	_, err := Upgrade(ctx, path, opt)

@@ -97,7 +97,7 @@ func TestUpgradeV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sqlite.UpgradeReport{Path: h.path, From: 1, To: 2, Upgraded: true, Events: 10, Decisions: 7, Approvals: 2, Uses: 1,
+	want := sqlite.UpgradeReport{Path: h.path, From: 1, To: 3, Upgraded: true, Events: 10, Decisions: 7, Approvals: 2, Uses: 1,
 		BodyRows: 3, HeadBefore: h.head, HeadAfter: h.head} // bodies of events 1-3, 6-8, 10
 	if rep != want {
 		t.Fatalf("report\n got %+v\nwant %+v", rep, want)
@@ -298,7 +298,7 @@ func TestUpgradeIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sqlite.UpgradeReport{Path: h.path, From: 2, To: 2, Events: 10, Decisions: 7, Approvals: 2, Uses: 1, HeadBefore: first.HeadAfter, HeadAfter: first.HeadAfter}
+	want := sqlite.UpgradeReport{Path: h.path, From: 3, To: 3, Events: 10, Decisions: 7, Approvals: 2, Uses: 1, HeadBefore: first.HeadAfter, HeadAfter: first.HeadAfter}
 	if again != want {
 		t.Fatalf("second upgrade\n got %+v\nwant %+v", again, want)
 	}
@@ -306,7 +306,7 @@ func TestUpgradeIsIdempotent(t *testing.T) {
 		t.Fatal("a second upgrade changed the file")
 	}
 	fresh := newLogPath(t)
-	if rep, err := sqlite.Upgrade(ctx, fresh, sqlite.Options{}); err != nil || rep.Upgraded || rep.From != 2 || rep.HeadAfter != (audit.Head{}) {
+	if rep, err := sqlite.Upgrade(ctx, fresh, sqlite.Options{}); err != nil || rep.Upgraded || rep.From != 3 || rep.HeadAfter != (audit.Head{}) {
 		t.Fatalf("upgrade of a new log: %+v %v", rep, err)
 	}
 }
@@ -442,10 +442,10 @@ func TestUpgradeRefusals(t *testing.T) {
 	}
 	raw := rawDB(t, h.path)
 	mustExec(t, raw, `DROP TRIGGER audit_meta_no_UPDATE`)
-	mustExec(t, raw, `UPDATE audit_meta SET value = '3' WHERE key = 'schema_version'`)
+	mustExec(t, raw, `UPDATE audit_meta SET value = '4' WHERE key = 'schema_version'`)
 	raw.Close()
-	if _, err := sqlite.Upgrade(ctx, h.path, sqlite.Options{}); !errors.Is(err, sqlite.ErrSchemaVersion) || !strings.Contains(err.Error(), "schema_version 3") {
-		t.Fatalf("version 3: %v", err)
+	if _, err := sqlite.Upgrade(ctx, h.path, sqlite.Options{}); !errors.Is(err, sqlite.ErrSchemaVersion) || !strings.Contains(err.Error(), "schema_version 4") {
+		t.Fatalf("version 4: %v", err)
 	}
 	other := filepath.Join(dir, "other.db")
 	raw = rawDB(t, other)

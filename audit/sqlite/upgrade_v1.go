@@ -10,9 +10,9 @@ import (
 // Schema version 1, as far as Upgrade needs to know it: a wide decisions
 // row (its body and body_sha256 included) and an events row for every
 // row of decisions, approvals and approval_uses, with the same payloads
-// and link hash as version 2. These are its append-only tables (their
-// triggers are spelled as version 2's) and the indexes on decisions whose
-// names version 2 reuses.
+// and link hash as versions 2 and 3. These are its append-only tables
+// (their triggers are spelled as this version's) and the indexes on
+// decisions whose names this version reuses.
 var (
 	v1Tables  = []string{"audit_meta", tableDecisions, tableApprovals, tableUses, "events"}
 	v1Indexes = []string{"decisions_idem", "decisions_time", "decisions_pending", "decisions_approval"}

@@ -62,6 +62,11 @@ type verifier struct {
 	// found, which must be every row of the table.
 	row       *sql.Stmt
 	decisions int64
+	// maxID is the greatest in-order decision_id walked so far.
+	maxID string
+	// v2 verifies a version 2 log (Upgrade): every decision has a row,
+	// decision_bodies has no id range.
+	v2 bool
 }
 
 const walkSQL = `
@@ -93,10 +98,13 @@ type eventRow struct {
 }
 
 // bodiesRow is a decision_bodies row cut into its bodies, and how many of
-// them the walk has handed on.
+// them the walk has handed on; ids is its first_id and last_id, and seen
+// the in-order ids the walk found in it.
 type bodiesRow struct {
 	first, firstSeq, n int64
 	head               []byte
+	ids                [2]sql.NullString
+	seen               idRange
 	bodies             [][]byte
 	used               int
 }
@@ -111,7 +119,11 @@ func (v *verifier) walk() (*Break, error) {
 		return nil, err
 	}
 	defer events.Close()
-	bodies, err := v.tx.QueryContext(v.ctx, `SELECT first_event, first_seq, n, head, bodies FROM decision_bodies ORDER BY first_event`)
+	cols := `first_id, last_id`
+	if v.v2 {
+		cols = `NULL, NULL`
+	}
+	bodies, err := v.tx.QueryContext(v.ctx, `SELECT first_event, first_seq, n, head, `+cols+`, bodies FROM decision_bodies ORDER BY first_event`)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +181,7 @@ func nextBodies(rows *sql.Rows) (*bodiesRow, error) {
 	}
 	var b bodiesRow
 	var raw []byte
-	if err := rows.Scan(&b.first, &b.firstSeq, &b.n, &b.head, &raw); err != nil {
+	if err := rows.Scan(&b.first, &b.firstSeq, &b.n, &b.head, &b.ids[0], &b.ids[1], &raw); err != nil {
 		return nil, err
 	}
 	b.bodies = splitBodies(raw)
@@ -197,9 +209,11 @@ func (e *eventRow) chainEvent() *auditchain.Event {
 
 // decision hands the next decision of b to the walker: the payload its
 // event commits to is rebuilt from its body (so an edited body breaks the
-// link), and its row, found by the body's decision_id, must hold that
-// event, its place and hash, and columns that agree with the body (so no
-// lookup or filter can be misled).
+// link). A special decision's row, found by the body's decision_id, must
+// hold that event, its place and hash, and columns that agree with the
+// body (so no lookup or filter can be misled); any other decision has no
+// row, and its hash is the one computed (an edited body then breaks the
+// next link, or its row's head).
 func (v *verifier) decision(b *bodiesRow) (*Break, error) {
 	i := b.used
 	b.used++
@@ -217,32 +231,81 @@ func (v *verifier) decision(b *bodiesRow) (*Break, error) {
 	}
 	derived := auditchain.DecisionColumns(dec, body)
 	derived.Seq = seq
-	var r decisionRow
-	var rowEvent int64
-	var hash []byte
-	err = v.row.QueryRowContext(v.ctx, derived.DecisionID).Scan(&r.Seq, &rowEvent, &r.DecisionID, &r.TimeNS, &r.Outcome,
-		&r.PropositionID, &r.Credential, &r.IdemKey, &r.ApprovalID, &hash)
-	if errors.Is(err, sql.ErrNoRows) {
-		return brk("the decision row of this body (decision_id %s) is gone", derived.DecisionID), nil
+	inOrder := derived.DecisionID > v.maxID
+	if inOrder {
+		v.maxID = derived.DecisionID
+		b.seen.add(derived.DecisionID)
 	}
-	if err != nil {
-		return nil, err
+	r, hash := derived, chainHash(v.prev, derived.Payload())
+	if v.v2 || special(&derived, inOrder) {
+		var brk *Break
+		if r, hash, brk, err = v.decisionRow(&derived, event); brk != nil || err != nil {
+			return brk, err
+		}
 	}
-	if rowEvent != event || r.Seq != seq {
-		return brk("the row of decision %s says event %d, row %d: rows and bodies are out of step", derived.DecisionID, rowEvent, r.Seq), nil
-	}
-	v.decisions++
-	r.Tool, r.Body, r.BodySum = derived.Tool, derived.Body, derived.BodySum
 	ev := &auditchain.Event{Seq: event, RowSeq: seq, Table: tableDecisions, Payload: string(derived.Payload()),
 		Prev: v.prev, Hash: hash, Decision: &r, FromBody: true}
 	v.prev = hash
 	if brk := v.w.Event(ev); brk != nil {
 		return brk, nil
 	}
-	if b.used == len(b.bodies) && !bytes.Equal(b.head, hash) {
-		return &Break{Seq: b.first, Table: tableBodies, What: fmt.Sprintf("the row at event %d names a head that is not its last decision's hash", b.first)}, nil
+	if b.used < len(b.bodies) {
+		return nil, nil
 	}
-	return nil, nil
+	if !bytes.Equal(b.head, hash) {
+		return &Break{Seq: b.first, Table: tableBodies, What: fmt.Sprintf("the row at event %d names a head that is not its last decision's hash: a body in it, or a decision's hash, was edited", b.first)}, nil
+	}
+	return v.idRange(b), nil
+}
+
+// idRange checks a decision_bodies row's first_id and last_id, once the
+// walk has read it, against the in-order ids it holds: a lookup by id
+// trusts them.
+func (v *verifier) idRange(b *bodiesRow) *Break {
+	if v.v2 {
+		return nil
+	}
+	str := func(x any) string {
+		if x == nil {
+			return "NULL"
+		}
+		return fmt.Sprintf("%q", x)
+	}
+	null := func(n sql.NullString) string {
+		if !n.Valid {
+			return "NULL"
+		}
+		return fmt.Sprintf("%q", n.String)
+	}
+	got, want := null(b.ids[0])+" … "+null(b.ids[1]), str(b.seen.first)+" … "+str(b.seen.last)
+	if got == want {
+		return nil
+	}
+	return &Break{Seq: b.first, Table: tableBodies, What: fmt.Sprintf("the row at event %d says first_id … last_id %s, but the in-order ids it holds are %s: a lookup by id would miss or mistake a decision", b.first, got, want)}
+}
+
+// decisionRow reads a special decision's row into r and hash and checks
+// that it is there and in step with its body (event and seq).
+func (v *verifier) decisionRow(derived *decisionRow, event int64) (r decisionRow, hash []byte, _ *Break, _ error) {
+	seq := derived.Seq
+	brk := func(format string, args ...any) *Break {
+		return &Break{Seq: event, Table: tableDecisions, RowSeq: seq, What: fmt.Sprintf(format, args...)}
+	}
+	var rowEvent int64
+	err := v.row.QueryRowContext(v.ctx, derived.DecisionID).Scan(&r.Seq, &rowEvent, &r.DecisionID, &r.TimeNS, &r.Outcome,
+		&r.PropositionID, &r.Credential, &r.IdemKey, &r.ApprovalID, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, nil, brk("the decision row of this body (decision_id %s) is gone", derived.DecisionID), nil
+	}
+	if err != nil {
+		return r, nil, nil, err
+	}
+	if rowEvent != event || r.Seq != seq {
+		return r, nil, brk("the row of decision %s says event %d, row %d: rows and bodies are out of step", derived.DecisionID, rowEvent, r.Seq), nil
+	}
+	v.decisions++
+	r.Tool, r.Body, r.BodySum = derived.Tool, derived.Body, derived.BodySum
+	return r, hash, nil, nil
 }
 
 // headCheck finds a head that lies beyond the end of the chain.
@@ -255,10 +318,16 @@ func (v *verifier) orphans() (*Break, error) {
 		return nil, err
 	}
 	if rows != v.decisions {
-		return &Break{Table: tableDecisions, What: fmt.Sprintf("the table holds %d rows but the chain records %d decisions: a row was inserted behind the chain", rows, v.decisions)}, nil
+		return &Break{Table: tableDecisions, What: fmt.Sprintf("the table holds %d rows but the chain has %d decisions that need one: a row was inserted behind the chain", rows, v.decisions)}, nil
 	}
-	v.w.Rep.Decisions = rows // counted: the walk found each row
-	return v.eventOrphans()
+	// The decisions were counted above (the walk found each special
+	// one's row); the events' check counts every table's rows against
+	// the walk's, so it is shown the table's count for a moment.
+	walked := v.w.Rep.Decisions
+	v.w.Rep.Decisions = rows
+	brk, err := v.eventOrphans()
+	v.w.Rep.Decisions = walked
+	return brk, err
 }
 
 // eventOrphans finds rows that no event row records, in every chained
@@ -279,8 +348,12 @@ func (v *verifier) eventOrphans() (*Break, error) {
 // edits, even if none has been made yet.
 func (v *verifier) schema() (*Break, error) {
 	var ver string
-	if err := v.tx.QueryRowContext(v.ctx, `SELECT value FROM audit_meta WHERE key = 'schema_version'`).Scan(&ver); err != nil || ver != strconv.Itoa(SchemaVersion) {
-		return &Break{Table: "audit_meta", What: fmt.Sprintf("schema_version is %q, want %d (%v)", ver, SchemaVersion, err)}, nil
+	want := SchemaVersion
+	if v.v2 {
+		want = 2
+	}
+	if err := v.tx.QueryRowContext(v.ctx, `SELECT value FROM audit_meta WHERE key = 'schema_version'`).Scan(&ver); err != nil || ver != strconv.Itoa(want) {
+		return &Break{Table: "audit_meta", What: fmt.Sprintf("schema_version is %q, want %d (%v)", ver, want, err)}, nil
 	}
 	return v.triggers(triggers())
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/ewp-go/ewp/audit/auditchain"
 )
@@ -25,13 +24,14 @@ type writer struct {
 	known     bool
 	seq, dseq int64
 	hash      []byte
+	maxID     string // the greatest in-order decision_id
 	version   int64
 }
 
 // An op is a decision to record or any other write (an approval, a use).
 // Decisions are not written one by one: the writer gathers each run of
-// them and writes it with a few multi-row statements (flush), which is
-// most of what makes recording cheap.
+// them and writes their bodies as one value, and a row only for the few
+// special ones (flush), which is most of what makes recording cheap.
 type op struct {
 	rec *auditchain.Record
 	fn  func(*wtx) error
@@ -45,29 +45,20 @@ type op struct {
 // transaction began IMMEDIATE, so no other process moves the head until
 // it ends.
 type wtx struct {
+	ctx   context.Context
 	tx    *sql.Tx
 	st    *writeStmts
 	stmts map[*sql.Stmt]*sql.Stmt // the batch's transaction-bound statements
 	seq   int64                   // the last event
 	head  []byte                  // its hash
-	dseq  int64                   // the last decision row
+	dseq  int64                   // the last decision's seq
+	maxID string                  // the greatest in-order decision_id
 	buf   []byte
-	// checkIDs looks each decision_id up before writing it: the second
-	// run of a batch in which one was taken.
-	checkIDs bool
 	*flushState
 }
 
-// insertSizes is how many multi-row INSERTs of decisions there are:
-// insDecisions[k] carries 1<<k rows, up to 64, and a run of decisions
-// takes one of each size its count needs (35 = 32 + 2 + 1). Seven
-// statements prepared at start-up instead of one per count: every open
-// for writing (ewp-audit approve too) prepares them.
-const insertSizes = 7
-
 type writeStmts struct {
-	insApproval, insUse, insEvent, insBodies, dataVersion *sql.Stmt
-	insDecisions                                          [insertSizes]*sql.Stmt
+	insApproval, insUse, insEvent, insBodies, insDecision, dataVersion *sql.Stmt
 }
 
 func startWriter(db *sql.DB, maxBatch int) (*writer, error) {
@@ -79,17 +70,9 @@ func startWriter(db *sql.DB, maxBatch int) (*writer, error) {
 		{&w.st.insApproval, `INSERT INTO approvals (approval_id, decision_id, verdict, created_ns, body, body_sha256) VALUES (?, ?, ?, ?, ?, ?)`},
 		{&w.st.insUse, `INSERT INTO approval_uses (approval_id, used_by, used_ns) VALUES (?, ?, ?)`},
 		{&w.st.insEvent, `INSERT INTO events (seq, tbl, row_seq, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)`},
-		{&w.st.insBodies, `INSERT INTO decision_bodies (first_event, first_seq, n, head, bodies) VALUES (?, ?, ?, ?, ?)`},
+		{&w.st.insBodies, `INSERT INTO decision_bodies (first_event, first_seq, n, head, first_id, last_id, bodies) VALUES (?, ?, ?, ?, ?, ?, ?)`},
+		{&w.st.insDecision, `INSERT INTO decisions (seq, event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.st.dataVersion, `PRAGMA data_version`},
-	}
-	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	for k := range insertSizes {
-		q := `INSERT OR IGNORE INTO decisions (event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash) VALUES ` +
-			row + strings.Repeat(", "+row, 1<<k-1)
-		prep = append(prep, struct {
-			dst **sql.Stmt
-			sql string
-		}{&w.st.insDecisions[k], q})
 	}
 	for _, p := range prep {
 		st, err := db.Prepare(p.sql)
@@ -114,12 +97,7 @@ func (w *writer) submit(ctx context.Context, o op) error {
 // next other write or the end of the batch, so the chain keeps the order
 // of the ops.
 func (w *writer) runBatch(ops []op, errs []error) error {
-	err := w.inTx(false, func(t *wtx) error { return t.run(ops, errs) })
-	if errors.Is(err, errIDTaken) {
-		clear(errs)
-		err = w.inTx(true, func(t *wtx) error { return t.run(ops, errs) })
-	}
-	return err
+	return w.inTx(func(t *wtx) error { return t.run(ops, errs) })
 }
 
 func (t *wtx) run(ops []op, errs []error) error {
@@ -141,14 +119,14 @@ func (t *wtx) run(ops []op, errs []error) error {
 	return t.flush(ops, errs)
 }
 
-func (w *writer) inTx(checkIDs bool, fn func(*wtx) error) error {
+func (w *writer) inTx(fn func(*wtx) error) error {
 	ctx := context.Background()
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin write transaction: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	t := &wtx{tx: tx, st: &w.st, stmts: map[*sql.Stmt]*sql.Stmt{}, checkIDs: checkIDs, flushState: &w.fs}
+	t := &wtx{ctx: ctx, tx: tx, st: &w.st, stmts: map[*sql.Stmt]*sql.Stmt{}, flushState: &w.fs}
 	if err := w.head(t); err != nil {
 		return fmt.Errorf("read chain head: %w", err)
 	}
@@ -159,26 +137,30 @@ func (w *writer) inTx(checkIDs bool, fn func(*wtx) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	w.known, w.seq, w.hash, w.dseq = true, t.seq, t.head, t.dseq
+	w.known, w.seq, w.hash, w.dseq, w.maxID = true, t.seq, t.head, t.dseq, t.maxID
 	return nil
 }
 
 // head sets t's chain head: the one this writer committed last, while
 // the file's data_version shows no other connection has committed since
 // (another process approving, another server on the same log), else as
-// lastEntry finds it. One pragma instead of two queries per batch.
+// lastEntry finds it (and the greatest in-order id as lastInOrder does).
+// One pragma instead of three queries per batch.
 func (w *writer) head(t *wtx) error {
 	var v int64
 	if err := t.stmt(w.st.dataVersion).QueryRow().Scan(&v); err != nil {
 		return err
 	}
 	if w.known && v == w.version {
-		t.seq, t.head, t.dseq = w.seq, w.hash, w.dseq
+		t.seq, t.head, t.dseq, t.maxID = w.seq, w.hash, w.dseq, w.maxID
 		return nil
 	}
 	w.version = v
 	var err error
-	t.seq, t.head, t.dseq, err = lastEntry(context.Background(), t.tx)
+	if t.seq, t.head, t.dseq, err = lastEntry(t.ctx, t.tx); err != nil {
+		return err
+	}
+	t.maxID, err = lastInOrder(t.ctx, t.tx)
 	return err
 }
 
@@ -216,8 +198,7 @@ func (w *writer) stop() {
 }
 
 func (w *writer) closeStmts() {
-	sts := []*sql.Stmt{w.st.insApproval, w.st.insUse, w.st.insEvent, w.st.insBodies, w.st.dataVersion}
-	for _, st := range append(sts, w.st.insDecisions[:]...) {
+	for _, st := range []*sql.Stmt{w.st.insApproval, w.st.insUse, w.st.insEvent, w.st.insBodies, w.st.insDecision, w.st.dataVersion} {
 		if st != nil {
 			st.Close()
 		}

@@ -59,7 +59,7 @@ func TestUpgrade(t *testing.T) {
 		}
 	}
 	out, _ := wantExit(t, exitOK, "upgrade", "--db", db)
-	for _, want := range []string{"upgraded " + path + " from schema version 1 to 2", "5 events (3 decisions, their bodies in 2 rows; 1 approvals, 1 approval uses)", "head " + head.String() + " (unchanged)"} {
+	for _, want := range []string{"upgraded " + path + " from schema version 1 to 3", "5 events (3 decisions, their bodies in 2 rows; 1 approvals, 1 approval uses)", "head " + head.String() + " (unchanged)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("upgrade output lacks %q:\n%s", want, out)
 		}
@@ -78,12 +78,12 @@ func TestUpgrade(t *testing.T) {
 	}
 
 	out, _ = wantExit(t, exitOK, "upgrade", "--audit", path)
-	if !strings.Contains(out, path+" is already schema version 2: nothing to do") || !strings.Contains(out, "head "+head.String()) {
+	if !strings.Contains(out, path+" is already schema version 3: nothing to do") || !strings.Contains(out, "head "+head.String()) {
 		t.Errorf("second upgrade:\n%s", out)
 	}
 	out, _ = wantExit(t, exitOK, "upgrade", "--audit", path, "--json")
 	var rep sqlite.UpgradeReport
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Upgraded || rep.From != 2 || rep.To != 2 || rep.HeadAfter != head || rep.Decisions != 3 {
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Upgraded || rep.From != 3 || rep.To != 3 || rep.HeadAfter != head || rep.Decisions != 3 {
 		t.Fatalf("upgrade --json: %v\n%s", err, out)
 	}
 }
@@ -96,7 +96,7 @@ func TestUpgradeJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	want := sqlite.UpgradeReport{Path: sqlite.DefaultPath(db), From: 1, To: 2, Upgraded: true, Events: 5, Decisions: 3, Approvals: 1, Uses: 1,
+	want := sqlite.UpgradeReport{Path: sqlite.DefaultPath(db), From: 1, To: 3, Upgraded: true, Events: 5, Decisions: 3, Approvals: 1, Uses: 1,
 		BodyRows: 2, HeadBefore: head, HeadAfter: head}
 	if rep != want {
 		t.Fatalf("upgrade --json\n got %+v\nwant %+v", rep, want)

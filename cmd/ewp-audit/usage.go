@@ -119,19 +119,19 @@ const usageUpgrade = `ewp-audit upgrade — bring a decision log file written by
 USAGE
   ewp-audit upgrade [--db LEDGER | --audit PATH] [--json]
 
-This release stores the log in schema version 2 (a decision's body once per
-commit, no event row per decision); the commands that only read (list, show,
-verify, export) refuse a version 1 file and name this command. upgrade
-converts it in place, in one transaction: it first verifies the whole
-version 1 chain and refuses a log that was edited (exit 5, the first break
-named, the file left as it was), since converting would hide the edit; then
-it rebuilds the tables, verifies the result, and commits only if the chain
-ends at exactly the same head. A failure or a crash part-way leaves the
-version 1 log. Run it again, or on a current log: nothing to do. Prints
+This release stores the log in schema version 3 (a decision's body once per
+commit, a decisions row only for the decisions a lookup needs); the commands
+that only read (list, show, verify, export) refuse a version 1 or 2 file and
+name this command. upgrade converts it in place, in one transaction: it
+first verifies the whole old chain and refuses a log that was edited (exit
+5, the first break named, the file left as it was), since converting would
+hide the edit; then it rebuilds the tables, verifies the result, and commits
+only if the chain ends at exactly the same head. A failure or a crash
+part-way leaves the old log. Run it again, or on a current log: nothing to do. Prints
 what it did and the head (SEQ:HASH), which every earlier 'verify --head'
 still matches.
 
-ewp-mcp and approve/reject upgrade a version 1 file themselves when they
+ewp-mcp and approve/reject upgrade a version 1 or 2 file themselves when they
 open it for writing; stop an ewp-mcp of the older release first. A
 PostgreSQL log has a single schema version: nothing to upgrade.
 ` + usageLog
