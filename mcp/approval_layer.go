@@ -237,6 +237,9 @@ func (s *Server) approvalLayer(ctx context.Context, dr *draft, base string) (Lay
 	}
 	err = ap.Covers(&dr.d, s.now())
 	if err == nil && ap.Once {
+		if err := dr.takeID(); err != nil {
+			return l, err
+		}
 		if err = s.decisions.Log.Consume(ctx, id, dr.d.ID); err != nil && !isRefusal(err) {
 			return l, fmt.Errorf("consuming single-use approval %s: %w", id, err)
 		}

@@ -132,13 +132,28 @@ func (s *Server) beginRecord(ctx context.Context, t *toolSpec) (context.Context,
 		return ctx, nil
 	}
 	dr := &draft{d: audit.Decision{Tool: t.tool.Name, Time: s.now().UTC(), Caller: callerFrom(ctx)}, policies: s.decisions.policies}
-	if id, err := uuid.NewV7(); err == nil {
-		dr.d.ID = id.String()
-	}
 	if s.guard != nil && s.guard.policies != nil {
 		dr.d.PolicyIDs, dr.d.PolicySetHash = s.guard.policies.IDs(), s.decisions.PolicySetHash
 	}
 	return context.WithValue(ctx, draftKey{}, dr), dr
+}
+
+// takeID gives the decision its decision_id unless it has one (taken
+// before consuming an approval). It is taken as late as possible, just
+// before the decision is recorded: the SQLite log finds a decision whose
+// id is greater than every id recorded before it without a row of its own
+// (audit/sqlite, schema version 3), so ids taken in recording order keep
+// nearly every decision off that path.
+func (dr *draft) takeID() error {
+	if dr.d.ID != "" {
+		return nil
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return errors.New("no decision_id could be generated (the system's random source failed), so the call is not answered")
+	}
+	dr.d.ID = id.String()
+	return nil
 }
 
 // finishRecord records the call's decision (out, or the refusal err) and
@@ -150,8 +165,8 @@ func (s *Server) finishRecord(ctx context.Context, dr *draft, out any, err error
 		return out, err
 	}
 	d := &dr.d
-	if d.ID == "" {
-		return nil, errors.New("no decision_id could be generated (the system's random source failed), so the call is not answered")
+	if err := dr.takeID(); err != nil {
+		return nil, err
 	}
 	if err != nil {
 		te := asToolError(err)

@@ -320,27 +320,38 @@ func (v *verifier) orphans() (*Break, error) {
 	if rows != v.decisions {
 		return &Break{Table: tableDecisions, What: fmt.Sprintf("the table holds %d rows but the chain has %d decisions that need one: a row was inserted behind the chain", rows, v.decisions)}, nil
 	}
-	// The decisions were counted above (the walk found each special
-	// one's row); the events' check counts every table's rows against
-	// the walk's, so it is shown the table's count for a moment.
-	walked := v.w.Rep.Decisions
-	v.w.Rep.Decisions = rows
-	brk, err := v.eventOrphans()
-	v.w.Rep.Decisions = walked
-	return brk, err
+	return v.otherOrphans()
+}
+
+// otherOrphans is eventOrphans once the decisions are checked (above:
+// only the special ones have rows, so the table's count is not the
+// chain's): only approvals and uses are left to count against the walk.
+func (v *verifier) otherOrphans() (*Break, error) {
+	return v.w.Orphans(func(t string) (n int64, err error) {
+		if t == tableDecisions {
+			return v.w.Counted()[t], nil
+		}
+		return v.count(t)
+	}, v.firstUnrecorded)
 }
 
 // eventOrphans finds rows that no event row records, in every chained
 // table (in version 1, which Upgrade checks, decisions had event rows
 // too; in version 2 orphans has counted them first).
 func (v *verifier) eventOrphans() (*Break, error) {
-	return v.w.Orphans(func(t string) (n int64, err error) {
-		err = v.tx.QueryRowContext(v.ctx, `SELECT count(*) FROM `+t).Scan(&n)
-		return n, err
-	}, func(t string) (seq int64, err error) {
-		err = v.tx.QueryRowContext(v.ctx, `SELECT min(seq) FROM (SELECT seq FROM `+t+` EXCEPT SELECT row_seq FROM events WHERE tbl = ?)`, t).Scan(&seq)
-		return seq, err
-	})
+	return v.w.Orphans(v.count, v.firstUnrecorded)
+}
+
+// count is how many rows table t holds.
+func (v *verifier) count(t string) (n int64, err error) {
+	err = v.tx.QueryRowContext(v.ctx, `SELECT count(*) FROM `+t).Scan(&n)
+	return n, err
+}
+
+// firstUnrecorded is the first row of table t that no event records.
+func (v *verifier) firstUnrecorded(t string) (seq int64, err error) {
+	err = v.tx.QueryRowContext(v.ctx, `SELECT min(seq) FROM (SELECT seq FROM `+t+` EXCEPT SELECT row_seq FROM events WHERE tbl = ?)`, t).Scan(&seq)
+	return seq, err
 }
 
 // schema checks the version and that the append-only triggers are all
