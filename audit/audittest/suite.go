@@ -140,6 +140,17 @@ func BenchDecision(i int) *audit.Decision {
 	return d
 }
 
+// BenchAllowed is BenchDecision answered MAY_ACT: what the gate records
+// most, and in the SQLite log the decision that needs no row of its own.
+func BenchAllowed(i int) *audit.Decision {
+	d := BenchDecision(i)
+	d.Outcome = audit.OutcomeMayAct
+	for k := range d.Layers {
+		d.Layers[k].Decision = audit.OutcomeMayAct
+	}
+	return d
+}
+
 var pendingDecision = PendingDecision
 
 func record(t testing.TB, l audit.Log, d *audit.Decision) *audit.Decision {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/audittest"
 	"github.com/ewp-go/ewp/audit/sqlite"
 )
@@ -13,19 +14,19 @@ import (
 // BenchmarkRecordParallel records decisions from 64 concurrent callers
 // (SetParallelism over GOMAXPROCS), each waiting for its commit as the
 // server does. It reports records/s and the process CPU per record.
+// "normal" and "full" record MAY_ACT decisions (synchronous=NORMAL,
+// FULL), which need no decisions row; "pending" records
+// REQUIRE_CONFIRMATION ones, each with its row.
 func BenchmarkRecordParallel(b *testing.B) {
-	for _, sync := range []struct {
-		name string
-		full bool
-	}{{"normal", false}, {"full", true}} {
-		b.Run(sync.name, func(b *testing.B) { benchRecord(b, 64, sync.full) })
-	}
+	b.Run("normal", func(b *testing.B) { benchRecord(b, 64, false, audittest.BenchAllowed) })
+	b.Run("pending", func(b *testing.B) { benchRecord(b, 64, false, audittest.BenchDecision) })
+	b.Run("full", func(b *testing.B) { benchRecord(b, 64, true, audittest.BenchAllowed) })
 }
 
 // BenchmarkRecordSerial is one caller: a commit per record.
-func BenchmarkRecordSerial(b *testing.B) { benchRecord(b, 1, false) }
+func BenchmarkRecordSerial(b *testing.B) { benchRecord(b, 1, false, audittest.BenchAllowed) }
 
-func benchRecord(b *testing.B, callers int, full bool) {
+func benchRecord(b *testing.B, callers int, full bool, decision func(int) *audit.Decision) {
 	l, err := sqlite.Create(filepath.Join(b.TempDir(), "bench.audit"), sqlite.Options{SyncFull: full})
 	if err != nil {
 		b.Fatal(err)
@@ -45,7 +46,7 @@ func benchRecord(b *testing.B, callers int, full bool) {
 	b.RunParallel(func(pb *testing.PB) {
 		i := 0
 		for pb.Next() {
-			if err := l.Record(ctx, audittest.BenchDecision(i)); err != nil {
+			if err := l.Record(ctx, decision(i)); err != nil {
 				b.Error(err)
 				return
 			}
