@@ -336,8 +336,8 @@ func (v *verifier) otherOrphans() (*Break, error) {
 }
 
 // eventOrphans finds rows that no event row records, in every chained
-// table (in version 1, which Upgrade checks, decisions had event rows
-// too; in version 2 orphans has counted them first).
+// table: Upgrade's check of a version 1 log, whose decisions had event
+// rows too (later versions count their decisions in orphans first).
 func (v *verifier) eventOrphans() (*Break, error) {
 	return v.w.Orphans(v.count, v.firstUnrecorded)
 }

@@ -331,10 +331,15 @@ func testConcurrentAppends(t *testing.T, fresh Fresh) {
 	put(t, base, decode(t, ViewP))
 	const writers, appends, readers = 3, 25, 2
 	done := make(chan struct{})
-	var wg, rg sync.WaitGroup
+	var wg, rg, reading sync.WaitGroup
+	// The writers begin once every reader has read once, so that reads
+	// and appends overlap however the goroutines are scheduled (on a busy
+	// machine the writers could otherwise finish first).
+	reading.Add(readers)
 	for w := range writers {
 		l := Open(t, dsn, false)
 		wg.Go(func() {
+			reading.Wait()
 			for i := range appends {
 				e := warrant.Evidence{EvidenceID: fmt.Sprintf("e-w%d-%d", w, i), Polarity: warrant.Supports,
 					Content: "c", ObservedAt: "2026-09-20T00:00:00Z",
@@ -348,7 +353,7 @@ func testConcurrentAppends(t *testing.T, fresh Fresh) {
 	}
 	for range readers {
 		l := Open(t, dsn, true)
-		rg.Go(func() { readUntil(t, l, done) })
+		rg.Go(func() { readUntil(t, l, done, reading.Done) })
 	}
 	wg.Wait()
 	close(done)
@@ -369,18 +374,22 @@ func testConcurrentAppends(t *testing.T, fresh Fresh) {
 	}
 }
 
-func readUntil(t *testing.T, l store.Ledger, done <-chan struct{}) {
+// readUntil reads P-db until done, calling first after its first read:
+// every read must hold all the evidence an earlier one held.
+func readUntil(t *testing.T, l store.Ledger, done <-chan struct{}, first func()) {
 	prev := map[string]bool{}
 	for reads := 0; ; reads++ {
-		select {
-		case <-done:
-			if reads == 0 {
-				t.Error("reader never read")
+		if reads > 0 {
+			select {
+			case <-done:
+				return
+			default:
 			}
-			return
-		default:
 		}
 		v, err := l.Latest(context.Background(), "P-db")
+		if reads == 0 {
+			first()
+		}
 		if err != nil {
 			t.Errorf("read: %v", err)
 			return
