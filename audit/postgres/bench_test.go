@@ -1,9 +1,7 @@
 package postgres_test
 
 import (
-	"runtime"
 	"testing"
-	"time"
 
 	"github.com/ewp-go/ewp/audit/audittest"
 	"github.com/ewp-go/ewp/audit/postgres"
@@ -24,29 +22,5 @@ func benchRecord(b *testing.B, callers int) {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	procs := runtime.GOMAXPROCS(0)
-	b.SetParallelism(max(1, (callers+procs-1)/procs))
-	if callers == 1 {
-		b.SetParallelism(1)
-		runtime.GOMAXPROCS(1)
-		defer runtime.GOMAXPROCS(procs)
-	}
-	b.ReportAllocs()
-	start := time.Now()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		i := 0
-		for pb.Next() {
-			if err := l.Record(ctx, audittest.BenchDecision(i)); err != nil {
-				b.Error(err)
-				return
-			}
-			i++
-		}
-	})
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "records/s")
-	if commits, writes := l.CommitStats(); commits > 0 {
-		b.ReportMetric(float64(writes)/float64(commits), "records/commit")
-	}
+	audittest.BenchRecord(b, l, callers, audittest.BenchDecision, nil)
 }

@@ -1,13 +1,8 @@
 package postgres_test
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/ewp-go/ewp/audit/audittest"
@@ -16,9 +11,8 @@ import (
 
 const recorderEnv = "EWP_AUDIT_PG_RECORDER"
 
-// recorderChild, in a child started by the kill test, records decisions
-// from 16 goroutines and prints each id once Record has returned (as a
-// replica answers only then), until it is killed.
+// recorderChild, in a child started by the kill test, records until it
+// is killed (audittest.RecordUntilKilled), as a replica would.
 func recorderChild() bool {
 	url := os.Getenv(recorderEnv)
 	if url == "" {
@@ -29,23 +23,8 @@ func recorderChild() bool {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for g := range 16 {
-		wg.Go(func() {
-			for i := 0; ; i++ {
-				d := audittest.BenchDecision(g*1_000_000 + i)
-				if err := l.Record(ctx, d); err != nil {
-					fmt.Fprintln(os.Stderr, err)
-					os.Exit(1)
-				}
-				mu.Lock()
-				fmt.Fprintln(os.Stdout, d.ID)
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
+	audittest.RecordUntilKilled(l)
+	os.Exit(1)
 	return true
 }
 
@@ -59,35 +38,7 @@ func TestKillKeepsEveryReturnedRecord(t *testing.T) {
 	}
 	url := newDB(t)
 	for round := range 3 {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), recorderEnv+"="+url)
-		var errb strings.Builder
-		cmd.Stderr = &errb
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(out)
-		var ids []string
-		killAt := 300 + 137*round
-		for sc.Scan() {
-			ids = append(ids, sc.Text())
-			if len(ids) == killAt {
-				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		cmd.Wait()
-		if len(ids) < killAt {
-			t.Fatalf("round %d: the recorder printed %d ids and stopped: %s", round, len(ids), errb.String())
-		}
-		if last := ids[len(ids)-1]; len(last) != 36 {
-			ids = ids[:len(ids)-1]
-		}
+		ids := audittest.KillRecorder(t, recorderEnv+"="+url, 300+137*round)
 		l := openLog(t, url, postgres.Options{ReadOnly: true})
 		for _, id := range ids {
 			if _, err := l.Decision(ctx, id); err != nil {

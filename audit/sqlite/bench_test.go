@@ -2,9 +2,7 @@ package sqlite_test
 
 import (
 	"path/filepath"
-	"runtime"
 	"testing"
-	"time"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/audittest"
@@ -32,33 +30,5 @@ func benchRecord(b *testing.B, callers int, full bool, decision func(int) *audit
 		b.Fatal(err)
 	}
 	defer l.Close()
-	procs := runtime.GOMAXPROCS(0)
-	b.SetParallelism(max(1, (callers+procs-1)/procs))
-	if callers == 1 {
-		b.SetParallelism(1)
-		runtime.GOMAXPROCS(1)
-		defer runtime.GOMAXPROCS(procs)
-	}
-	b.ReportAllocs()
-	cpu0, okCPU := processCPU()
-	start := time.Now()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		i := 0
-		for pb.Next() {
-			if err := l.Record(ctx, decision(i)); err != nil {
-				b.Error(err)
-				return
-			}
-			i++
-		}
-	})
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "records/s")
-	if commits, writes := l.CommitStats(); commits > 0 {
-		b.ReportMetric(float64(writes)/float64(commits), "records/commit")
-	}
-	if cpu1, ok := processCPU(); ok && okCPU {
-		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-	}
+	audittest.BenchRecord(b, l, callers, decision, processCPU)
 }

@@ -1,14 +1,9 @@
 package sqlite_test
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,29 +26,15 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// recordForever records decisions from 16 goroutines and prints each id
-// once Record has returned, as the server sends a decision_id only after
-// Record: whatever the parent reads was promised durable.
+// recordForever is the child of TestKillKeepsEveryReturnedRecord.
 func recordForever(path string) {
 	l, err := sqlite.OpenOrCreate(path, sqlite.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	var wg sync.WaitGroup
-	for g := range 16 {
-		wg.Go(func() {
-			for i := 0; ; i++ {
-				d := audittest.BenchDecision(g*1_000_000 + i)
-				if err := l.Record(ctx, d); err != nil {
-					fmt.Fprintln(os.Stderr, err)
-					os.Exit(1)
-				}
-				fmt.Fprintln(os.Stdout, d.ID)
-			}
-		})
-	}
-	wg.Wait()
+	audittest.RecordUntilKilled(l)
+	os.Exit(1)
 }
 
 // TestKillKeepsEveryReturnedRecord kills a recording process with SIGKILL
@@ -65,37 +46,8 @@ func TestKillKeepsEveryReturnedRecord(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "ewp.db.audit")
 	for round := range 3 {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "EWP_AUDIT_RECORDER="+path)
-		var errb strings.Builder
-		cmd.Stderr = &errb
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// Kill it after a few hundred ids, at a different moment each round.
-		sc := bufio.NewScanner(out)
-		var ids []string
-		killAt := 300 + 137*round
-		for sc.Scan() {
-			ids = append(ids, sc.Text())
-			if len(ids) == killAt {
-				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		cmd.Wait()
-		if len(ids) < killAt {
-			t.Fatalf("round %d: the recorder printed %d ids and stopped: %s", round, len(ids), errb.String())
-		}
-		// A line cut by the kill is not an id the client received.
-		if last := ids[len(ids)-1]; len(last) != 36 {
-			ids = ids[:len(ids)-1]
-		}
+		// Killed after a few hundred ids, at a different moment each round.
+		ids := audittest.KillRecorder(t, "EWP_AUDIT_RECORDER="+path, 300+137*round)
 		l, err := sqlite.Open(path, sqlite.Options{ReadOnly: true})
 		if err != nil {
 			t.Fatal(err)
