@@ -277,15 +277,25 @@ WHERE e.tbl = 'decisions'
 ORDER BY e.seq`
 
 // copyDecisionsV1 writes the version 1 decisions as this version keeps
-// them (decisionCopier). It returns how many decision_bodies rows it
-// wrote.
+// them (copyDecisions); each row holds its body. It returns how many
+// decision_bodies rows it wrote.
 func copyDecisionsV1(ctx context.Context, tx *sql.Tx) (int64, error) {
+	return copyDecisions(ctx, tx, v1DecisionsSQL, func(rows *sql.Rows, event *int64, hash *[]byte, r *decisionRow) error {
+		return rows.Scan(event, hash, &r.Seq, &r.DecisionID, &r.TimeNS, &r.Outcome, &r.PropositionID, &r.Credential, &r.IdemKey, &r.ApprovalID, &r.Body)
+	})
+}
+
+// copyDecisions writes an old log's decisions, which query lists in
+// chain order and scan reads (the decision's event, its hash, its row
+// with its body), as this version keeps them (decisionCopier). It returns
+// how many decision_bodies rows it wrote.
+func copyDecisions(ctx context.Context, tx *sql.Tx, query string, scan func(rows *sql.Rows, event *int64, hash *[]byte, r *decisionRow) error) (int64, error) {
 	c, err := newDecisionCopier(ctx, tx)
 	if err != nil {
 		return 0, err
 	}
 	defer c.close()
-	rows, err := tx.QueryContext(ctx, v1DecisionsSQL)
+	rows, err := tx.QueryContext(ctx, query)
 	if err != nil {
 		return 0, err
 	}
@@ -294,7 +304,7 @@ func copyDecisionsV1(ctx context.Context, tx *sql.Tx) (int64, error) {
 		var event int64
 		var hash []byte
 		var r decisionRow
-		if err := rows.Scan(&event, &hash, &r.Seq, &r.DecisionID, &r.TimeNS, &r.Outcome, &r.PropositionID, &r.Credential, &r.IdemKey, &r.ApprovalID, &r.Body); err != nil {
+		if err := scan(rows, &event, &hash, &r); err != nil {
 			return 0, err
 		}
 		if err := c.add(event, hash, &r); err != nil {
@@ -408,16 +418,16 @@ func (g *bodyGroup) flush() error {
 
 // checkRebuilt verifies the rebuilt log in tx as Verify will (the schema
 // and triggers included) and requires it to hold what the old version
-// (from) held, v1: the same counts and the same head, which the chain
+// (from) held, old: the same counts and the same head, which the chain
 // must pass through.
-func checkRebuilt(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, v1 VerifyReport, from int) error {
-	var v2 VerifyReport
+func checkRebuilt(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, old VerifyReport, from int) error {
+	var got VerifyReport
 	var want *audit.Head
-	if v1.Head.Seq > 0 {
-		want = &v1.Head
+	if old.Head.Seq > 0 {
+		want = &old.Head
 	}
-	v := &verifier{ctx: ctx, tx: tx, w: auditchain.NewWalker(&v2, want), prev: genesis}
-	err := auditchain.RunChecks(&v2, func(err error) error { return err }, v.walk, v.headCheck, v.orphans, v.schema)
+	v := &verifier{ctx: ctx, tx: tx, w: auditchain.NewWalker(&got, want), prev: genesis}
+	err := auditchain.RunChecks(&got, func(err error) error { return err }, v.walk, v.headCheck, v.orphans, v.schema)
 	var brk *Break
 	if errors.As(err, &brk) {
 		return fmt.Errorf("the rebuilt log does not verify (%v); this is a bug, please report it", brk)
@@ -430,9 +440,9 @@ func checkRebuilt(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, v1 Verify
 		return fmt.Errorf("read the rebuilt log's head: %w", err)
 	}
 	rep.HeadAfter = head
-	if head != v1.Head || v2.Head != v1.Head || v2.Events != v1.Events || v2.Decisions != v1.Decisions || v2.Approvals != v1.Approvals || v2.Uses != v1.Uses {
+	if head != old.Head || got.Head != old.Head || got.Events != old.Events || got.Decisions != old.Decisions || got.Approvals != old.Approvals || got.Uses != old.Uses {
 		return fmt.Errorf("the rebuilt log ends at head %s with %d events (%d decisions, %d approvals, %d uses), version %d at %s with %d (%d, %d, %d); this is a bug, please report it",
-			head, v2.Events, v2.Decisions, v2.Approvals, v2.Uses, from, v1.Head, v1.Events, v1.Decisions, v1.Approvals, v1.Uses)
+			head, got.Events, got.Decisions, got.Approvals, got.Uses, from, old.Head, old.Events, old.Decisions, old.Approvals, old.Uses)
 	}
 	return nil
 }

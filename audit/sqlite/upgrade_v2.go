@@ -36,37 +36,16 @@ SELECT event, hash, seq, decision_id, time_ns, outcome, proposition_id, credenti
 FROM ` + v2Prefix + `decisions ORDER BY seq`
 
 // copyDecisionsV2 writes the version 2 decisions as this version keeps
-// them (decisionCopier), each with its body read through its event from
+// them (copyDecisions), each with its body read through its event from
 // the old decision_bodies rows. It returns how many decision_bodies rows
 // it wrote.
 func copyDecisionsV2(ctx context.Context, tx *sql.Tx) (int64, error) {
-	c, err := newDecisionCopier(ctx, tx)
-	if err != nil {
-		return 0, err
-	}
-	defer c.close()
-	rows, err := tx.QueryContext(ctx, v2DecisionsSQL)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
 	bodies := bodyReader{ctx: ctx, q: tx, table: v2Prefix + tableBodies}
-	for rows.Next() {
-		var event int64
-		var hash []byte
-		var r decisionRow
-		if err := rows.Scan(&event, &hash, &r.Seq, &r.DecisionID, &r.TimeNS, &r.Outcome, &r.PropositionID, &r.Credential, &r.IdemKey, &r.ApprovalID); err != nil {
-			return 0, err
+	return copyDecisions(ctx, tx, v2DecisionsSQL, func(rows *sql.Rows, event *int64, hash *[]byte, r *decisionRow) error {
+		err := rows.Scan(event, hash, &r.Seq, &r.DecisionID, &r.TimeNS, &r.Outcome, &r.PropositionID, &r.Credential, &r.IdemKey, &r.ApprovalID)
+		if err == nil {
+			r.Body, err = bodies.body(*event)
 		}
-		if r.Body, err = bodies.body(event); err != nil {
-			return 0, err
-		}
-		if err := c.add(event, hash, &r); err != nil {
-			return 0, err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	return c.g.rows, c.g.flush()
+		return err
+	})
 }
