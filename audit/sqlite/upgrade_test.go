@@ -216,14 +216,7 @@ func TestUpgradedLogTakesNewWrites(t *testing.T) {
 // TestUpgradeRefusesBrokenV1: a version 1 log edited behind its triggers'
 // back is not converted; the break is named and the file stays version 1.
 func TestUpgradeRefusesBrokenV1(t *testing.T) {
-	cases := []struct {
-		name    string
-		trigger string // dropped for the edit and put back, "" for none
-		sql     string
-		seq     int64
-		table   string
-		what    string
-	}{
+	testRefusesBroken(t, 1, []brokenCase{
 		{"a decision's outcome column", "decisions_no_UPDATE", `UPDATE decisions SET outcome = 'MAY_ACT' WHERE seq = 3`, 3, "decisions", "outcome"},
 		{"a decision's body", "decisions_no_UPDATE",
 			`UPDATE decisions SET body = CAST(replace(CAST(body AS TEXT), 'psql', 'bash') AS BLOB) WHERE seq = 2`, 2, "decisions", "body_sha256"},
@@ -232,24 +225,43 @@ func TestUpgradeRefusesBrokenV1(t *testing.T) {
 		{"a deleted event", "events_no_DELETE", `DELETE FROM events WHERE seq = 9`, 10, "decisions", "event 9 is missing"},
 		{"a row behind the chain", "", `INSERT INTO approval_uses (seq, approval_id, used_by, used_ns) VALUES (99, 'a-x', 'd-x', 0)`, 0, "approval_uses", "not recorded by any event"},
 		{"a dropped trigger", "", `DROP TRIGGER events_no_DELETE`, 0, "events", "events_no_DELETE is missing"},
-	}
+	}, func(t testing.TB) string { return writeV1(t).path }, v1Trigger, wantV1)
+}
+
+// A brokenCase edits an old log behind its triggers' back (sql, with
+// trigger dropped for it and put back, "" for none) and names the break
+// Upgrade must report: the event seq, the table and a word of what.
+type brokenCase struct {
+	name, trigger, sql string
+	seq                int64
+	table, what        string
+}
+
+// testRefusesBroken runs each case on a fresh log of version from (write
+// makes it, trigger spells one of its triggers as that version did,
+// stillOld checks the file is still that version with n decisions rows):
+// Upgrade refuses it, naming the break, and so does a writer's Open, and
+// the file is left as it was, byte for byte.
+func testRefusesBroken(t *testing.T, from int, cases []brokenCase, write func(testing.TB) string,
+	trigger func(testing.TB, string) string, stillOld func(testing.TB, string, int64)) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := writeV1(t)
-			raw := rawDB(t, h.path)
+			path := write(t)
+			raw := rawDB(t, path)
 			if c.trigger != "" {
 				mustExec(t, raw, `DROP TRIGGER `+c.trigger)
 			}
 			mustExec(t, raw, c.sql)
 			if c.trigger != "" {
-				mustExec(t, raw, v1Trigger(t, c.trigger))
+				mustExec(t, raw, trigger(t, c.trigger))
 			}
 			var n int64
 			if err := raw.QueryRow(`SELECT count(*) FROM decisions`).Scan(&n); err != nil {
 				t.Fatal(err)
 			}
 			raw.Close()
-			rep, err := sqlite.Upgrade(ctx, h.path, sqlite.Options{})
+			before := fileSum(t, path)
+			rep, err := sqlite.Upgrade(ctx, path, sqlite.Options{})
 			var brk *sqlite.Break
 			if !errors.As(err, &brk) || rep.Upgraded {
 				t.Fatalf("upgraded an edited log: %+v %v", rep, err)
@@ -257,24 +269,26 @@ func TestUpgradeRefusesBrokenV1(t *testing.T) {
 			if brk.Seq != c.seq || brk.Table != c.table || !strings.Contains(brk.What, c.what) {
 				t.Fatalf("named %q, want event %d in %s mentioning %q", brk.Error(), c.seq, c.table, c.what)
 			}
-			if !strings.Contains(err.Error(), "refusing to upgrade "+h.path) || !strings.Contains(err.Error(), "left at version 1") {
+			if !strings.Contains(err.Error(), "refusing to upgrade "+path) || !strings.Contains(err.Error(), fmt.Sprintf("left at version %d", from)) {
 				t.Errorf("message: %v", err)
 			}
 			t.Logf("Upgrade says: %v", err)
-			wantV1(t, h.path, n)
+			stillOld(t, path, n)
+			if fileSum(t, path) != before {
+				t.Error("a refused upgrade changed the file")
+			}
 			// A writer's Open, which upgrades, refuses it too.
-			if l, err := sqlite.OpenOrCreate(h.path, sqlite.Options{}); !errors.As(err, &brk) {
+			if l, err := sqlite.OpenOrCreate(path, sqlite.Options{}); !errors.As(err, &brk) {
 				if l != nil {
 					l.Close()
 				}
-				t.Fatalf("OpenOrCreate of an edited version 1 log: %v", err)
+				t.Fatalf("OpenOrCreate of an edited version %d log: %v", from, err)
 			}
-			wantV1(t, h.path, n)
+			stillOld(t, path, n)
 		})
 	}
 }
 
-// v1Trigger is version 1's text of a trigger.
 func v1Trigger(t testing.TB, name string) string {
 	for _, q := range v1fixture.Triggers {
 		if strings.HasPrefix(q, "CREATE TRIGGER "+name+" ") {

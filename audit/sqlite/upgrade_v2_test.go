@@ -186,16 +186,10 @@ func TestUpgradedV2TakesNewWrites(t *testing.T) {
 }
 
 // TestUpgradeRefusesBrokenV2: a version 2 log edited behind its triggers'
-// back is not converted; the break is named and the file stays version 2.
+// back is not converted; the break is named and the file stays version 2,
+// byte for byte.
 func TestUpgradeRefusesBrokenV2(t *testing.T) {
-	cases := []struct {
-		name    string
-		trigger string // dropped for the edit and put back, "" for none
-		sql     string
-		seq     int64
-		table   string
-		what    string
-	}{
+	testRefusesBroken(t, 2, []brokenCase{
 		{"a decision's outcome column", "decisions_no_UPDATE", `UPDATE decisions SET outcome = 'DENY' WHERE seq = 3`, 3, "decisions", "outcome"},
 		{"a body", "decision_bodies_no_UPDATE",
 			`UPDATE decision_bodies SET bodies = CAST(replace(CAST(bodies AS TEXT), 'psql', 'bash') AS BLOB) WHERE first_event = 3`, 3, "decisions", "body or its hash was edited"},
@@ -204,49 +198,9 @@ func TestUpgradeRefusesBrokenV2(t *testing.T) {
 		{"a deleted event", "events_no_DELETE", `DELETE FROM events WHERE seq = 7`, 8, "decisions", "event 7 is missing"},
 		{"a row behind the chain", "", `INSERT INTO approval_uses (seq, approval_id, used_by, used_ns) VALUES (99, 'a-x', 'd-x', 0)`, 0, "approval_uses", "not recorded by any event"},
 		{"a dropped trigger", "", `DROP TRIGGER decisions_no_DELETE`, 0, "decisions", "decisions_no_DELETE is missing"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			h := writeV2(t)
-			raw := rawDB(t, h.path)
-			if c.trigger != "" {
-				mustExec(t, raw, `DROP TRIGGER `+c.trigger)
-			}
-			mustExec(t, raw, c.sql)
-			if c.trigger != "" {
-				mustExec(t, raw, triggerSQL(c.trigger)) // version 2 spells them as version 3
-			}
-			var n int64
-			if err := raw.QueryRow(`SELECT count(*) FROM decisions`).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			raw.Close()
-			before := fileSum(t, h.path)
-			rep, err := sqlite.Upgrade(ctx, h.path, sqlite.Options{})
-			var brk *sqlite.Break
-			if !errors.As(err, &brk) || rep.Upgraded {
-				t.Fatalf("upgraded an edited log: %+v %v", rep, err)
-			}
-			if brk.Seq != c.seq || brk.Table != c.table || !strings.Contains(brk.What, c.what) {
-				t.Fatalf("named %q, want event %d in %s mentioning %q", brk.Error(), c.seq, c.table, c.what)
-			}
-			if !strings.Contains(err.Error(), "refusing to upgrade "+h.path) || !strings.Contains(err.Error(), "left at version 2") {
-				t.Errorf("message: %v", err)
-			}
-			t.Logf("Upgrade says: %v", err)
-			wantV2(t, h.path, n)
-			if fileSum(t, h.path) != before {
-				t.Error("a refused upgrade changed the file")
-			}
-			if l, err := sqlite.OpenOrCreate(h.path, sqlite.Options{}); !errors.As(err, &brk) {
-				if l != nil {
-					l.Close()
-				}
-				t.Fatalf("OpenOrCreate of an edited version 2 log: %v", err)
-			}
-			wantV2(t, h.path, n)
-		})
-	}
+	}, func(t testing.TB) string { return writeV2(t).path },
+		func(_ testing.TB, name string) string { return triggerSQL(name) }, // version 2 spells them as version 3
+		wantV2)
 }
 
 // TestUpgradeInterruptedLeavesV2: an upgrade failing at any stage rolls
