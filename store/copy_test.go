@@ -18,8 +18,7 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func pgLedger(t testing.TB) string {
-	db := pgtest.Template(t, "ewp_store_tests", func(string) error { return nil })
-	return pgtest.Schema(t, pgtest.Get(t).URL(db))
+	return pgtest.FreshSchema(t)
 }
 
 // clock hands out a new instant per write, as a real ingest's would be.

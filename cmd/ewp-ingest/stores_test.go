@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -26,8 +24,7 @@ func eachStore(t *testing.T, fn func(t *testing.T, kind string)) {
 func freshDB(t testing.TB, kind string) string {
 	t.Helper()
 	if kind == "postgres" {
-		db := pgtest.Template(t, fmt.Sprintf("ewp_ingest_cli_%d", os.Getpid()), func(string) error { return nil })
-		return pgtest.Schema(t, pgtest.Get(t).URL(db))
+		return pgtest.FreshSchema(t)
 	}
 	return filepath.Join(t.TempDir(), "ewp.db")
 }

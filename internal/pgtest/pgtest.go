@@ -157,6 +157,15 @@ func Template(t testing.TB, name string, init func(url string) error) string {
 	return name
 }
 
+// FreshSchema is Schema in an empty database that the test binary's
+// tests share (made once, named for the process): a new, empty namespace
+// for a store to create its tables in.
+func FreshSchema(t testing.TB) string {
+	t.Helper()
+	db := Template(t, fmt.Sprintf("ewp_fresh_%d", os.Getpid()), func(string) error { return nil })
+	return Schema(t, Get(t).URL(db))
+}
+
 // Schema creates a fresh schema in the database at dbURL, dropped when t
 // ends, and returns dbURL with search_path set to it: a new, empty
 // namespace for tables in a few milliseconds, where a new database takes a

@@ -1,8 +1,6 @@
 package postgres_test
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/ewp-go/ewp/internal/pgtest"
@@ -14,8 +12,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // freshLedger is a new, empty schema in a database shared by the
 // package's tests: the suite opens it with Create, which runs Init.
 func freshLedger(t *testing.T) string {
-	db := pgtest.Template(t, fmt.Sprintf("ewp_ledgers_%d", os.Getpid()), func(string) error { return nil })
-	return pgtest.Schema(t, pgtest.Get(t).URL(db))
+	return pgtest.FreshSchema(t)
 }
 
 // TestSuite runs the store conformance suite (the one the SQLite ledger

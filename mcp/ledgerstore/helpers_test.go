@@ -2,8 +2,6 @@ package ledgerstore
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -34,8 +32,7 @@ func EachStore(t *testing.T, fn func(t *testing.T, kind string)) {
 func FreshDSN(t testing.TB, kind string) string {
 	t.Helper()
 	if kind == "postgres" {
-		db := pgtest.Template(t, fmt.Sprintf("ewp_ledgerstore_%d", os.Getpid()), func(string) error { return nil })
-		return pgtest.Schema(t, pgtest.Get(t).URL(db))
+		return pgtest.FreshSchema(t)
 	}
 	return filepath.Join(t.TempDir(), "l.db")
 }
