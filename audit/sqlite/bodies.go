@@ -14,21 +14,6 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// bodyWhere returns the body of the decision the condition on decisions d
-// selects (sql.ErrNoRows when none), with its decision_bodies row found
-// in the same query.
-func bodyWhere(ctx context.Context, q querier, where string, args ...any) ([]byte, error) {
-	var event, first int64
-	var bodies []byte
-	err := q.QueryRowContext(ctx, `SELECT d.event, b.first_event, b.bodies FROM decisions d
-		JOIN decision_bodies b ON b.first_event = (SELECT max(first_event) FROM decision_bodies WHERE first_event <= d.event)
-		WHERE `+where, args...).Scan(&event, &first, &bodies)
-	if err != nil {
-		return nil, err
-	}
-	return nthBody(bodies, first, event)
-}
-
 // errNoDecision is findDecision's answer for an id not in the log.
 var errNoDecision = sql.ErrNoRows
 
@@ -39,24 +24,32 @@ type found struct {
 	seq, event, first int64
 }
 
+// rowWhere finds the decision whose decisions row d the condition
+// selects (sql.ErrNoRows when none), with its decision_bodies row found
+// in the same query.
+func rowWhere(ctx context.Context, q querier, where string, args ...any) (found, error) {
+	var f found
+	var bodies []byte
+	err := q.QueryRowContext(ctx, `SELECT d.seq, d.event, b.first_event, b.bodies FROM decisions d
+		JOIN decision_bodies b ON b.first_event = (SELECT max(first_event) FROM decision_bodies WHERE first_event <= d.event)
+		WHERE `+where, args...).Scan(&f.seq, &f.event, &f.first, &bodies)
+	if err == nil {
+		f.body, err = nthBody(bodies, f.first, f.event)
+	}
+	return f, err
+}
+
 // findDecision finds the decision recorded under id (in its AsJSON form),
 // or errNoDecision: through its decisions row if it is special, else
 // through the one decision_bodies row whose range of in-order ids holds
 // it, and the body in that row that names it. A body found there is in
 // order in its row: no decisions row had its id.
 func findDecision(ctx context.Context, q querier, id string) (found, error) {
-	var f found
-	var bodies []byte
-	err := q.QueryRowContext(ctx, `SELECT d.seq, d.event, b.first_event, b.bodies FROM decisions d
-		JOIN decision_bodies b ON b.first_event = (SELECT max(first_event) FROM decision_bodies WHERE first_event <= d.event)
-		WHERE d.decision_id = ?`, id).Scan(&f.seq, &f.event, &f.first, &bodies)
-	if err == nil {
-		f.body, err = nthBody(bodies, f.first, f.event)
-		return f, err
-	}
+	f, err := rowWhere(ctx, q, `d.decision_id = ?`, id)
 	if !errors.Is(err, sql.ErrNoRows) {
 		return f, err
 	}
+	var bodies []byte
 	var firstSeq int64
 	var lastID string
 	err = q.QueryRowContext(ctx, `SELECT first_event, first_seq, last_id, bodies FROM decision_bodies

@@ -28,8 +28,8 @@ func (l *Log) ByIdempotencyKey(ctx context.Context, credential, key string) (*au
 }
 
 func (l *Log) oneDecision(ctx context.Context, what, where string, args ...any) (*audit.Decision, error) {
-	body, err := bodyWhere(ctx, l.r, where, args...)
-	return l.decoded(what, body, err)
+	f, err := rowWhere(ctx, l.r, where, args...)
+	return l.decoded(what, f.body, err)
 }
 
 // decoded is the decision a lookup of what found (body), or its error.
