@@ -41,7 +41,7 @@ func TestRunChecksAndOrphans(t *testing.T) {
 	w := NewWalker(&rep, nil)
 	asked := ""
 	orphans := func() (*Break, error) {
-		return w.Orphans(func(tbl string) (int64, error) {
+		return w.Orphans(ChainedTables, func(tbl string) (int64, error) {
 			if tbl == TableApprovals {
 				return 1, nil
 			}

@@ -226,14 +226,18 @@ func RunChecks(rep *VerifyReport, fail func(error) error, checks ...Check) error
 	return nil
 }
 
-// Orphans finds rows that no event records (inserted behind the chain).
-// The walk found one distinct, existing row per event; so a table holds an
-// orphan exactly when count says it has more rows than the chain has
-// events for it, and only then is first (the lowest unrecorded seq, an
-// unindexed search) asked.
-func (v *Walker) Orphans(count, first func(table string) (int64, error)) (*Break, error) {
+// ChainedTables are the tables whose every row an event records.
+var ChainedTables = []string{TableDecisions, TableApprovals, TableUses}
+
+// Orphans finds rows that no event records (inserted behind the chain) in
+// tables (ChainedTables, or those of them a store has not checked its own
+// way). The walk found one distinct, existing row per event; so a table
+// holds an orphan exactly when count says it has more rows than the chain
+// has events for it, and only then is first (the lowest unrecorded seq,
+// an unindexed search) asked.
+func (v *Walker) Orphans(tables []string, count, first func(table string) (int64, error)) (*Break, error) {
 	counted := v.Counted()
-	for _, t := range []string{TableDecisions, TableApprovals, TableUses} {
+	for _, t := range tables {
 		rows, err := count(t)
 		if err != nil {
 			return nil, err

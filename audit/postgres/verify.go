@@ -124,7 +124,7 @@ func (v *verifier) headCheck() (*auditchain.Break, error) { return v.w.HeadCheck
 
 // orphans finds rows that no event records (inserted behind the chain).
 func (v *verifier) orphans() (*auditchain.Break, error) {
-	return v.w.Orphans(func(t string) (n int64, err error) {
+	return v.w.Orphans(auditchain.ChainedTables, func(t string) (n int64, err error) {
 		err = v.tx.QueryRow(v.ctx, `SELECT count(*) FROM ewp_audit.`+t).Scan(&n)
 		return n, err
 	}, func(t string) (seq int64, err error) {

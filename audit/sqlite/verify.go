@@ -311,35 +311,26 @@ func (v *verifier) decisionRow(derived *decisionRow, event int64) (r decisionRow
 // headCheck finds a head that lies beyond the end of the chain.
 func (v *verifier) headCheck() (*Break, error) { return v.w.HeadCheck(), nil }
 
-// orphans finds rows that no event records (inserted behind the chain).
+// orphans finds rows that no event records (inserted behind the chain):
+// in decisions, more rows than the walk found special decisions for (only
+// those have rows, so the table's count is not the chain's); in approvals
+// and uses, as for any chained table.
 func (v *verifier) orphans() (*Break, error) {
-	var rows int64
-	if err := v.tx.QueryRowContext(v.ctx, `SELECT count(*) FROM decisions`).Scan(&rows); err != nil {
+	rows, err := v.count(tableDecisions)
+	if err != nil {
 		return nil, err
 	}
 	if rows != v.decisions {
 		return &Break{Table: tableDecisions, What: fmt.Sprintf("the table holds %d rows but the chain has %d decisions that need one: a row was inserted behind the chain", rows, v.decisions)}, nil
 	}
-	return v.otherOrphans()
-}
-
-// otherOrphans is eventOrphans once the decisions are checked (above:
-// only the special ones have rows, so the table's count is not the
-// chain's): only approvals and uses are left to count against the walk.
-func (v *verifier) otherOrphans() (*Break, error) {
-	return v.w.Orphans(func(t string) (n int64, err error) {
-		if t == tableDecisions {
-			return v.w.Counted()[t], nil
-		}
-		return v.count(t)
-	}, v.firstUnrecorded)
+	return v.w.Orphans([]string{tableApprovals, tableUses}, v.count, v.firstUnrecorded)
 }
 
 // eventOrphans finds rows that no event row records, in every chained
 // table: Upgrade's check of a version 1 log, whose decisions had event
 // rows too (later versions count their decisions in orphans first).
 func (v *verifier) eventOrphans() (*Break, error) {
-	return v.w.Orphans(v.count, v.firstUnrecorded)
+	return v.w.Orphans(auditchain.ChainedTables, v.count, v.firstUnrecorded)
 }
 
 // count is how many rows table t holds.
