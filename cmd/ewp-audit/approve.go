@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/internal/termtext"
 )
 
 type answerFlags struct {
@@ -48,8 +50,8 @@ func (f *answerFlags) approval(pos []string, now time.Time) (*audit.Approval, st
 	if len(pos) != 1 {
 		return nil, "give exactly one DECISION_ID (from the may_act answer or `ewp-audit list --pending`)"
 	}
-	if strings.TrimSpace(f.approver) == "" {
-		return nil, "--approver NAME is required: an approval names the person who gave it"
+	if msg := approverProblem(f.approver); msg != "" {
+		return nil, msg
 	}
 	scoped := f.scope || f.prop != "" || f.kind != "" || f.concepts != "" || f.toolName != ""
 	switch {
@@ -74,6 +76,20 @@ func (f *answerFlags) approval(pos []string, now time.Time) (*audit.Approval, st
 	return a, ""
 }
 
+// approverProblem says what is wrong with an --approver name, or "". The
+// name is recorded and shown on every screen that lists the approval, so
+// it must print as it reads: no control or format characters (as the
+// console refuses them at sign-in).
+func approverProblem(name string) string {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return "--approver NAME is required: an approval names the person who gave it"
+	case !termtext.Printable(name):
+		return fmt.Sprintf("--approver %s: a name must not hold control or format characters (newlines, escapes, bidi overrides) or invalid UTF-8", esc(name))
+	}
+	return ""
+}
+
 func runReject(e *env, args []string) int {
 	var f answerFlags
 	fs := flag.NewFlagSet("reject", flag.ContinueOnError)
@@ -87,8 +103,8 @@ func runReject(e *env, args []string) int {
 	switch {
 	case len(pos) != 1:
 		return usageError(e.stderr, "reject: give exactly one DECISION_ID")
-	case strings.TrimSpace(f.approver) == "":
-		return usageError(e.stderr, "reject: --approver NAME is required")
+	case approverProblem(f.approver) != "":
+		return usageError(e.stderr, "reject: "+approverProblem(f.approver))
 	case strings.TrimSpace(f.note) == "":
 		return usageError(e.stderr, "reject: --note TEXT is required: it is what the agent is told (why not, or what to change)")
 	}
@@ -126,15 +142,15 @@ func printApproval(w io.Writer, a *audit.Approval) {
 	if a.Verdict == audit.Rejected {
 		verb = "rejected"
 	}
-	fmt.Fprintf(w, "%s decision %s\n", verb, a.DecisionID)
-	fmt.Fprintf(w, "  approval_id  %s\n", a.ID)
-	fmt.Fprintf(w, "  approver     %s at %s\n", a.Approver, a.CreatedAt.Format(time.RFC3339))
+	fmt.Fprintf(w, "%s decision %s\n", verb, esc(a.DecisionID))
+	fmt.Fprintf(w, "  approval_id  %s\n", esc(a.ID))
+	fmt.Fprintf(w, "  approver     %s at %s\n", esc(a.Approver), a.CreatedAt.Format(time.RFC3339))
 	if a.Verdict == audit.Approved {
 		switch {
 		case a.Once:
 			fmt.Fprintf(w, "  covers       once: exactly this action, one may_act call\n")
 		case a.Scope != nil:
-			fmt.Fprintf(w, "  covers       scope: %s\n", scopeText(a.Scope))
+			fmt.Fprintf(w, "  covers       scope: %s\n", esc(scopeText(a.Scope)))
 		}
 		if a.Until.IsZero() {
 			fmt.Fprintf(w, "  until        no expiry\n")
@@ -143,13 +159,13 @@ func printApproval(w io.Writer, a *audit.Approval) {
 		}
 	}
 	if a.Note != "" {
-		fmt.Fprintf(w, "  note         %s\n", a.Note)
+		fmt.Fprintf(w, "  note         %s\n", esc(a.Note))
 	}
 	if act := a.Action; act != nil {
-		fmt.Fprintf(w, "  action       %s\n", actionText(*act))
+		fmt.Fprintf(w, "  action       %s\n", esc(actionText(*act)))
 	}
 	if a.Verdict == audit.Approved {
-		fmt.Fprintf(w, "The agent repeats its may_act call with \"approval_id\": %q.\n", a.ID)
+		fmt.Fprintf(w, "The agent repeats its may_act call with \"approval_id\": %s.\n", strconv.Quote(a.ID))
 	}
 }
 
@@ -192,7 +208,7 @@ func actionText(a audit.Action) string {
 }
 
 func printJSON(e *env, v any) int {
-	enc := json.NewEncoder(e.stdout)
+	enc := json.NewEncoder(termtext.JSONWriter(e.stdout))
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		fmt.Fprintf(e.stderr, "ewp-audit: write output: %v\n", err)

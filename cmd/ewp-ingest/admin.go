@@ -11,6 +11,7 @@ import (
 
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/ingest"
+	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/store"
 )
@@ -53,7 +54,7 @@ func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		after, err = inventory(ctx, *db)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "ewp-ingest init: %v\n", err)
+		fmt.Fprintf(stderr, "ewp-ingest init: %s\n", termtext.Escape(err.Error()))
 		return ingest.ExitLedger
 	}
 	for _, line := range before.changes(after) {
@@ -133,7 +134,7 @@ func runCopy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	rep, err := store.Copy(ctx, *from, *to)
 	if err != nil {
-		fmt.Fprintf(stderr, "ewp-ingest copy: %v\n", err)
+		fmt.Fprintf(stderr, "ewp-ingest copy: %s\n", termtext.Escape(err.Error()))
 		return ingest.ExitLedger
 	}
 	fmt.Fprintf(stdout, "copied %d events; both ledgers have head %s\n", rep.Events, rep.Head)
