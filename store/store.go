@@ -7,12 +7,12 @@ package store
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/snapshot"
@@ -79,9 +79,7 @@ type Options struct {
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.
-func IsPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
-}
+func IsPostgres(dsn string) bool { return pgurl.IsPostgres(dsn) }
 
 // Open opens the ledger dsn names.
 func Open(ctx context.Context, dsn string, opt Options) (Ledger, error) {

@@ -11,13 +11,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditchain"
 	"github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/internal/pgurl"
 )
 
 // Log is what both stores offer.
@@ -54,9 +54,7 @@ type Options struct {
 }
 
 // IsPostgres reports whether s names a PostgreSQL database.
-func IsPostgres(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
-}
+func IsPostgres(s string) bool { return pgurl.IsPostgres(s) }
 
 // Where is the log --db db and --audit auditFlag name: a database URL or
 // a file path.
@@ -70,15 +68,6 @@ func Where(db, auditFlag string) (string, error) {
 		return sqlite.DefaultPath(db), nil
 	}
 	return "", errors.New("say which log: --db LEDGER (the log is beside it: LEDGER.audit for a file, schema ewp_audit in a PostgreSQL database) or --audit PATH|URL")
-}
-
-// Redact is where (a path or a URL) with a URL's password hidden, for
-// messages and logs.
-func Redact(where string) string {
-	if IsPostgres(where) {
-		return postgres.Redact(where)
-	}
-	return where
 }
 
 // Open opens the log --db db and --audit auditFlag name (see Where).

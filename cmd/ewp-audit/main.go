@@ -18,6 +18,7 @@ import (
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditstore"
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/internal/termtext"
 )
 
@@ -103,9 +104,9 @@ func (lf *logFlags) register(fs *flag.FlagSet) {
 // hints.
 func (lf *logFlags) where() string {
 	if lf.audit != "" {
-		return "--audit " + lf.audit
+		return "--audit " + esc(pgurl.Redact(lf.audit))
 	}
-	return "--db " + lf.db
+	return "--db " + esc(pgurl.Redact(lf.db))
 }
 
 // open opens the log --audit names, or the one beside --db (in the same

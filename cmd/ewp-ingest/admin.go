@@ -11,6 +11,7 @@ import (
 
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/ingest"
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/store"
@@ -78,7 +79,7 @@ func inventory(ctx context.Context, url string) (initState, error) {
 	st := initState{roles: map[string]bool{}}
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
-		return st, fmt.Errorf("connect to %s: %w", auditpg.Redact(url), err)
+		return st, fmt.Errorf("connect to %s: %w", pgurl.Redact(url), pgurl.Scrub(url, err))
 	}
 	defer conn.Close(ctx)
 	var have []string

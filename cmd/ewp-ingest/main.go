@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
-	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/ingest"
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
@@ -176,7 +176,7 @@ func load(ctx context.Context, l store.Ledger, cfg config, files []string, stdin
 	if !cfg.json { // a stream's refusals are told at once, not when it ends
 		ld.Opt.OnRefusal = func(r ingest.Refusal) { fmt.Fprintln(stderr, termtext.Escape(r.String())) }
 	}
-	rep := ingest.Report{DB: auditpg.Redact(cfg.db)} // a URL's password never reaches the report
+	rep := ingest.Report{DB: pgurl.Redact(cfg.db)} // a URL's password never reaches the report
 	for _, name := range files {
 		fr, err := loadOne(ctx, ld, name, stdin)
 		bar.clear()

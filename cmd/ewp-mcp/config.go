@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
@@ -222,7 +223,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	case !store.IsPostgres(c.db) && (c.standby != "" || c.dbPool != 0 || c.dbStatementTimeout != 0):
 		return c, errors.New("--standby, --db-pool and --db-statement-timeout are for a PostgreSQL ledger (--db postgres://…)")
 	case c.standby != "" && !store.IsPostgres(c.standby):
-		return c, fmt.Errorf("--standby %q: want a postgres:// URL of a streaming-replication standby", c.standby)
+		return c, fmt.Errorf("--standby %q: want a postgres:// URL of a streaming-replication standby", pgurl.Redact(c.standby))
 	case c.standbyMaxLag != 0 && c.standby == "":
 		return c, errors.New("--standby-max-lag needs --standby")
 	case c.dbPool < 0 || c.dbStatementTimeout < 0 || c.standbyMaxLag < 0:
