@@ -293,3 +293,20 @@ func testApprovalTrailShowsPresentedCalls(t *testing.T, st backend) {
 		t.Fatalf("the approval trail does not list the call that presented the approval")
 	}
 }
+
+// TestPageNumbersNeverPanic: any ?page= value is a page, the ones past the
+// end empty: (page-1)*pageSize once overflowed into a negative slice
+// bound and the handler panicked.
+func TestPageNumbersNeverPanic(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	c.mustSignIn()
+	for _, page := range []string{"9223372036854775807", "9223372036854775808", "184467440737095516", "-9223372036854775808", "42949673", "0", "x"} {
+		for _, path := range []string{"/console/propositions?page=", "/console/propositions?q=certificate&page=", "/console/propositions?state=stale&page="} {
+			code, body := c.get(path + url.QueryEscape(page))
+			if code != http.StatusOK || !strings.Contains(body, "Propositions") {
+				t.Errorf("GET %s%s: %d\n%s", path, page, code, body)
+			}
+		}
+	}
+}
