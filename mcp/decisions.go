@@ -191,7 +191,7 @@ func (s *Server) finishRecord(ctx context.Context, dr *draft, out any, err error
 			"(the operator must check the log's storage): %w", d.ID, rerr)
 	}
 	if err != nil {
-		return nil, err
+		return nil, &recordedError{err: err, id: d.ID} // the refusal names its record too
 	}
 	return withDecisionID(out, d.ID), nil
 }

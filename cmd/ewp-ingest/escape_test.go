@@ -29,3 +29,15 @@ func TestReportEscapesInputText(t *testing.T) {
 		}
 	}
 }
+
+// TestIncompleteJSONLinesView: a view left open at the end of line 2 is
+// refused as line 2, and the views on lines 1, 3 and 4 are stored.
+func TestIncompleteJSONLinesView(t *testing.T) {
+	dir := t.TempDir()
+	one := func(p string) string { return strings.ReplaceAll(view(p, "v1", "user_asserted"), "\n", "") }
+	in := writeFile(t, dir, "in.jsonl", one("P-1")+"\n{\"x\": \n"+one("P-3")+"\n"+one("P-4")+"\n")
+	code, out, errs := runCLI(t, "", "--db", filepath.Join(dir, "ewp.db"), "--partial", in)
+	if code != 1 || !strings.Contains(errs, "in.jsonl: line 2: ") || strings.Contains(errs, "line 4") || !strings.Contains(out, "3 stored") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+}
