@@ -172,7 +172,7 @@ func (s *Server) finishRecord(ctx context.Context, dr *draft, out any, err error
 		te := asToolError(err)
 		// A refusal does not bind the idempotency key: the retry that
 		// fixes the arguments is decided afresh.
-		d.Outcome, d.Code, d.Message, d.IdempotencyKey = audit.OutcomeRefused, te.Error, te.Message, ""
+		d.Outcome, d.Code, d.Message, d.IdempotencyKey = audit.OutcomeRefused, te.Error, recordedMessage(te.Message), ""
 	} else {
 		dr.fill(out)
 	}
