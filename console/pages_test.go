@@ -310,3 +310,28 @@ func TestPageNumbersNeverPanic(t *testing.T) {
 		}
 	}
 }
+
+// TestApprovalScreensShowArguments: the inbox card and the decision page
+// show the action's arguments, not only their hash, escaped: markup as
+// text, a bidi override made visible.
+func TestApprovalScreensShowArguments(t *testing.T) { eachStore(t, testApprovalScreensShowArguments) }
+
+func testApprovalScreensShowArguments(t *testing.T, st backend) {
+	e := newEnvOn(t, st)
+	c := e.client()
+	c.mustSignIn()
+	for _, path := range []string{"/console/inbox", "/console/decision?id=" + e.pending.ID} {
+		code, body := c.get(path)
+		if code != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, code)
+		}
+		for _, want := range []string{"Arguments", `&#34;path&#34;: &#34;protected/other.txt&#34;`, `&lt;script&gt;alert(1)&lt;/script&gt;`, `\u202etxt.exe`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("GET %s lacks %q", path, want)
+			}
+		}
+		if strings.Contains(body, "<script>alert") || strings.Contains(body, "\u202e") {
+			t.Errorf("GET %s shows the arguments unescaped", path)
+		}
+	}
+}

@@ -28,7 +28,13 @@ type DecisionLog struct {
 	// database being unreachable (the call is then answered
 	// EWP_STORE_UNAVAILABLE, not EWP_INTERNAL_ERROR; still unanswered).
 	Unavailable func(error) bool
+	// RedactArguments names the members of an action's arguments whose
+	// values are recorded as RedactedMarker (a member is redacted when its
+	// name contains one, ignoring case); nil means
+	// DefaultRedactedArguments, empty none.
+	RedactArguments []string
 
+	redact   redactor
 	keys     *keyLocks
 	hashes   *viewHashes
 	policies *riskPolicies
@@ -44,6 +50,7 @@ func WithDecisionLog(d DecisionLog) Option {
 	return func(s *Server) {
 		if d.Log != nil {
 			d.keys, d.hashes, d.policies = &keyLocks{}, &viewHashes{}, &riskPolicies{}
+			d.redact = newRedactor(d.RedactArguments)
 			s.decisions = &d
 		}
 	}
@@ -67,6 +74,8 @@ type draft struct {
 	unlock func()
 	// policies encodes the risk policy the call is judged under.
 	policies *riskPolicies
+	// redact is how the action's arguments are recorded.
+	redact redactor
 }
 
 // release ends the call's hold on its idempotency key, if any. run defers
@@ -131,7 +140,8 @@ func (s *Server) beginRecord(ctx context.Context, t *toolSpec) (context.Context,
 	if s.decisions == nil || !recordedTools[t.tool.Name] {
 		return ctx, nil
 	}
-	dr := &draft{d: audit.Decision{Tool: t.tool.Name, Time: s.now().UTC(), Caller: callerFrom(ctx)}, policies: s.decisions.policies}
+	dr := &draft{d: audit.Decision{Tool: t.tool.Name, Time: s.now().UTC(), Caller: callerFrom(ctx)},
+		policies: s.decisions.policies, redact: s.decisions.redact}
 	if s.guard != nil && s.guard.policies != nil {
 		dr.d.PolicyIDs, dr.d.PolicySetHash = s.guard.policies.IDs(), s.decisions.PolicySetHash
 	}
@@ -254,6 +264,7 @@ func noteAction(ctx context.Context, pid string, act warrant.Action, gc *guardCa
 		d.Concepts, d.ToolName = gc.act.concepts, gc.act.toolName
 		if gc.act.arguments != nil {
 			d.ArgumentsHash = argumentsHash(gc.act.arguments)
+			d.Arguments, d.ArgumentsTruncated = dr.redact.recorded(gc.act.arguments)
 		}
 	}
 }

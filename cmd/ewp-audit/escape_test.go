@@ -102,3 +102,24 @@ func TestApproverRefusesControlCharacters(t *testing.T) {
 	}
 	wantExit(t, 0, "approve", "--db", db, ds[0].ID, "--once", "--approver", `Zoë O'Neil \ ops`)
 }
+
+// TestShowPrintsArguments: show prints the arguments the operator is
+// approving (as recorded: redacted, bounded), line by line, escaped.
+func TestShowPrintsArguments(t *testing.T) {
+	d := pending("P-db", 1)
+	d.Arguments = []byte(`{"path":"protected/other.txt","token":"[redacted]","x":"a\u001b]0;owned\u0007\u202eb"}`)
+	cut := pending("P-db", 2)
+	cut.Arguments, cut.ArgumentsTruncated = []byte(`"{\"script\":\"rm -rf /srv/backups"`), true
+	db, ds := seeded(t, d, cut)
+	out, _ := wantExit(t, 0, "show", "--db", db, ds[0].ID)
+	inert(t, "show", out)
+	for _, want := range []string{"  arguments    {\n", `    "path": "protected/other.txt",`, `"token": "[redacted]"`, `a\u001b]0;owned\u0007\u202eb`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+	out, _ = wantExit(t, 0, "show", "--db", db, ds[1].ID)
+	if !strings.Contains(out, `{"script":"rm -rf /srv/backups…`) || !strings.Contains(out, "only the start of the arguments is recorded") {
+		t.Errorf("show of cut arguments:\n%s", out)
+	}
+}

@@ -271,6 +271,7 @@ func printTrail(w io.Writer, t *trail, where string) {
 		row("proposition", fmt.Sprintf("%s (view %s, sha256 %s)", d.PropositionID, orDash(d.ViewID), orDash(d.ViewHash)))
 	}
 	row("action", actionText(d.Action()))
+	printArguments(w, d)
 	if d.GraphVersion != 0 || len(d.PolicyIDs) > 0 {
 		row("judged under", fmt.Sprintf("graph version %d, policies %s (set sha256 %s)", d.GraphVersion, orDash(strings.Join(d.PolicyIDs, ",")), orDash(d.PolicySetHash)))
 	}
@@ -294,6 +295,25 @@ func printTrail(w io.Writer, t *trail, where string) {
 	for i := range t.Answers {
 		fmt.Fprintf(w, "answered by\n")
 		printApprovalTrail(w, &t.Answers[i])
+	}
+}
+
+// printArguments prints the action's recorded arguments, one line of
+// their indented JSON a line, under the action: what the operator
+// approves, not only its hash. ArgumentsText made them visible already;
+// a line that still holds a control character is escaped whole.
+func printArguments(w io.Writer, d *audit.Decision) {
+	text := d.ArgumentsText()
+	if text == "" {
+		return
+	}
+	label := "arguments"
+	for _, line := range strings.Split(text, "\n") {
+		if !termtext.Printable(line) {
+			line = esc(line)
+		}
+		fmt.Fprintf(w, "  %-12s %s\n", label, line)
+		label = ""
 	}
 }
 

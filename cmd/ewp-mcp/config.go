@@ -102,6 +102,13 @@ Flags:
                             (ewp-audit approve) are read from it. Default: beside the
                             ledger (PATH.audit). "off" runs without one: nothing is
                             recorded and may_act refuses approval_id.
+  --redact-arguments NAMES  Comma-separated member names whose values the decision log
+                            records as "[redacted]" in an action's arguments (which the
+                            operator reads before approving), at any depth; a member is
+                            redacted when its name contains one, ignoring case. Default:
+                            password,passwd,passphrase,secret,token,api_key,apikey,api-key,
+                            private_key,authorization,cookie,credential,session.
+                            "" redacts nothing. arguments_hash always covers them whole.
   --operator-token-file FILE
                             HTTP only: the operator token, in a file readable by you alone.
                             With it (or EWP_OPERATOR_TOKEN) the operator console is served at
@@ -150,7 +157,8 @@ type config struct {
 	maxRequest  int
 	maxCalls    int
 	limits      warrant.Limits
-	audit       string // --audit: the decision log's path, "off", or "" for the default
+	audit       string   // --audit: the decision log's path, "off", or "" for the default
+	redact      []string // --redact-arguments; nil: mcp.DefaultRedactedArguments
 	// PostgreSQL only (--db postgres://…)
 	standby            string        // --standby: a streaming-replication standby's URL for reads
 	standbyMaxLag      int64         // --standby-max-lag: bytes of WAL behind past which reads go to the primary
@@ -195,6 +203,15 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.limits.MaxSubjects, "max-subjects", 0, "")
 	fs.IntVar(&c.limits.MaxStringBytes, "max-string-bytes", 0, "")
 	fs.StringVar(&c.audit, "audit", "", "")
+	fs.Func("redact-arguments", "", func(v string) error {
+		c.redact = []string{} // given, even empty: the operator's list replaces the default
+		for _, n := range strings.Split(v, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				c.redact = append(c.redact, n)
+			}
+		}
+		return nil
+	})
 	fs.StringVar(&c.standby, "standby", "", "")
 	fs.Int64Var(&c.standbyMaxLag, "standby-max-lag", 0, "")
 	fs.IntVar(&c.dbPool, "db-pool", 0, "")
