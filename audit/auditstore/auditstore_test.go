@@ -68,4 +68,3 @@ func TestOpenBothStores(t *testing.T) {
 		ro.Close()
 	}
 }
-
