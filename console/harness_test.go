@@ -31,7 +31,7 @@ import (
 	"github.com/ewp-go/ewp/warrant"
 )
 
-const testToken = "operator-secret-for-tests"
+const testToken = "op-5f1c9a7e3b2d8046-test-token"
 
 // clockAt is the fixed server clock of the tests: after the quickstart's
 // evidence (November 2026).
