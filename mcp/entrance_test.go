@@ -148,7 +148,8 @@ func TestInitializeClientInfoBounded(t *testing.T) {
 // TestOneCallAddsABoundedRecord: a may_act call with every id and name
 // at its bound, all of it characters JSON escapes six bytes each, 64
 // unknown concepts (so the grounding layer reports a gap per concept) and
-// an over-long unknown argument, adds one record within MaxRecordBytes.
+// arguments far over their recorded bound, adds one record within
+// MaxRecordBytes.
 func TestOneCallAddsABoundedRecord(t *testing.T) {
 	ml := memlog.New(nil)
 	srv := demoServer(t, WithDecisionLog(DecisionLog{Log: ml}))
@@ -158,7 +159,8 @@ func TestOneCallAddsABoundedRecord(t *testing.T) {
 	for i := range concepts {
 		concepts[i] = fill(i)
 	}
-	act := guardAct(concepts, obj{"action_id": fill(1), "kind": fill(2), "tool_name": fill(3)})
+	act := guardAct(concepts, obj{"action_id": fill(1), "kind": fill(2), "tool_name": fill(3),
+		"arguments": obj{"script": strings.Repeat("\x01", 200_000)}}) // recorded cut to MaxRecordedArgumentsBytes
 	for _, args := range []obj{
 		{"proposition_id": "P-verified", "action": act, "approval_id": fill(4), "idempotency_key": fill(5)},
 		{"proposition_id": "P-verified", "action": act, "approval_id": fill(4)},
