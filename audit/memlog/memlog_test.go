@@ -15,7 +15,7 @@ var t0 = time.Date(2026, 9, 21, 21, 0, 0, 0, time.UTC)
 
 func rc(id string) *audit.Decision {
 	return &audit.Decision{ID: id, Time: t0, Tool: audit.ToolMayAct, Outcome: audit.OutcomeRequireConfirmation,
-		PropositionID: "P", Caller: audit.Caller{Transport: "stdio", Role: "evaluate", Credential: "none"},
+		PropositionID: "P", ActionKind: "migrate", Risk: "low", Caller: audit.Caller{Transport: "stdio", Role: "evaluate", Credential: "none"},
 		Layers: []audit.Layer{{Layer: "warrant", Decision: "REQUIRE_CONFIRMATION", Reasons: []string{"r"}}}}
 }
 
@@ -109,7 +109,7 @@ func TestConsumeExactlyOnce(t *testing.T) {
 	}
 	once := &audit.Approval{DecisionID: "d1", Verdict: audit.Approved, Approver: "ops", Once: true}
 	scoped := &audit.Approval{DecisionID: "d2", Verdict: audit.Approved, Approver: "ops",
-		Scope: &audit.Scope{PropositionID: "P"}, Until: t0.Add(time.Hour)}
+		Scope: &audit.Scope{PropositionID: "P", ActionKind: "migrate"}, Until: t0.Add(time.Hour)}
 	for _, a := range []*audit.Approval{once, scoped} {
 		if err := l.Approve(ctx, a); err != nil {
 			t.Fatal(err)
