@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -612,4 +613,58 @@ func TestGateCapsTheApprovalLifetime(t *testing.T) {
 			t.Fatalf("until %s: an approval older than the maximum lifetime lifted the call: %v / %s / %v", until, out["decision"], why, detail)
 		}
 	}
+}
+
+// Issue 19 item 8: a replay is bounded by the replay window and by the
+// approval that lifted it, and is held to the evaluated_at skew check.
+func TestReplayOutlivesNeitherWindowNorApproval(t *testing.T) {
+	var mu sync.Mutex
+	now := testNow
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	set := func(t time.Time) { mu.Lock(); now = t; mu.Unlock() }
+	ml := memlog.New(clock)
+	srv, _ := newTestServer(t, WithClock(clock), WithDecisionLog(DecisionLog{Log: ml, ReplayWindow: time.Hour}))
+	c := dialInProcess(t, srv)
+
+	t.Run("a scope expired 4 s ago", func(t *testing.T) {
+		set(testNow)
+		asked := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
+		ap := approve(t, ml, audit.Approval{DecisionID: asked, Scope: &audit.Scope{PropositionID: "P-tentative", ActionKind: "deploy"},
+			Until: testNow.Add(time.Minute)})
+		args := mergeObj(confirmArgs(), obj{"approval_id": ap, "idempotency_key": "scope-1"})
+		if out := mustOK(t, call(t, c, "may_act", args)); out["decision"] != warrant.MayActDecision {
+			t.Fatalf("the scope did not lift the call: %v", out)
+		}
+		set(testNow.Add(time.Minute - time.Second))
+		if out := mustOK(t, call(t, c, "may_act", args)); out["replayed"] != true || out["decision"] != warrant.MayActDecision {
+			t.Fatalf("a replay while the scope holds: %v", out)
+		}
+		set(testNow.Add(time.Minute + 4*time.Second))
+		msg := mustRefuse(t, call(t, c, "may_act", args), CodeIdempotencyKeyExpired)
+		if !strings.Contains(msg, "expired at") || !strings.Contains(msg, "new key") {
+			t.Errorf("message: %s", msg)
+		}
+	})
+	t.Run("a once approval past the window", func(t *testing.T) {
+		set(testNow)
+		asked := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
+		ap := approve(t, ml, audit.Approval{DecisionID: asked, Once: true})
+		args := mergeObj(confirmArgs(), obj{"approval_id": ap, "idempotency_key": "once-1"})
+		mustOK(t, call(t, c, "may_act", args))
+		set(testNow.Add(time.Hour))
+		if out := mustOK(t, call(t, c, "may_act", args)); out["replayed"] != true {
+			t.Fatalf("a replay at the end of the window: %v", out)
+		}
+		set(testNow.Add(time.Hour + time.Second))
+		if msg := mustRefuse(t, call(t, c, "may_act", args), CodeIdempotencyKeyExpired); !strings.Contains(msg, "replay window 1h0m0s") {
+			t.Errorf("message: %s", msg)
+		}
+	})
+	t.Run("skew", func(t *testing.T) {
+		set(testNow)
+		args := mergeObj(confirmArgs(), obj{"idempotency_key": "skew-1"})
+		mustOK(t, call(t, c, "may_act", args))
+		skewed := mergeObj(args, obj{"evaluated_at": testNow.Add(time.Hour).Format(timeLayout)})
+		mustRefuse(t, call(t, c, "may_act", skewed), warrant.CodeEvaluatedAtSkew)
+	})
 }

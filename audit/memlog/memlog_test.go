@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/audittest"
 )
 
 var t0 = time.Date(2026, 9, 21, 21, 0, 0, 0, time.UTC)
@@ -202,4 +203,10 @@ func TestApproveAsTheDurableStore(t *testing.T) {
 	if err := l.Consume(ctx, ap.ID, "x"); !errors.Is(err, audit.ErrApprovalExpired) {
 		t.Errorf("an expired approval was consumed: %v", err)
 	}
+}
+
+// The inbox's grouping of identical retries on the in-memory log, as the
+// shared suite checks it on SQLite and PostgreSQL.
+func TestPendingRetries(t *testing.T) {
+	audittest.PendingRetries(t, New(func() time.Time { return audittest.T0 }))
 }
