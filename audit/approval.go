@@ -307,8 +307,12 @@ func foldSet(names []string) []string {
 // it answers and the operator's clock: a known verdict and an approver; a
 // rejection carries a note (it is what the agent is told); an approval is
 // either Once (optionally with Until) or a scope with Until in the
-// future; a scope names the proposition and covers the decision it
-// answers; and only a REQUIRE_CONFIRMATION decision is answered. A store
+// future; a scope names the answered decision's proposition ("" for a
+// guard-only decision) and at least one of kind, tool and concepts, and
+// covers the decision it answers; and only a REQUIRE_CONFIRMATION
+// decision is answered. The maximum lifetime is not checked here: it is
+// the operator's setting (CheckLifetime where approvals are created,
+// Capped at the gate). A store
 // calls it inside the transaction that stores the approval.
 func (a *Approval) Validate(answered *Decision, now time.Time) error {
 	bad := func(format string, args ...any) error {

@@ -100,8 +100,11 @@ const (
 )
 
 // Scope is what an approval covers beyond the one decision it answers.
-// An empty field is not a wildcard: a scope covers an action only where
-// every non-empty field matches, and it always requires the proposition.
+// A scope covers an action only where every non-empty field matches; it
+// always requires its proposition ("" only for a guard-only decision,
+// and then only calls naming none), names at least one other field, and
+// never covers more risk, less reversibility or a laxer risk policy than
+// the decision it answered (see Approval.Covers).
 type Scope struct {
 	PropositionID string   `json:"proposition_id,omitempty"`
 	ActionKind    string   `json:"action_kind,omitempty"`
