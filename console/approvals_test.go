@@ -50,8 +50,12 @@ func testGuardOnlyScope(t *testing.T, st backend) {
 	csrf := c.mustSignIn()
 	d := *e.pending
 	d.ID, d.PropositionID, d.ViewID, d.ViewHash, d.ToolName = audit.NewID(), "", "", "", "rm"
+	d.Cardinality, d.MinDepth = "single", new(2)
 	if err := e.log.Record(t.Context(), &d); err != nil {
 		t.Fatal(err)
+	}
+	if _, page := c.get("/console/decision?id=" + d.ID); !strings.Contains(page, "cardinality single, min_depth 2") {
+		t.Errorf("the decision page does not show the call's cardinality and min_depth, which a once approval binds")
 	}
 	_, inbox := c.get("/console/inbox")
 	if !strings.Contains(inbox, "delete via rm</a> (no proposition: the guard alone judged it)") || strings.Contains(inbox, "via rm</a> on <code></code>") {

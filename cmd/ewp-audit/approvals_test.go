@@ -32,10 +32,11 @@ func TestApproveRefusesAnEmptyScopeAndAFarUntil(t *testing.T) {
 func TestScopeForAGuardOnlyDecision(t *testing.T) {
 	d := pending("", 1)
 	d.PropositionID, d.ViewID, d.ViewHash, d.ActionKind, d.ToolName, d.Concepts = "", "", "", "delete", "rm", []string{"delete", "file"}
+	d.Cardinality, d.MinDepth = "multiple", new(1)
 	db, ds := seeded(t, d)
 	out, errs := wantExit(t, exitOK, "approve", ds[0].ID, "--db", db, "--scope-tool", "rm", "--scope-concepts", "delete,file",
 		"--until", "2h", "--approver", "alice")
-	if !strings.Contains(out, "calls naming no proposition") || !strings.Contains(out, "tool rm") {
+	if !strings.Contains(out, "calls naming no proposition") || !strings.Contains(out, "tool rm") || !strings.Contains(out, "cardinality=multiple min_depth=1") {
 		t.Errorf("approve:\n%s%s", out, errs)
 	}
 }

@@ -249,6 +249,10 @@ func actionText(a audit.Action) string {
 		add("reversible", fmt.Sprint(*a.Reversible))
 	}
 	add("concepts", strings.Join(a.Concepts, ","))
+	add("cardinality", a.Cardinality)
+	if a.MinDepth != nil {
+		add("min_depth", fmt.Sprint(*a.MinDepth))
+	}
 	add("tool", a.ToolName)
 	if len(a.ArgumentsHash) > 12 {
 		add("arguments", "sha256:"+a.ArgumentsHash[:12]+"…")
