@@ -82,3 +82,44 @@ func groupCounts(gs []audit.PendingGroup) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// ScopeBounds checks on a log of any store that an approval is stored
+// only as package audit admits it (issue 19 items 3 and 6): a scope
+// naming nothing but its proposition is refused, a guard-only decision
+// (no proposition) takes a scope of its tool and concepts, and a stored
+// scope never covers a riskier call than the one it answered.
+func ScopeBounds(t *testing.T, l audit.Log) {
+	d := pendingDecision("P-db", 1)
+	d.ID = audit.NewID() // the in-memory log takes the server's id
+	record(t, l, d)
+	empty := &audit.Approval{DecisionID: d.ID, Verdict: audit.Approved, Approver: "ops", Scope: &audit.Scope{PropositionID: "P-db"}, Until: t0.Add(time.Hour)}
+	if err := l.Approve(ctx, empty); !errors.Is(err, audit.ErrInvalidApproval) || !strings.Contains(err.Error(), "names no action kind, tool or concepts") {
+		t.Fatalf("an empty scope: %v", err)
+	}
+	guardOnly := pendingDecision("", 2)
+	guardOnly.ID, guardOnly.ViewID, guardOnly.ViewHash, guardOnly.Risk = audit.NewID(), "", "", "medium"
+	record(t, l, guardOnly)
+	a := &audit.Approval{DecisionID: guardOnly.ID, Verdict: audit.Approved, Approver: "ops",
+		Scope: &audit.Scope{ToolName: "psql", Concepts: []string{"database"}}, Until: t0.Add(time.Hour)}
+	if err := l.Approve(ctx, a); err != nil {
+		t.Fatalf("a scope of a guard-only decision: %v", err)
+	}
+	stored, err := l.Approval(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	riskier := pendingDecision("", 3)
+	if err := stored.Covers(riskier, t0); !errors.Is(err, audit.ErrApprovalOutOfScope) || !strings.Contains(err.Error(), `risk "high" is above`) {
+		t.Fatalf("the stored scope covers a riskier call: %v", err)
+	}
+	riskier.Risk = "low"
+	if err := stored.Covers(riskier, t0); err != nil {
+		t.Fatalf("the stored scope does not cover a less risky call: %v", err)
+	}
+}
+
+func scopeBounds(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	ScopeBounds(t, l)
+	MustVerify(t, l)
+}

@@ -210,3 +210,8 @@ func TestApproveAsTheDurableStore(t *testing.T) {
 func TestPendingRetries(t *testing.T) {
 	audittest.PendingRetries(t, New(func() time.Time { return audittest.T0 }))
 }
+
+// What a stored scope may cover, on the in-memory log.
+func TestScopeBounds(t *testing.T) {
+	audittest.ScopeBounds(t, New(func() time.Time { return audittest.T0 }))
+}
