@@ -65,13 +65,18 @@ type Decision struct {
 	ViewID        string `json:"view_id,omitempty"`
 	ViewHash      string `json:"view_hash,omitempty"`
 	// The action as decoded; its arguments appear only by hash.
-	ActionID      string   `json:"action_id,omitempty"`
-	ActionKind    string   `json:"action_kind,omitempty"`
-	Risk          string   `json:"risk,omitempty"`
-	Reversible    *bool    `json:"reversible,omitempty"`
-	Concepts      []string `json:"concepts,omitempty"`
-	ToolName      string   `json:"tool_name,omitempty"`
-	ArgumentsHash string   `json:"arguments_hash,omitempty"` // sha256 hex of the canonical arguments JSON
+	ActionID   string   `json:"action_id,omitempty"`
+	ActionKind string   `json:"action_kind,omitempty"`
+	Risk       string   `json:"risk,omitempty"`
+	Reversible *bool    `json:"reversible,omitempty"`
+	Concepts   []string `json:"concepts,omitempty"`
+	// Cardinality and MinDepth are action.cardinality and
+	// action.min_depth as sent (the edge-policy layer reads them); ""
+	// and nil when the caller did not say.
+	Cardinality   string `json:"cardinality,omitempty"`
+	MinDepth      *int   `json:"min_depth,omitempty"`
+	ToolName      string `json:"tool_name,omitempty"`
+	ArgumentsHash string `json:"arguments_hash,omitempty"` // sha256 hex of the canonical arguments JSON
 	// What it was judged under.
 	GraphVersion  int64    `json:"graph_version,omitempty"`
 	PolicyIDs     []string `json:"policy_ids,omitempty"`
@@ -95,8 +100,11 @@ const (
 )
 
 // Scope is what an approval covers beyond the one decision it answers.
-// An empty field is not a wildcard: a scope covers an action only where
-// every non-empty field matches, and it always requires the proposition.
+// A scope covers an action only where every non-empty field matches; it
+// always requires its proposition ("" only for a guard-only decision,
+// and then only calls naming none), names at least one other field, and
+// never covers more risk, less reversibility or a laxer risk policy than
+// the decision it answered (see Approval.Covers).
 type Scope struct {
 	PropositionID string   `json:"proposition_id,omitempty"`
 	ActionKind    string   `json:"action_kind,omitempty"`

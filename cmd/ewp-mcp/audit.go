@@ -73,7 +73,7 @@ func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Opt
 		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", auditstore.Redact(path), err)
 	}
 	log.Info("decision log ready", "audit", auditstore.Redact(path))
-	dl := mcp.DecisionLog{Log: l, PolicySetHash: policyHash}
+	dl := mcp.DecisionLog{Log: l, PolicySetHash: policyHash, MaxApprovalLifetime: cfg.approvalMaxLifetime, ReplayWindow: cfg.replayWindow}
 	if auditstore.IsPostgres(path) {
 		dl.Unavailable = postgres.IsUnavailable
 	}
