@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,10 +12,11 @@ import (
 	"github.com/ewp-go/ewp/grounding"
 )
 
-// Action is what a decision judged: the proposition and the action as
-// decoded, arguments by hash. An Approval carries the Action of the
-// decision it answers, so checking whether it covers a later call needs
-// no second lookup.
+// Action is what a decision judged: the gate input of a may_act call
+// except its time, arguments by hash. An Approval carries the Action of
+// the decision it answers, so checking whether it covers a later call
+// needs no second lookup. The snapshot is not part of it: the evidence
+// is judged afresh on every call.
 type Action struct {
 	PropositionID string   `json:"proposition_id"`
 	ActionID      string   `json:"action_id,omitempty"`
@@ -22,8 +24,13 @@ type Action struct {
 	Risk          string   `json:"risk,omitempty"`
 	Reversible    *bool    `json:"reversible,omitempty"`
 	Concepts      []string `json:"concepts,omitempty"`
+	Cardinality   string   `json:"cardinality,omitempty"`
+	MinDepth      *int     `json:"min_depth,omitempty"`
 	ToolName      string   `json:"tool_name,omitempty"`
 	ArgumentsHash string   `json:"arguments_hash,omitempty"`
+	// RiskPolicy is the risk policy the call was judged under (only an
+	// ingest caller may send one), as the decision records it.
+	RiskPolicy any `json:"risk_policy,omitempty"`
 }
 
 // Action returns the decision's proposition and action.
@@ -31,7 +38,8 @@ func (d *Decision) Action() Action {
 	return Action{
 		PropositionID: d.PropositionID, ActionID: d.ActionID, ActionKind: d.ActionKind,
 		Risk: d.Risk, Reversible: d.Reversible, Concepts: slices.Clone(d.Concepts),
-		ToolName: d.ToolName, ArgumentsHash: d.ArgumentsHash,
+		Cardinality: d.Cardinality, MinDepth: d.MinDepth,
+		ToolName: d.ToolName, ArgumentsHash: d.ArgumentsHash, RiskPolicy: d.RiskPolicy,
 	}
 }
 
@@ -125,9 +133,13 @@ func (e *CoverageError) Code() string { return CodeOf(e.Reason) }
 // Covers reports whether the approval lets decision d (a fresh judgement
 // of a call presenting it) go ahead at server time now; nil when it does.
 // It checks, in order: approved (not a rejection), unexpired, the same
-// proposition, and then for a Once approval every action field of the
-// answered decision (id, kind, risk, reversible, concepts as a set, tool,
-// arguments hash), for a scope approval the scope (see Scope). Whether a
+// proposition, and then for a Once approval every field of the gate
+// input the answered decision judged except its time (id, kind, risk,
+// reversible, concepts as a set, cardinality, min_depth, tool, arguments
+// hash, risk policy), for a scope approval the scope (see Scope) within
+// the answered action's bounds: no more risk, no less reversibility, no
+// laxer risk policy. The gate applies its maximum lifetime first
+// (Capped). Whether a
 // Once approval is still unused is not its business: that is the store's
 // atomic Consume (ErrApprovalUsed). Nor is the evidence: an approval
 // lifts only REQUIRE_CONFIRMATION, which the caller decides.
@@ -171,6 +183,9 @@ func (a *Approval) coversScope(d *Decision, fail failer) error {
 	s, act := a.Scope.jsonForm(), d.Action().jsonForm()
 	if act.PropositionID != s.PropositionID {
 		return fail(ErrApprovalWrongProposition, "the scope is proposition %q, presented for %q", s.PropositionID, act.PropositionID)
+	}
+	if why := widens(a.Action.jsonForm(), act); why != "" {
+		return fail(ErrApprovalOutOfScope, "%s; a scope never covers more risk, less reversibility or a laxer risk policy than the decision it answered", why)
 	}
 	if s.ActionKind != "" && act.ActionKind != s.ActionKind {
 		return fail(ErrApprovalOutOfScope, "action_kind %q is not the scope's %q", act.ActionKind, s.ActionKind)
@@ -236,9 +251,39 @@ func diffs(want, got Action) []fieldDiff {
 	if !slices.Equal(foldSet(want.Concepts), foldSet(got.Concepts)) {
 		out = append(out, fieldDiff{"concepts", strings.Join(want.Concepts, ","), strings.Join(got.Concepts, ",")})
 	}
+	field("cardinality", want.Cardinality, got.Cardinality)
+	field("min_depth", intText(want.MinDepth), intText(got.MinDepth))
 	field("tool_name", want.ToolName, got.ToolName)
 	field("arguments_hash", want.ArgumentsHash, got.ArgumentsHash)
+	field("risk_policy", canonicalJSON(want.RiskPolicy), canonicalJSON(got.RiskPolicy))
 	return out
+}
+
+func intText(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return fmt.Sprint(*n)
+}
+
+// canonicalJSON is v as JSON with object keys sorted, so a policy read
+// back from the log (a map) compares equal to the one a call encoded (a
+// struct's field order); "" for nil, and the error's text when v does
+// not encode (it then equals nothing a call sends).
+func canonicalJSON(v any) string {
+	if v == nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "unencodable: " + err.Error()
+	}
+	var generic any
+	if err := json.Unmarshal(b, &generic); err != nil {
+		return "undecodable: " + err.Error()
+	}
+	b, _ = json.Marshal(generic) // maps encode with sorted keys
+	return string(b)
 }
 
 func boolText(b *bool) string {
@@ -262,8 +307,12 @@ func foldSet(names []string) []string {
 // it answers and the operator's clock: a known verdict and an approver; a
 // rejection carries a note (it is what the agent is told); an approval is
 // either Once (optionally with Until) or a scope with Until in the
-// future; a scope names the proposition and covers the decision it
-// answers; and only a REQUIRE_CONFIRMATION decision is answered. A store
+// future; a scope names the answered decision's proposition ("" for a
+// guard-only decision) and at least one of kind, tool and concepts, and
+// covers the decision it answers; and only a REQUIRE_CONFIRMATION
+// decision is answered. The maximum lifetime is not checked here: it is
+// the operator's setting (CheckLifetime where approvals are created,
+// Capped at the gate). A store
 // calls it inside the transaction that stores the approval.
 func (a *Approval) Validate(answered *Decision, now time.Time) error {
 	bad := func(format string, args ...any) error {
@@ -294,8 +343,10 @@ func (a *Approval) Validate(answered *Decision, now time.Time) error {
 		return bad("say what is approved: once (this exact action) or a scope")
 	case a.Until.IsZero():
 		return bad("a scope approval needs an expiry (--until TIME): a scope without end is a standing permission, which belongs in policy")
-	case a.Scope.PropositionID == "":
-		return bad("a scope needs its proposition (scope.proposition_id)")
+	case a.Scope.PropositionID != answered.PropositionID:
+		return bad("scope.proposition_id %q is not the answered decision's %q (\"\" when it judged no proposition)", a.Scope.PropositionID, answered.PropositionID)
+	case a.Scope.ActionKind == "" && a.Scope.ToolName == "" && len(a.Scope.Concepts) == 0:
+		return bad("the scope names no action kind, tool or concepts, so it would cover every action on its proposition; name at least one (--scope-kind, --scope-tool, --scope-concepts)")
 	}
 	probe := *a
 	probe.Action = new(answered.Action())
@@ -312,6 +363,7 @@ func (a *Approval) Validate(answered *Decision, now time.Time) error {
 func (a Action) jsonForm() Action {
 	a.PropositionID, a.ActionID, a.ActionKind = AsJSON(a.PropositionID), AsJSON(a.ActionID), AsJSON(a.ActionKind)
 	a.Risk, a.ToolName, a.ArgumentsHash = AsJSON(a.Risk), AsJSON(a.ToolName), AsJSON(a.ArgumentsHash)
+	a.Cardinality = AsJSON(a.Cardinality)
 	a.Concepts = jsonTexts(a.Concepts)
 	return a
 }

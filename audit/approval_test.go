@@ -23,6 +23,13 @@ func answered() *audit.Decision {
 	}
 }
 
+// Risk policies as a call encodes them (the default) and as an ingest
+// caller may relax them.
+var (
+	strict  = audit.CompactJSON(`{"policy_id":"action-v0.1","version":"0.1.0","high_requires_accepted":true,"high_requires_no_open_conflict":true}`)
+	relaxed = audit.CompactJSON(`{"policy_id":"ingest-relaxed","version":"1","high_requires_accepted":false,"high_requires_no_open_conflict":true}`)
+)
+
 func onceApproval() *audit.Approval {
 	d := answered()
 	return &audit.Approval{ID: "0190-a1", DecisionID: d.ID, Verdict: audit.Approved, Approver: "ops",
@@ -88,6 +95,50 @@ func TestCovers(t *testing.T) {
 			a.Scope.Concepts = []string{"caf\u00e9"} // é precomposed
 			return a
 		}, func(d *audit.Decision) { d.Concepts = []string{"CAFE\u0301"} }, t0, nil, "", ""},
+		{"once, other cardinality", onceApproval, func(d *audit.Decision) { d.Cardinality = "multiple" }, t0, audit.ErrApprovalWrongAction, audit.CodeApprovalWrongAction, "cardinality"},
+		{"once, other min_depth", onceApproval, func(d *audit.Decision) { d.MinDepth = new(2) }, t0, audit.ErrApprovalWrongAction, audit.CodeApprovalWrongAction, "min_depth"},
+		{"once, under a risk policy the approval did not see", onceApproval, func(d *audit.Decision) { d.RiskPolicy = relaxed }, t0, audit.ErrApprovalWrongAction, audit.CodeApprovalWrongAction, "risk_policy"},
+		{"once, the same risk policy read back from the log", func() *audit.Approval {
+			a := onceApproval()
+			a.Action.RiskPolicy = map[string]any{"version": "0.1.0", "policy_id": "action-v0.1", "high_requires_no_open_conflict": true, "high_requires_accepted": true}
+			return a
+		}, func(d *audit.Decision) { d.RiskPolicy = strict }, t0, nil, "", ""},
+		{"once, a laxer risk policy", func() *audit.Approval {
+			a := onceApproval()
+			a.Action.RiskPolicy = strict
+			return a
+		}, func(d *audit.Decision) { d.RiskPolicy = relaxed }, t0, audit.ErrApprovalWrongAction, audit.CodeApprovalWrongAction, "risk_policy"},
+		{"scope, more risk than answered", func() *audit.Approval {
+			a := scopeApproval()
+			a.Action.Risk = "low"
+			return a
+		}, func(d *audit.Decision) { d.Risk = "high" }, t0, audit.ErrApprovalOutOfScope, audit.CodeApprovalOutOfScope, `risk "high" is above the risk "low"`},
+		{"scope, irreversible where the answered was reversible", func() *audit.Approval {
+			a := scopeApproval()
+			a.Action.Reversible = new(true)
+			return a
+		}, func(d *audit.Decision) { d.Reversible = new(false) }, t0, audit.ErrApprovalOutOfScope, audit.CodeApprovalOutOfScope, "reversible is false"},
+		{"scope, a laxer risk policy", func() *audit.Approval {
+			a := scopeApproval()
+			a.Action.RiskPolicy = strict
+			return a
+		}, func(d *audit.Decision) { d.RiskPolicy = relaxed }, t0, audit.ErrApprovalOutOfScope, audit.CodeApprovalOutOfScope, "high_requires_accepted is false"},
+		{"scope, a stricter risk policy", func() *audit.Approval {
+			a := scopeApproval()
+			a.Action.RiskPolicy = relaxed
+			return a
+		}, func(d *audit.Decision) { d.RiskPolicy = strict }, t0, nil, "", ""},
+		{"scope, a risk policy the approval does not record", scopeApproval, func(d *audit.Decision) { d.RiskPolicy = strict }, t0, audit.ErrApprovalOutOfScope, audit.CodeApprovalOutOfScope, "records no risk policy"},
+		{"scope without a proposition, for a guard-only call", func() *audit.Approval {
+			a := scopeApproval()
+			a.Action.PropositionID, a.Scope.PropositionID = "", ""
+			return a
+		}, func(d *audit.Decision) { d.PropositionID, d.ActionID = "", "act-7" }, t0, nil, "", ""},
+		{"scope without a proposition, for a call with one", func() *audit.Approval {
+			a := scopeApproval()
+			a.Action.PropositionID, a.Scope.PropositionID = "", ""
+			return a
+		}, func(*audit.Decision) {}, t0, audit.ErrApprovalWrongProposition, audit.CodeApprovalWrongProposition, `presented for "P-db"`},
 		{"scope without kind covers any kind", func() *audit.Approval {
 			a := scopeApproval()
 			a.Scope.ActionKind = ""
@@ -152,6 +203,15 @@ func TestValidate(t *testing.T) {
 		{"scope without proposition", func(a *audit.Approval, _ *audit.Decision) { *a = *scopeApproval(); a.Scope.PropositionID = "" }, audit.ErrInvalidApproval, "proposition"},
 		{"scope not covering its decision", func(a *audit.Approval, _ *audit.Decision) { *a = *scopeApproval(); a.Scope.ToolName = "sh" }, audit.ErrInvalidApproval, "must cover"},
 		{"other decision", func(a *audit.Approval, _ *audit.Decision) { a.DecisionID = "0190-zz" }, audit.ErrInvalidApproval, "decision_id"},
+		{"empty scope", func(a *audit.Approval, _ *audit.Decision) {
+			*a = *scopeApproval()
+			a.Scope = &audit.Scope{PropositionID: "P-db"}
+		}, audit.ErrInvalidApproval, "names no action kind, tool or concepts"},
+		{"scope of a guard-only decision", func(a *audit.Approval, d *audit.Decision) {
+			*a = *scopeApproval()
+			d.PropositionID, a.Scope = "", &audit.Scope{ToolName: "psql", Concepts: []string{"database", "schema"}}
+		}, nil, ""},
+		{"scope naming a proposition the guard-only decision did not", func(a *audit.Approval, d *audit.Decision) { *a = *scopeApproval(); d.PropositionID = "" }, audit.ErrInvalidApproval, `is not the answered decision's ""`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -231,5 +291,67 @@ func TestActionDiffers(t *testing.T) {
 	other.PropositionID, other.Risk, other.Reversible = "P-x", "low", nil
 	if got := strings.Join(a.Differs(other), ","); got != "proposition_id,risk,reversible" {
 		t.Errorf("differs in %q", got)
+	}
+}
+
+// An approval is honoured for at most the operator's maximum: refused
+// where it is created when its until lies beyond, and capped at the gate
+// whatever until the log claims.
+func TestLifetime(t *testing.T) {
+	a := onceApproval()
+	a.Until = t0.Add(audit.DefaultMaxLifetime + time.Second)
+	if err := a.CheckLifetime(t0, 0); !errors.Is(err, audit.ErrInvalidApproval) || !strings.Contains(err.Error(), "maximum 24h0m0s") {
+		t.Fatalf("until past the default maximum: %v", err)
+	}
+	if err := a.CheckLifetime(t0, 48*time.Hour); err != nil {
+		t.Fatalf("within a raised maximum: %v", err)
+	}
+	a.Until = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+	if err := a.CheckLifetime(t0, 0); err == nil {
+		t.Fatal("until 9999-12-31 accepted")
+	}
+	capped := a.Capped(time.Hour)
+	if !capped.Until.Equal(t0.Add(time.Hour)) || !a.Until.Equal(time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("capped until %s (receiver %s)", capped.Until, a.Until)
+	}
+	if err := capped.Covers(answered(), t0.Add(time.Hour)); !errors.Is(err, audit.ErrApprovalExpired) {
+		t.Fatalf("a log row claiming until 9999 is honoured past the maximum: %v", err)
+	}
+	a.Until = time.Time{}
+	if got := a.Capped(0).Until; !got.Equal(t0.Add(audit.DefaultMaxLifetime)) {
+		t.Fatalf("a once approval without until is honoured until %s", got)
+	}
+	a.Until = t0.Add(time.Minute)
+	if got := a.Capped(0).Until; !got.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("an earlier until moved to %s", got)
+	}
+}
+
+// A retry is answered from the record only within the replay window, and
+// a MAY_ACT an approval gave only while the approval could give it now.
+func TestReplayable(t *testing.T) {
+	prev := answered()
+	prev.Outcome = audit.OutcomeMayAct
+	if err := audit.Replayable(prev, nil, t0.Add(audit.DefaultReplayWindow), 0); err != nil {
+		t.Fatalf("within the window: %v", err)
+	}
+	if err := audit.Replayable(prev, nil, t0.Add(audit.DefaultReplayWindow+time.Second), 0); !errors.Is(err, audit.ErrReplayExpired) || !strings.Contains(err.Error(), "replay window 10m0s") {
+		t.Fatalf("past the window: %v", err)
+	}
+	if err := audit.Replayable(prev, nil, t0.Add(time.Hour), 2*time.Hour); err != nil {
+		t.Fatalf("within a wider window: %v", err)
+	}
+	scope := scopeApproval()
+	scope.Until = t0.Add(time.Minute)
+	if err := audit.Replayable(prev, scope, t0.Add(time.Minute-time.Second), 0); err != nil {
+		t.Fatalf("scope still valid: %v", err)
+	}
+	err := audit.Replayable(prev, scope, t0.Add(time.Minute+4*time.Second), 0)
+	if !errors.Is(err, audit.ErrReplayExpired) || !errors.Is(err, audit.ErrApprovalExpired) {
+		t.Fatalf("scope expired 4 s ago: %v", err)
+	}
+	once := onceApproval().Capped(time.Minute)
+	if err := audit.Replayable(prev, once, t0.Add(2*time.Minute), time.Hour); !errors.Is(err, audit.ErrApprovalExpired) {
+		t.Fatalf("a once approval past the maximum lifetime: %v", err)
 	}
 }

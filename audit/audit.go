@@ -68,12 +68,17 @@ type Decision struct {
 	// approval covers); Arguments shows them to whoever answers: the
 	// arguments with the fields the operator named redacted, bounded in
 	// size (ArgumentsTruncated: a JSON string holding the start of their
-	// text). See package mcp, RecordedArguments.
-	ActionID           string          `json:"action_id,omitempty"`
-	ActionKind         string          `json:"action_kind,omitempty"`
-	Risk               string          `json:"risk,omitempty"`
-	Reversible         *bool           `json:"reversible,omitempty"`
-	Concepts           []string        `json:"concepts,omitempty"`
+	// text). See package mcp, MaxRecordedArgumentsBytes.
+	ActionID   string   `json:"action_id,omitempty"`
+	ActionKind string   `json:"action_kind,omitempty"`
+	Risk       string   `json:"risk,omitempty"`
+	Reversible *bool    `json:"reversible,omitempty"`
+	Concepts   []string `json:"concepts,omitempty"`
+	// Cardinality and MinDepth are action.cardinality and
+	// action.min_depth as sent (the edge-policy layer reads them); ""
+	// and nil when the caller did not say.
+	Cardinality        string          `json:"cardinality,omitempty"`
+	MinDepth           *int            `json:"min_depth,omitempty"`
 	ToolName           string          `json:"tool_name,omitempty"`
 	ArgumentsHash      string          `json:"arguments_hash,omitempty"` // sha256 hex of the canonical arguments JSON
 	Arguments          json.RawMessage `json:"arguments,omitempty"`
@@ -101,8 +106,11 @@ const (
 )
 
 // Scope is what an approval covers beyond the one decision it answers.
-// An empty field is not a wildcard: a scope covers an action only where
-// every non-empty field matches, and it always requires the proposition.
+// A scope covers an action only where every non-empty field matches; it
+// always requires its proposition ("" only for a guard-only decision,
+// and then only calls naming none), names at least one other field, and
+// never covers more risk, less reversibility or a laxer risk policy than
+// the decision it answered (see Approval.Covers).
 type Scope struct {
 	PropositionID string   `json:"proposition_id,omitempty"`
 	ActionKind    string   `json:"action_kind,omitempty"`

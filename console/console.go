@@ -58,6 +58,10 @@ type Config struct {
 	TLS bool
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// ApprovalMaxLifetime is the furthest ahead an approval's until may
+	// be set (audit.Approval.CheckLifetime; audit.DefaultMaxLifetime when
+	// zero), as the gate honours it (ewp-mcp --approval-max-lifetime).
+	ApprovalMaxLifetime time.Duration
 	// SessionTTL is how long a sign-in lasts (8 h when zero).
 	SessionTTL time.Duration
 	// HeadPoll is how often the background work looks at the evidence
@@ -137,6 +141,9 @@ func withDefaults(cfg Config) Config {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.ApprovalMaxLifetime <= 0 {
+		cfg.ApprovalMaxLifetime = audit.DefaultMaxLifetime
+	}
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = 8 * time.Hour
 	}
@@ -209,6 +216,7 @@ func (c *Console) routes() map[string]route {
 		"inbox":        {h: c.inbox},
 		"graph":        {h: c.graph},
 		"approve":      {post: true, h: c.approve},
+		"reject-stale": {post: true, h: c.rejectStale},
 		"verify":       {post: true, h: c.verify},
 		"logout":       {post: true, h: c.logout},
 	}

@@ -123,7 +123,7 @@ func (c *Console) loadDecision(r *http.Request, id string) (*decisionData, int, 
 	if err != nil {
 		return nil, http.StatusInternalServerError, err
 	}
-	d := &decisionData{D: dec, Approvals: rows, JSON: pretty(dec), RiskJSON: pretty(dec.RiskPolicy), Tomorrow: c.cfg.Now().Add(24 * time.Hour)}
+	d := &decisionData{D: dec, Approvals: rows, JSON: pretty(dec), RiskJSON: pretty(dec.RiskPolicy), Tomorrow: c.defaultUntil()}
 	d.Pending = dec.Outcome == audit.OutcomeRequireConfirmation && len(aps) == 0
 	for _, p := range placements(c.cfg.Policies) {
 		if slices.Contains(dec.PolicyIDs, p.PolicyID) {
@@ -152,33 +152,68 @@ func pretty(v any) string {
 }
 
 type inboxData struct {
-	Rows     []audit.Decision
+	Rows     []inboxRow
 	Next     string
 	Tomorrow time.Time
 	Err      string
+	// Rejected is how many stale decisions the last reject-all closed.
+	Rejected string
 }
 
-// inbox lists the confirmations waiting for an operator, oldest first.
+// inboxRow is one pending call: the newest decision of a group of
+// identical retries from one caller (audit.GroupPending), how many times
+// it was asked and since when.
+type inboxRow struct {
+	audit.Decision
+	Count int
+	First time.Time
+}
+
+// inbox lists the confirmations waiting for an operator, oldest first,
+// one card per group of identical retries; a page holds pageSize groups
+// and continues after the newest decision of the last one.
 func (c *Console) inbox(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Log == nil {
 		c.errorPage(w, r, http.StatusNotFound, "No decision log", "Approvals need a decision log; this server runs without one.")
 		return
 	}
-	d := inboxData{Tomorrow: c.cfg.Now().Add(24 * time.Hour)}
-	var err error
-	d.Rows, err = c.cfg.Log.List(r.Context(), audit.Filter{Pending: true, After: r.URL.Query().Get("after"), Limit: pageSize})
+	d := inboxData{Tomorrow: c.defaultUntil(), Rejected: r.URL.Query().Get("rejected")}
+	groups, err := audit.PendingGroups(r.Context(), c.cfg.Log)
 	if err != nil {
 		d.Err = err.Error()
 	}
-	if len(d.Rows) == pageSize {
-		d.Next = d.Rows[len(d.Rows)-1].ID
+	groups = groupsAfter(groups, r.URL.Query().Get("after"))
+	if len(groups) > pageSize {
+		groups = groups[:pageSize]
+		d.Next = groups[pageSize-1].Newest.ID
+	}
+	for _, g := range groups {
+		d.Rows = append(d.Rows, inboxRow{Decision: g.Newest, Count: g.Count(), First: g.First})
 	}
 	c.render(w, r, http.StatusOK, "inbox", signedIn(s, "inbox", "Inbox", d))
 }
 
+// groupsAfter is the groups after the one whose newest decision is after
+// (all of them when after is "" or names none).
+func groupsAfter(groups []audit.PendingGroup, after string) []audit.PendingGroup {
+	for i, g := range groups {
+		if after != "" && g.Newest.ID == after {
+			return groups[i+1:]
+		}
+	}
+	return groups
+}
+
+// defaultUntil is the expiry the scope form offers: a day, or the
+// maximum lifetime when that is shorter.
+func (c *Console) defaultUntil() time.Time {
+	return c.cfg.Now().Add(min(24*time.Hour, c.cfg.ApprovalMaxLifetime))
+}
+
 // approve records an operator's answer to a pending decision, in the
 // signed-in operator's name: approve once, approve within a scope until
-// a time, or reject with a note.
+// a time, or reject with a note. The identical older retries of the same
+// call are closed as superseded by it (audit.AnswerGroup).
 func (c *Console) approve(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Log == nil {
 		c.errorPage(w, r, http.StatusNotFound, "No decision log", "Approvals need a decision log.")
@@ -198,11 +233,51 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, s *session) {
 		c.errorPage(w, r, http.StatusBadRequest, "Approval not recorded", msg)
 		return
 	}
-	if err := c.cfg.Log.Approve(r.Context(), a); err != nil {
+	if err := c.answerGroup(r, a); err != nil {
 		c.errorPage(w, r, approveStatus(err), "Approval not recorded", err.Error())
 		return
 	}
 	http.Redirect(w, r, BasePath+"decision?id="+urlQuery(d.D.ID)+"&done="+urlQuery(a.ID), http.StatusSeeOther)
+}
+
+// answerGroup stores a and closes the identical older retries pending
+// with its decision; a decision in no group is answered alone.
+func (c *Console) answerGroup(r *http.Request, a *audit.Approval) error {
+	g, ok, err := audit.GroupOf(r.Context(), c.cfg.Log, a.DecisionID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return c.cfg.Log.Approve(r.Context(), a)
+	}
+	_, err = audit.AnswerGroup(r.Context(), c.cfg.Log, g, a)
+	return err
+}
+
+// rejectStale rejects every pending call whose newest retry is older
+// than the form's older_than (a duration such as 1h), with its note, in
+// the signed-in operator's name (audit.RejectStale).
+func (c *Console) rejectStale(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.cfg.Log == nil {
+		c.errorPage(w, r, http.StatusNotFound, "No decision log", "Approvals need a decision log.")
+		return
+	}
+	age, err := time.ParseDuration(strings.TrimSpace(r.PostFormValue("older_than")))
+	if err != nil || age <= 0 {
+		c.errorPage(w, r, http.StatusBadRequest, "Nothing rejected", "Older than: want a positive duration such as 30m or 2h.")
+		return
+	}
+	note := strings.TrimSpace(r.PostFormValue("note"))
+	if note == "" {
+		c.errorPage(w, r, http.StatusBadRequest, "Nothing rejected", "A rejection needs a note saying why: every agent waiting on these calls is told it.")
+		return
+	}
+	n, err := audit.RejectStale(r.Context(), c.cfg.Log, c.cfg.Now().Add(-age), s.operator, note)
+	if err != nil {
+		c.errorPage(w, r, approveStatus(err), "Rejection not completed", err.Error())
+		return
+	}
+	http.Redirect(w, r, BasePath+"inbox?rejected="+itoa(int64(n)), http.StatusSeeOther)
 }
 
 // approvalRow is an approval with the calls that presented it.
@@ -271,6 +346,10 @@ func (c *Console) approvalFromForm(r *http.Request, d *audit.Decision, operator 
 		return nil, "The expiry (until) must be in the future."
 	}
 	a.Until = until
+	if err := a.CheckLifetime(now, c.cfg.ApprovalMaxLifetime); err != nil {
+		return nil, "The expiry (until) is too far ahead: at most " + c.cfg.ApprovalMaxLifetime.String() + " from now, " +
+			now.Add(c.cfg.ApprovalMaxLifetime).Format("2006-01-02T15:04") + " (UTC)."
+	}
 	sc := &audit.Scope{PropositionID: d.PropositionID}
 	if r.PostFormValue("scope_action_kind") == "on" {
 		sc.ActionKind = d.ActionKind
@@ -280,6 +359,9 @@ func (c *Console) approvalFromForm(r *http.Request, d *audit.Decision, operator 
 	}
 	if r.PostFormValue("scope_concepts") == "on" {
 		sc.Concepts = d.Concepts
+	}
+	if sc.ActionKind == "" && sc.ToolName == "" && len(sc.Concepts) == 0 {
+		return nil, "Tick at least one of action kind, tool or concepts: a scope of the proposition alone would cover every action on it."
 	}
 	a.Scope = sc
 	return a, ""

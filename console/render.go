@@ -92,6 +92,8 @@ var funcs = template.FuncMap{
 			return x.ArgumentsText()
 		case audit.Decision:
 			return x.ArgumentsText()
+		case inboxRow:
+			return x.ArgumentsText()
 		}
 		return ""
 	},

@@ -20,6 +20,10 @@ const (
 	// CodeIdempotencyKeyReused: the key was already used for a different
 	// call (another proposition, action or approval).
 	CodeIdempotencyKeyReused = "EWP_REFUSE_IDEMPOTENCY_KEY_REUSED"
+	// CodeIdempotencyKeyExpired: the key names a decision that is no
+	// longer answered from the record (past the replay window, or its
+	// MAY_ACT came from an approval that could not give it now).
+	CodeIdempotencyKeyExpired = "EWP_REFUSE_IDEMPOTENCY_KEY_EXPIRED"
 )
 
 // approvalLayerName is the layer an approval_id adds to may_act's result.
@@ -119,7 +123,12 @@ func (s *Server) beginMayAct(ctx context.Context, a args, pid string, act warran
 	if err != nil {
 		return nil, fmt.Errorf("reading the decision log for idempotency_key %q: %w", key, err)
 	}
-	return s.replayOf(dr, prev)
+	// A replay answers this call, so the call's evaluated_at is held to
+	// the same clock as a fresh one's.
+	if err := checkSkew(a, s.now()); err != nil {
+		return nil, err
+	}
+	return s.replayOf(ctx, dr, prev)
 }
 
 // logOff refuses the arguments that need the decision log.
@@ -141,17 +150,21 @@ func (s *Server) replayKey(ctx context.Context, dr *draft) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the decision log for idempotency_key %q: %w", dr.d.IdempotencyKey, err)
 	}
-	return s.replayOf(dr, prev)
+	return s.replayOf(ctx, dr, prev)
 }
 
 // replayOf is the earlier decision prev as may_act answered it, provided
-// this call asks the same thing; a key reused for another call is refused
-// rather than answered with a decision about something else.
-func (s *Server) replayOf(dr *draft, prev *audit.Decision) (any, error) {
+// this call asks the same thing and prev may still be replayed
+// (audit.Replayable); a key reused for another call is refused rather
+// than answered with a decision about something else.
+func (s *Server) replayOf(ctx context.Context, dr *draft, prev *audit.Decision) (any, error) {
 	if diff := differs(&dr.d, prev); diff != "" {
 		return nil, refuse(CodeIdempotencyKeyReused, "idempotency_key",
 			"%q was used for decision %s, whose %s differs from this call's; use a new key for a new call",
 			dr.d.IdempotencyKey, prev.ID, diff)
+	}
+	if err := s.replayable(ctx, prev); err != nil {
+		return nil, err
 	}
 	dr.replay = true
 	out := map[string]any{"decision": prev.Outcome, "evaluated_at": prev.Time.UTC().Format(timeLayout),
@@ -169,6 +182,49 @@ func (s *Server) replayOf(dr *draft, prev *audit.Decision) (any, error) {
 		out["proposition_id"], out["view_id"] = prev.PropositionID, prev.ViewID
 	}
 	return out, nil
+}
+
+// replayable refuses to answer from prev when package audit says it may
+// no longer be replayed: past the window, or a MAY_ACT its approval could
+// not give now.
+func (s *Server) replayable(ctx context.Context, prev *audit.Decision) error {
+	lifted, err := s.liftedBy(ctx, prev)
+	if err == nil {
+		err = audit.Replayable(prev, lifted, s.now(), s.decisions.ReplayWindow)
+	}
+	if errors.Is(err, audit.ErrReplayExpired) {
+		return refuse(CodeIdempotencyKeyExpired, "idempotency_key",
+			"%q names a decision that is no longer answered from the record: %v; use a new key, and the call is decided afresh",
+			prev.IdempotencyKey, err)
+	}
+	return err
+}
+
+// liftedBy is the approval that lifted prev to MAY_ACT, as the gate
+// honours it now; nil when prev is no MAY_ACT or its other layers allowed
+// it already.
+func (s *Server) liftedBy(ctx context.Context, prev *audit.Decision) (*audit.Approval, error) {
+	if prev.Outcome != audit.OutcomeMayAct || prev.ApprovalID == "" {
+		return nil, nil
+	}
+	var gate []LayerDecision
+	for _, l := range prev.Layers {
+		if l.Layer != approvalLayerName {
+			gate = append(gate, LayerDecision(l))
+		}
+	}
+	if combine(gate) == warrant.MayActDecision {
+		return nil, nil
+	}
+	ap, err := s.decisions.Log.Approval(ctx, prev.ApprovalID)
+	if errors.Is(err, audit.ErrNotFound) {
+		// Not on a sound log; an approval that is gone lifts nothing.
+		return nil, fmt.Errorf("%w: its MAY_ACT came from approval %s, which is not on record", audit.ErrReplayExpired, prev.ApprovalID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading approval %s from the decision log: %w", prev.ApprovalID, err)
+	}
+	return ap.Capped(s.decisions.MaxApprovalLifetime), nil
 }
 
 // differs names the first thing a call asks differently from decision
@@ -225,6 +281,7 @@ func (s *Server) approvalLayer(ctx context.Context, dr *draft, base string) (Lay
 	if err != nil {
 		return l, fmt.Errorf("reading approval %s from the decision log: %w", id, err)
 	}
+	ap = ap.Capped(s.decisions.MaxApprovalLifetime)
 	l.Detail = detailOf(ap)
 	switch base {
 	case warrant.MayActDecision:

@@ -28,6 +28,13 @@ type DecisionLog struct {
 	// database being unreachable (the call is then answered
 	// EWP_STORE_UNAVAILABLE, not EWP_INTERNAL_ERROR; still unanswered).
 	Unavailable func(error) bool
+	// MaxApprovalLifetime is the longest an approval is honoured after
+	// its creation, whatever until it claims (audit.Approval.Capped); 0:
+	// audit.DefaultMaxLifetime.
+	MaxApprovalLifetime time.Duration
+	// ReplayWindow is how long after a decision a retry with its
+	// idempotency_key is answered from the record; 0: DefaultReplayWindow.
+	ReplayWindow time.Duration
 	// RedactArguments names the members of an action's arguments whose
 	// values are recorded as RedactedMarker (a member is redacted when its
 	// name contains one, ignoring case); nil means
@@ -262,6 +269,7 @@ func noteAction(ctx context.Context, pid string, act warrant.Action, gc *guardCa
 	d.Reversible, d.RiskPolicy = ptr(act.Reversible), dr.policies.encoded(p)
 	if gc != nil {
 		d.Concepts, d.ToolName = gc.act.concepts, gc.act.toolName
+		d.Cardinality, d.MinDepth = gc.act.cardinality, gc.act.minDepth
 		if gc.act.arguments != nil {
 			d.ArgumentsHash = argumentsHash(gc.act.arguments)
 			d.Arguments, d.ArgumentsTruncated = dr.redact.recorded(gc.act.arguments)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -140,10 +141,10 @@ func TestApprovalRefusals(t *testing.T) {
 		reason string
 	}{
 		{"rejected", audit.Approval{Verdict: audit.Rejected, Note: "not on a Friday"}, nil, warrant.RequireConfirmation, ReasonApprovalRejected},
-		{"expired", audit.Approval{Scope: &audit.Scope{PropositionID: "P-tentative"}, Until: testNow.Add(-time.Second)}, nil,
+		{"expired", audit.Approval{Scope: &audit.Scope{PropositionID: "P-tentative", ActionKind: "deploy"}, Until: testNow.Add(-time.Second)}, nil,
 			warrant.RequireConfirmation, ReasonApprovalExpired},
 		{"expired at the instant", audit.Approval{Once: true, Until: testNow}, nil, warrant.RequireConfirmation, ReasonApprovalExpired},
-		{"wrong proposition: scope", audit.Approval{Scope: &audit.Scope{PropositionID: "P-tentative"}, Until: later}, onConflict,
+		{"wrong proposition: scope", audit.Approval{Scope: &audit.Scope{PropositionID: "P-tentative", ActionKind: "deploy"}, Until: later}, onConflict,
 			warrant.RequireConfirmation, ReasonApprovalWrongProposition},
 		{"wrong proposition: once", audit.Approval{Once: true}, onConflict, warrant.RequireConfirmation, ReasonApprovalWrongProposition},
 		{"out of scope: kind", audit.Approval{Scope: &audit.Scope{PropositionID: "P-tentative", ActionKind: "deploy"}, Until: later},
@@ -155,7 +156,7 @@ func TestApprovalRefusals(t *testing.T) {
 		{"wrong action: kind", audit.Approval{Once: true},
 			obj{"proposition_id": "P-tentative", "action": mergeObj(action(warrant.RiskMedium, true), obj{"kind": "restart"})},
 			warrant.RequireConfirmation, ReasonApprovalWrongAction},
-		{"deny stands", audit.Approval{Scope: &audit.Scope{PropositionID: "P-tentative"}, Until: later},
+		{"deny stands", audit.Approval{Scope: &audit.Scope{PropositionID: "P-tentative", ActionKind: "deploy"}, Until: later},
 			obj{"proposition_id": "P-tentative", "action": action(warrant.RiskHigh, true)}, warrant.Deny, ReasonApprovalCannotLift},
 	}
 	for _, tc := range cases {
@@ -539,4 +540,138 @@ func TestIdempotencyKeyPerCredential(t *testing.T) {
 	if all, _ := ml.List(context.Background(), audit.Filter{}); len(all) != 2 {
 		t.Errorf("%d decisions, want 2", len(all))
 	}
+}
+
+// Issue 19 item 3: a scope never covers more risk, less reversibility or
+// a laxer risk policy than the decision it answered. Under the ingest
+// role's relaxed policy, a scope given for a low-risk deploy on P-degraded
+// does not lift a high-risk one; within the bounds it still lifts.
+func TestScopeNeverWidensTheAnsweredAction(t *testing.T) {
+	srv, ml, _ := loggedServer(t)
+	c := dialStdio(t, srv, true)
+	low := obj{"proposition_id": "P-degraded", "action": action(warrant.RiskLow, true)}
+	asked := mustOK(t, call(t, c, "may_act", low))
+	if asked["decision"] != warrant.RequireConfirmation {
+		t.Fatalf("want REQUIRE_CONFIRMATION for the low-risk deploy, got %v", asked)
+	}
+	ap := approve(t, ml, audit.Approval{DecisionID: decisionID(t, asked), Scope: &audit.Scope{PropositionID: "P-degraded", ActionKind: "deploy"},
+		Until: testNow.Add(time.Hour)})
+	relaxed := obj{"policy_id": "ingest-relaxed", "high_requires_accepted": false, "high_requires_no_open_conflict": false}
+	cases := []struct {
+		name   string
+		args   obj
+		want   string
+		reason string
+	}{
+		{"high risk under the relaxed policy", obj{"proposition_id": "P-degraded", "action": action(warrant.RiskHigh, true), "risk_policy": relaxed},
+			warrant.RequireConfirmation, ReasonApprovalOutOfScope},
+		{"low risk, irreversible", obj{"proposition_id": "P-degraded", "action": action(warrant.RiskLow, false)}, warrant.RequireConfirmation, ReasonApprovalOutOfScope},
+		{"low risk under the relaxed policy", mergeObj(low, obj{"risk_policy": relaxed}), warrant.RequireConfirmation, ReasonApprovalOutOfScope},
+		{"another low-risk deploy", obj{"proposition_id": "P-degraded", "action": mergeObj(action(warrant.RiskLow, true), obj{"action_id": "act-9"})},
+			warrant.MayActDecision, ReasonApproved},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := mustOK(t, call(t, c, "may_act", mergeObj(tc.args, obj{"approval_id": ap})))
+			dec, why, _ := approvalOf(t, out)
+			if out["decision"] != tc.want || dec != tc.want || !strings.HasPrefix(why, tc.reason+":") {
+				t.Fatalf("want %s with %s, got %v / %s", tc.want, tc.reason, out["decision"], why)
+			}
+		})
+	}
+}
+
+// Issue 19 item 3: a once approval binds the risk policy the call was
+// judged under, and the decision keeps it with the action.
+func TestOnceApprovalBindsTheRiskPolicy(t *testing.T) {
+	srv, ml, _ := loggedServer(t)
+	c := dialStdio(t, srv, true)
+	policy := func(conflict bool) obj {
+		return obj{"policy_id": "ingest-relaxed", "high_requires_accepted": false, "high_requires_no_open_conflict": conflict}
+	}
+	args := obj{"proposition_id": "P-degraded", "action": action(warrant.RiskHigh, true), "risk_policy": policy(true)}
+	asked := mustOK(t, call(t, c, "may_act", args))
+	if asked["decision"] != warrant.RequireConfirmation {
+		t.Fatalf("want REQUIRE_CONFIRMATION, got %v", asked)
+	}
+	ap := approve(t, ml, audit.Approval{DecisionID: decisionID(t, asked), Once: true})
+	out := mustOK(t, call(t, c, "may_act", mergeObj(args, obj{"approval_id": ap, "risk_policy": policy(false)})))
+	if _, why, _ := approvalOf(t, out); out["decision"] != warrant.RequireConfirmation || !strings.Contains(why, "risk_policy") {
+		t.Fatalf("a once approval lifted a call under another risk policy: %v", out)
+	}
+	out = mustOK(t, call(t, c, "may_act", mergeObj(args, obj{"approval_id": ap})))
+	if out["decision"] != warrant.MayActDecision {
+		t.Fatalf("the same call under the same policy: %v", out)
+	}
+}
+
+// Issue 19 item 3: the gate honours an approval for at most its maximum
+// lifetime after creation, whatever until the log row claims.
+func TestGateCapsTheApprovalLifetime(t *testing.T) {
+	ml := memlog.New(func() time.Time { return testNow.Add(-2 * time.Hour) })
+	srv, _ := newTestServer(t, WithDecisionLog(DecisionLog{Log: ml, MaxApprovalLifetime: time.Hour}))
+	c := dialInProcess(t, srv)
+	for _, until := range []time.Time{{}, time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)} {
+		asked := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
+		ap := approve(t, ml, audit.Approval{DecisionID: asked, Once: true, Until: until})
+		out := mustOK(t, call(t, c, "may_act", mergeObj(confirmArgs(), obj{"approval_id": ap})))
+		if _, why, detail := approvalOf(t, out); out["decision"] != warrant.RequireConfirmation || !strings.HasPrefix(why, ReasonApprovalExpired+":") ||
+			detail["until"] != testNow.Add(-time.Hour).Format(timeLayout) {
+			t.Fatalf("until %s: an approval older than the maximum lifetime lifted the call: %v / %s / %v", until, out["decision"], why, detail)
+		}
+	}
+}
+
+// Issue 19 item 8: a replay is bounded by the replay window and by the
+// approval that lifted it, and is held to the evaluated_at skew check.
+func TestReplayOutlivesNeitherWindowNorApproval(t *testing.T) {
+	var mu sync.Mutex
+	now := testNow
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	set := func(t time.Time) { mu.Lock(); now = t; mu.Unlock() }
+	ml := memlog.New(clock)
+	srv, _ := newTestServer(t, WithClock(clock), WithDecisionLog(DecisionLog{Log: ml, ReplayWindow: time.Hour}))
+	c := dialInProcess(t, srv)
+
+	t.Run("a scope expired 4 s ago", func(t *testing.T) {
+		set(testNow)
+		asked := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
+		ap := approve(t, ml, audit.Approval{DecisionID: asked, Scope: &audit.Scope{PropositionID: "P-tentative", ActionKind: "deploy"},
+			Until: testNow.Add(time.Minute)})
+		args := mergeObj(confirmArgs(), obj{"approval_id": ap, "idempotency_key": "scope-1"})
+		if out := mustOK(t, call(t, c, "may_act", args)); out["decision"] != warrant.MayActDecision {
+			t.Fatalf("the scope did not lift the call: %v", out)
+		}
+		set(testNow.Add(time.Minute - time.Second))
+		if out := mustOK(t, call(t, c, "may_act", args)); out["replayed"] != true || out["decision"] != warrant.MayActDecision {
+			t.Fatalf("a replay while the scope holds: %v", out)
+		}
+		set(testNow.Add(time.Minute + 4*time.Second))
+		msg := mustRefuse(t, call(t, c, "may_act", args), CodeIdempotencyKeyExpired)
+		if !strings.Contains(msg, "expired at") || !strings.Contains(msg, "new key") {
+			t.Errorf("message: %s", msg)
+		}
+	})
+	t.Run("a once approval past the window", func(t *testing.T) {
+		set(testNow)
+		asked := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
+		ap := approve(t, ml, audit.Approval{DecisionID: asked, Once: true})
+		args := mergeObj(confirmArgs(), obj{"approval_id": ap, "idempotency_key": "once-1"})
+		mustOK(t, call(t, c, "may_act", args))
+		set(testNow.Add(time.Hour))
+		if out := mustOK(t, call(t, c, "may_act", args)); out["replayed"] != true {
+			t.Fatalf("a replay at the end of the window: %v", out)
+		}
+		set(testNow.Add(time.Hour + time.Second))
+		if msg := mustRefuse(t, call(t, c, "may_act", args), CodeIdempotencyKeyExpired); !strings.Contains(msg, "replay window 1h0m0s") {
+			t.Errorf("message: %s", msg)
+		}
+	})
+	t.Run("skew", func(t *testing.T) {
+		set(testNow)
+		args := mergeObj(confirmArgs(), obj{"idempotency_key": "skew-1"})
+		mustOK(t, call(t, c, "may_act", args))
+		skewed := mergeObj(args, obj{"evaluated_at": testNow.Add(time.Hour).Format(timeLayout)})
+		mustRefuse(t, call(t, c, "may_act", skewed), warrant.CodeEvaluatedAtSkew)
+	})
 }

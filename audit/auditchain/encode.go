@@ -41,6 +41,11 @@ func AppendDecision(dst []byte, d *audit.Decision) ([]byte, error) {
 		e.b = strconv.AppendBool(e.b, *d.Reversible)
 	}
 	e.strs("concepts", d.Concepts, true)
+	e.str("cardinality", d.Cardinality, true)
+	if d.MinDepth != nil {
+		e.key("min_depth")
+		e.b = strconv.AppendInt(e.b, int64(*d.MinDepth), 10)
+	}
 	e.str("tool_name", d.ToolName, true)
 	e.str("arguments_hash", d.ArgumentsHash, true)
 	if len(d.Arguments) > 0 {

@@ -34,7 +34,7 @@ func randomDecision(r *rand.Rand) *audit.Decision {
 	d := &audit.Decision{ID: s(), Time: time.Unix(r.Int64N(4e9), r.Int64N(1e9)).In(time.FixedZone("x", r.IntN(7)*3600)), Tool: s(),
 		Caller:        audit.Caller{ClientName: s(), ClientVersion: s(), Transport: s(), RemoteAddr: s(), Role: s(), Credential: s()},
 		PropositionID: s(), ViewID: s(), ViewHash: s(), ActionID: s(), ActionKind: s(), Risk: s(),
-		Concepts: strs(), ToolName: s(), ArgumentsHash: s(), GraphVersion: r.Int64N(3) - 1, PolicyIDs: strs(), PolicySetHash: s(),
+		Concepts: strs(), Cardinality: s(), ToolName: s(), ArgumentsHash: s(), GraphVersion: r.Int64N(3) - 1, PolicyIDs: strs(), PolicySetHash: s(),
 		Outcome: s(), Code: s(), Message: s(), ApprovalID: s(), IdempotencyKey: s()}
 	if r.IntN(2) == 0 {
 		d.Reversible = new(r.IntN(2) == 0)
@@ -46,6 +46,9 @@ func randomDecision(r *rand.Rand) *audit.Decision {
 		d.Arguments, d.ArgumentsTruncated = json.RawMessage(`"{\"path\":\"<a&b>"`), true
 	case 2:
 		d.Arguments = json.RawMessage(` { "spaced" : true } `) // not compact: encoding/json compacts it
+	}
+	if r.IntN(2) == 0 {
+		d.MinDepth = new(r.IntN(9) - 4)
 	}
 	details := []any{nil, map[string]any{"b": 1, "a": []string{s()}}, struct {
 		X string `json:"x"`

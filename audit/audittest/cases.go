@@ -209,7 +209,7 @@ func consume(t *testing.T, s Store) {
 
 	sd := record(t, l, pendingDecision("P-db", 3))
 	sa := &audit.Approval{DecisionID: sd.ID, Verdict: audit.Approved, Approver: "ops",
-		Scope: &audit.Scope{PropositionID: "P-db"}, Until: t0.Add(time.Hour)}
+		Scope: &audit.Scope{PropositionID: "P-db", ActionKind: "migrate"}, Until: t0.Add(time.Hour)}
 	if err := l.Approve(ctx, sa); err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,8 @@ func Run(t *testing.T, s Store) {
 		{"GroupCommitSharesCommits", groupCommitSharesCommits},
 		{"InvalidUTF8Ids", invalidUTF8Ids},
 		{"BatchRefusesOnlyTheDuplicate", batchRefusesOnlyTheDuplicate},
+		{"PendingRetries", pendingRetries},
+		{"ScopeBounds", scopeBounds},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, s) })

@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/audittest"
 )
 
 var t0 = time.Date(2026, 9, 21, 21, 0, 0, 0, time.UTC)
 
 func rc(id string) *audit.Decision {
 	return &audit.Decision{ID: id, Time: t0, Tool: audit.ToolMayAct, Outcome: audit.OutcomeRequireConfirmation,
-		PropositionID: "P", Caller: audit.Caller{Transport: "stdio", Role: "evaluate", Credential: "none"},
+		PropositionID: "P", ActionKind: "migrate", Risk: "low", Caller: audit.Caller{Transport: "stdio", Role: "evaluate", Credential: "none"},
 		Layers: []audit.Layer{{Layer: "warrant", Decision: "REQUIRE_CONFIRMATION", Reasons: []string{"r"}}}}
 }
 
@@ -109,7 +110,7 @@ func TestConsumeExactlyOnce(t *testing.T) {
 	}
 	once := &audit.Approval{DecisionID: "d1", Verdict: audit.Approved, Approver: "ops", Once: true}
 	scoped := &audit.Approval{DecisionID: "d2", Verdict: audit.Approved, Approver: "ops",
-		Scope: &audit.Scope{PropositionID: "P"}, Until: t0.Add(time.Hour)}
+		Scope: &audit.Scope{PropositionID: "P", ActionKind: "migrate"}, Until: t0.Add(time.Hour)}
 	for _, a := range []*audit.Approval{once, scoped} {
 		if err := l.Approve(ctx, a); err != nil {
 			t.Fatal(err)
@@ -202,4 +203,15 @@ func TestApproveAsTheDurableStore(t *testing.T) {
 	if err := l.Consume(ctx, ap.ID, "x"); !errors.Is(err, audit.ErrApprovalExpired) {
 		t.Errorf("an expired approval was consumed: %v", err)
 	}
+}
+
+// The inbox's grouping of identical retries on the in-memory log, as the
+// shared suite checks it on SQLite and PostgreSQL.
+func TestPendingRetries(t *testing.T) {
+	audittest.PendingRetries(t, New(func() time.Time { return audittest.T0 }))
+}
+
+// What a stored scope may cover, on the in-memory log.
+func TestScopeBounds(t *testing.T) {
+	audittest.ScopeBounds(t, New(func() time.Time { return audittest.T0 }))
 }

@@ -19,6 +19,8 @@ type answerFlags struct {
 	scope                          bool
 	prop, kind, concepts, toolName string
 	until, approver, note          string
+	maxLifetime                    time.Duration
+	stale                          time.Duration
 }
 
 func runApprove(e *env, args []string) int {
@@ -34,6 +36,7 @@ func runApprove(e *env, args []string) int {
 	fs.StringVar(&f.until, "until", "", "")
 	fs.StringVar(&f.approver, "approver", "", "")
 	fs.StringVar(&f.note, "note", "", "")
+	fs.DurationVar(&f.maxLifetime, "max-lifetime", audit.DefaultMaxLifetime, "")
 	pos, code := parse(e, fs, usageApprove, args)
 	if code >= 0 {
 		return code
@@ -61,6 +64,10 @@ func (f *answerFlags) approval(pos []string, now time.Time) (*audit.Approval, st
 		return nil, "say what you approve: --once (this exact action, one use) or a scope (--scope and/or --scope-proposition/--scope-kind/--scope-concepts/--scope-tool, with --until)"
 	case scoped && f.until == "":
 		return nil, "a scope approval needs --until TIME (RFC 3339, or a duration such as 2h)"
+	case scoped && f.kind == "" && f.concepts == "" && f.toolName == "":
+		return nil, "a scope names what it covers: at least one of --scope-kind, --scope-tool, --scope-concepts (a scope of the proposition alone would cover every action on it)"
+	case f.maxLifetime <= 0:
+		return nil, "--max-lifetime wants a positive duration such as 24h"
 	}
 	a := &audit.Approval{DecisionID: pos[0], Verdict: audit.Approved, Approver: f.approver, Note: f.note, Once: f.once}
 	if f.until != "" {
@@ -69,6 +76,9 @@ func (f *answerFlags) approval(pos []string, now time.Time) (*audit.Approval, st
 			return nil, "--until: " + err.Error()
 		}
 		a.Until = t
+		if err := a.CheckLifetime(now, f.maxLifetime); err != nil {
+			return nil, "--until: " + strings.TrimPrefix(err.Error(), audit.ErrInvalidApproval.Error()+": ") + " (--max-lifetime)"
+		}
 	}
 	if scoped {
 		a.Scope = &audit.Scope{PropositionID: f.prop, ActionKind: f.kind, Concepts: splitList(f.concepts), ToolName: f.toolName}
@@ -96,11 +106,22 @@ func runReject(e *env, args []string) int {
 	f.register(fs)
 	fs.StringVar(&f.approver, "approver", "", "")
 	fs.StringVar(&f.note, "note", "", "")
+	fs.DurationVar(&f.stale, "stale", 0, "")
 	pos, code := parse(e, fs, usageReject, args)
 	if code >= 0 {
 		return code
 	}
 	switch {
+	case f.stale != 0 && len(pos) > 0:
+		return usageError(e.stderr, "reject: give a DECISION_ID or --stale DURATION, not both")
+	case f.stale < 0:
+		return usageError(e.stderr, "reject: --stale wants a positive duration, e.g. 1h: the calls waiting longer are rejected")
+	case f.stale > 0 && (strings.TrimSpace(f.approver) == "" || strings.TrimSpace(f.note) == ""):
+		return usageError(e.stderr, "reject --stale: --approver NAME and --note TEXT are required (the note is what every agent is told)")
+	case f.stale > 0 && approverProblem(f.approver) != "":
+		return usageError(e.stderr, "reject --stale: "+approverProblem(f.approver))
+	case f.stale > 0:
+		return rejectStale(e, &f)
 	case len(pos) != 1:
 		return usageError(e.stderr, "reject: give exactly one DECISION_ID")
 	case approverProblem(f.approver) != "":
@@ -127,13 +148,57 @@ func answer(e *env, lf *logFlags, name string, a *audit.Approval) int {
 		}
 		a.Scope.PropositionID = d.PropositionID
 	}
-	if err := l.Approve(e.ctx, a); err != nil {
+	closed, err := answerGroup(e, l, a)
+	if err != nil {
 		return failed(e, name, err)
 	}
 	if lf.json {
-		return printJSON(e, a)
+		return printJSON(e, struct {
+			*audit.Approval
+			Superseded int `json:"superseded,omitempty"`
+		}{a, closed})
 	}
 	printApproval(e.stdout, a)
+	if closed > 0 {
+		fmt.Fprintf(e.stdout, "closed %d identical older call(s) of the same caller as superseded by this answer\n", closed)
+	}
+	return exitOK
+}
+
+// answerGroup stores a, and closes the identical older calls pending in
+// its decision's group (audit.AnswerGroup); a decision in no group (not
+// pending) is answered alone, and the store says why it cannot be.
+func answerGroup(e *env, l audit.Log, a *audit.Approval) (int, error) {
+	g, ok, err := audit.GroupOf(e.ctx, l, a.DecisionID)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, l.Approve(e.ctx, a)
+	}
+	return audit.AnswerGroup(e.ctx, l, g, a)
+}
+
+// rejectStale rejects every pending call whose group has waited longer
+// than --stale.
+func rejectStale(e *env, f *answerFlags) int {
+	l, code := f.open(e, "reject", false)
+	if code >= 0 {
+		return code
+	}
+	defer l.Close()
+	cutoff := e.now().Add(-f.stale)
+	n, err := audit.RejectStale(e.ctx, l, cutoff, f.approver, f.note)
+	if err != nil {
+		return failed(e, "reject", err)
+	}
+	if f.json {
+		return printJSON(e, struct {
+			Rejected int       `json:"rejected"`
+			Before   time.Time `json:"before"`
+		}{n, cutoff.UTC()})
+	}
+	fmt.Fprintf(e.stdout, "rejected %d pending decision(s) waiting since before %s\n", n, cutoff.UTC().Format(time.RFC3339))
 	return exitOK
 }
 
@@ -153,7 +218,8 @@ func printApproval(w io.Writer, a *audit.Approval) {
 			fmt.Fprintf(w, "  covers       scope: %s\n", esc(scopeText(a.Scope)))
 		}
 		if a.Until.IsZero() {
-			fmt.Fprintf(w, "  until        no expiry\n")
+			fmt.Fprintf(w, "  until        none given: the gate honours it at most its --approval-max-lifetime (default %s) after %s\n",
+				audit.DefaultMaxLifetime, a.CreatedAt.Format(time.RFC3339))
 		} else {
 			fmt.Fprintf(w, "  until        %s\n", a.Until.Format(time.RFC3339))
 		}
@@ -171,6 +237,9 @@ func printApproval(w io.Writer, a *audit.Approval) {
 
 func scopeText(s *audit.Scope) string {
 	parts := []string{"proposition " + s.PropositionID}
+	if s.PropositionID == "" {
+		parts[0] = "calls naming no proposition (the guard alone judges them)"
+	}
 	if s.ActionKind != "" {
 		parts = append(parts, "action_kind "+s.ActionKind)
 	}
@@ -198,6 +267,10 @@ func actionText(a audit.Action) string {
 		add("reversible", fmt.Sprint(*a.Reversible))
 	}
 	add("concepts", strings.Join(a.Concepts, ","))
+	add("cardinality", a.Cardinality)
+	if a.MinDepth != nil {
+		add("min_depth", fmt.Sprint(*a.MinDepth))
+	}
 	add("tool", a.ToolName)
 	if len(a.ArgumentsHash) > 12 {
 		add("arguments", "sha256:"+a.ArgumentsHash[:12]+"…")

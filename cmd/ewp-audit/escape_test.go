@@ -92,6 +92,7 @@ func TestApproverRefusesControlCharacters(t *testing.T) {
 		for _, args := range [][]string{
 			{"approve", "--db", db, ds[0].ID, "--once", "--approver", name},
 			{"reject", "--db", db, ds[0].ID, "--note", "no", "--approver", name},
+			{"reject", "--db", db, "--stale", "1h", "--note", "no", "--approver", name},
 		} {
 			_, errs := wantExit(t, exitUsage, args...)
 			inert(t, "refusal", errs)

@@ -81,9 +81,19 @@ func runList(e *env, args []string) int {
 		return code
 	}
 	defer l.Close()
+	groups, err := pendingGroups(e, l, flt.Pending)
+	if err != nil {
+		return failed(e, "list", err)
+	}
 	rows := []listRow{} // an empty page is [] in --json, not null
 	err = l.Each(e.ctx, sqlite.Query{Filter: flt, NewestFirst: !*oldest}, func(d *audit.Decision) error {
 		r := listRow{Decision: *d}
+		if g, ok := groups[d.ID]; ok {
+			if g.Newest.ID != d.ID {
+				return nil // an identical older retry: listed with its group's newest
+			}
+			r.Count, r.Older = g.Count(), g.IDs[:len(g.IDs)-1]
+		}
 		if d.Outcome == audit.OutcomeRequireConfirmation {
 			as, err := l.ApprovalsFor(e.ctx, d.ID)
 			if err != nil {
@@ -116,10 +126,34 @@ func runList(e *env, args []string) int {
 }
 
 // listRow is a decision with, for a REQUIRE_CONFIRMATION one, its answer.
+// With --pending, a row stands for its group of identical retries
+// (audit.GroupPending): the newest decision, how many times the call was
+// asked, and the older ones, which answering the row closes.
 type listRow struct {
 	audit.Decision
-	Answer     string `json:"answer,omitempty"` // pending | approved | rejected
-	AnsweredBy string `json:"answered_by,omitempty"`
+	Answer     string   `json:"answer,omitempty"` // pending | approved | rejected
+	AnsweredBy string   `json:"answered_by,omitempty"`
+	Count      int      `json:"count,omitempty"`
+	Older      []string `json:"identical_older,omitempty"`
+}
+
+// pendingGroups maps each pending decision's id to its group, for
+// list --pending; nil otherwise.
+func pendingGroups(e *env, l audit.Log, pending bool) (map[string]audit.PendingGroup, error) {
+	if !pending {
+		return nil, nil
+	}
+	groups, err := audit.PendingGroups(e.ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]audit.PendingGroup{}
+	for _, g := range groups {
+		for _, id := range g.IDs {
+			out[id] = g
+		}
+	}
+	return out, nil
 }
 
 func printList(w io.Writer, rows []listRow, next string) {
@@ -138,6 +172,9 @@ func printList(w io.Writer, rows []listRow, next string) {
 			if r.AnsweredBy != "" {
 				state += " by " + r.AnsweredBy
 			}
+		}
+		if r.Count > 1 {
+			state += fmt.Sprintf(" (asked %d times)", r.Count)
 		}
 		fmt.Fprintf(w, "%s  %s  %-15s  %-20s  %-14s  %s  %s\n", r.Time.Format(time.RFC3339), esc(r.ID), esc(r.Tool), esc(r.Outcome),
 			orDash(esc(r.PropositionID)), orDash(esc(strings.TrimSpace(what))), esc(state))

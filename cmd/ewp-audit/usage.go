@@ -21,30 +21,43 @@ approval_id; the agent repeats its may_act call with "approval_id", and the
 gate lifts REQUIRE_CONFIRMATION to MAY_ACT only if the approval covers the
 call. Evidence is judged afresh on every call: an approval never lifts DENY.
 
-  --once                 exactly this action (same proposition, action id,
-                         kind, risk, reversible, concepts, tool, arguments),
-                         one may_act call; a second call is refused
+  --once                 exactly the gate input it answers (same proposition,
+                         action id, kind, risk, reversible, concepts,
+                         cardinality, min_depth, tool, arguments, risk
+                         policy), one may_act call; a second call is refused
                          (EWP_REFUSE_APPROVAL_USED)
   --scope                actions like it until --until, as often as needed:
-  --scope-proposition P    the proposition (default: the decision's)
+  --scope-proposition P    the proposition (default: the decision's; none
+                           for a decision that judged none, e.g. a guard-only
+                           file deletion)
   --scope-kind K           only this action kind
   --scope-concepts A,B     only actions whose concepts are all among these
   --scope-tool T           only this tool
-                         (any --scope-* flag implies --scope; the scope must
-                         cover the decision it answers)
+                         (any --scope-* flag implies --scope; name at least
+                         one of kind, concepts, tool; the scope must cover
+                         the decision it answers, and never covers more
+                         risk, less reversibility or a laxer risk policy)
   --until TIME           expiry: RFC 3339 (2026-09-21T18:00:00Z) or a
-                         duration from now (90m, 2h); required for a scope
+                         duration from now (90m, 2h); required for a scope;
+                         at most --max-lifetime ahead
+  --max-lifetime DUR     the longest until accepted (default 24h); the gate
+                         honours any approval at most its own maximum after
+                         creation (ewp-mcp --approval-max-lifetime, 24h)
   --approver NAME        who decides (required; recorded and shown)
   --note TEXT            why, for the record
 ` + usageLog + `
 A decision is answered once: approving or rejecting it again is refused.
-Only REQUIRE_CONFIRMATION decisions can be approved.
+Only REQUIRE_CONFIRMATION decisions can be approved. Identical retries of
+a pending call by one caller are one item (list --pending counts them):
+answering any of them answers it, and the others are closed as rejections
+noting they were superseded by this answer.
 `
 
 const usageReject = `ewp-audit reject — refuse a decision that asked for confirmation
 
 USAGE
   ewp-audit reject DECISION_ID --approver NAME --note TEXT
+  ewp-audit reject --stale DURATION --approver NAME --note TEXT
 
 A rejection is recorded as the decision's answer; an agent presenting it is
 refused (EWP_REFUSE_APPROVAL_REJECTED) with the note. "Request changes" is a
@@ -53,6 +66,8 @@ decision.
 
   --approver NAME   who decides (required)
   --note TEXT       why not, or what to change (required)
+  --stale DURATION  instead of one DECISION_ID: reject every pending call
+                    whose latest retry is older than DURATION (e.g. 1h)
 ` + usageLog
 
 const usageList = `ewp-audit list — the decisions on record, newest first
@@ -65,7 +80,8 @@ USAGE
         [--proposition P] [--limit N] [--after DECISION_ID] [--oldest-first]
 
   --pending          REQUIRE_CONFIRMATION decisions not yet answered: the
-                     operator's inbox
+                     operator's inbox; identical retries by one caller are
+                     one row, its newest, "asked N times"
   --since T          from T on (RFC 3339, or a duration ago: 1h, 30m)
   --until T          before T (same forms)
   --outcome O        MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED (refused

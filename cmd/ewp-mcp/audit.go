@@ -74,7 +74,8 @@ func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Opt
 		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", pgurl.Redact(path), err)
 	}
 	log.Info("decision log ready", "audit", pgurl.Redact(path))
-	dl := mcp.DecisionLog{Log: l, PolicySetHash: policyHash, RedactArguments: cfg.redact}
+	dl := mcp.DecisionLog{Log: l, PolicySetHash: policyHash, MaxApprovalLifetime: cfg.approvalMaxLifetime, ReplayWindow: cfg.replayWindow,
+		RedactArguments: cfg.redact}
 	if auditstore.IsPostgres(path) {
 		dl.Unavailable = postgres.IsUnavailable
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/store"
@@ -102,6 +103,13 @@ Flags:
                             (ewp-audit approve) are read from it. Default: beside the
                             ledger (PATH.audit). "off" runs without one: nothing is
                             recorded and may_act refuses approval_id.
+  --approval-max-lifetime DUR
+                            The longest an approval is honoured after it was created,
+                            whatever until it names (default 24h); the console refuses
+                            to create one that would outlive it.
+  --replay-window DUR       How long after a decision a retry with its idempotency_key
+                            gets it back (default 10m); later, the key is refused with
+                            EWP_REFUSE_IDEMPOTENCY_KEY_EXPIRED.
   --redact-arguments NAMES  Comma-separated member names whose values the decision log
                             records as "[redacted]" in an action's arguments (which the
                             operator reads before approving), at any depth; a member is
@@ -159,6 +167,9 @@ type config struct {
 	limits      warrant.Limits
 	audit       string   // --audit: the decision log's path, "off", or "" for the default
 	redact      []string // --redact-arguments; nil: mcp.DefaultRedactedArguments
+	// approvalMaxLifetime and replayWindow bound approvals and replays
+	// (mcp.DecisionLog); 0 is package audit's default.
+	approvalMaxLifetime, replayWindow time.Duration
 	// PostgreSQL only (--db postgres://…)
 	standby            string        // --standby: a streaming-replication standby's URL for reads
 	standbyMaxLag      int64         // --standby-max-lag: bytes of WAL behind past which reads go to the primary
@@ -216,6 +227,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.Int64Var(&c.standbyMaxLag, "standby-max-lag", 0, "")
 	fs.IntVar(&c.dbPool, "db-pool", 0, "")
 	fs.DurationVar(&c.dbStatementTimeout, "db-statement-timeout", 0, "")
+	fs.DurationVar(&c.approvalMaxLifetime, "approval-max-lifetime", audit.DefaultMaxLifetime, "")
+	fs.DurationVar(&c.replayWindow, "replay-window", audit.DefaultReplayWindow, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, errHelp
@@ -243,6 +256,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return c, fmt.Errorf("--standby %q: want a postgres:// URL of a streaming-replication standby", pgurl.Redact(c.standby))
 	case c.standbyMaxLag != 0 && c.standby == "":
 		return c, errors.New("--standby-max-lag needs --standby")
+	case c.approvalMaxLifetime <= 0 || c.replayWindow <= 0:
+		return c, errors.New("--approval-max-lifetime and --replay-window want a positive duration such as 24h or 10m")
 	case c.dbPool < 0 || c.dbStatementTimeout < 0 || c.standbyMaxLag < 0:
 		return c, errors.New("--db-pool and --db-statement-timeout must be positive (0 for the default)")
 	}

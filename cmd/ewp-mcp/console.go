@@ -55,8 +55,9 @@ func openConsole(cfg config, st mcp.Store, srv *mcp.Server, addr string, log *sl
 	}
 	cc := console.Config{
 		Policies: srv.EdgePolicies(), OperatorToken: cfg.operator, Addr: addr, AllowedHosts: cfg.allowHosts,
-		TLS:    false, // ewp-mcp serves plain HTTP; a TLS front would set Secure itself
-		Logger: log,
+		TLS:                 false, // ewp-mcp serves plain HTTP; a TLS front would set Secure itself
+		Logger:              log,
+		ApprovalMaxLifetime: cfg.approvalMaxLifetime,
 	}
 	src.Apply(&cc)
 	con, err := console.New(cc)

@@ -251,13 +251,22 @@ func TestConsoleApprovalAgainstTheServer(t *testing.T) {
 		t.Fatalf("foreign origin: page says %q", s)
 	}
 	// Neither refusal recorded anything: the agent is still waiting.
-	if r := agent("may_act", upgrade); r.out["decision"] != "REQUIRE_CONFIRMATION" {
-		t.Fatalf("after the refused forms: %+v", r)
+	retry := agent("may_act", upgrade)
+	if retry.out["decision"] != "REQUIRE_CONFIRMATION" {
+		t.Fatalf("after the refused forms: %+v", retry)
 	}
+	// The retry is the same call by the same caller: the inbox shows one
+	// card for both, its newest decision, asked twice; answering it closes
+	// the first as superseded.
+	firstAsked := pending
+	pending, _ = retry.out["decision_id"].(string)
 
 	// Approve once from the inbox; the page names the approval.
-	b.run("approve once", chromedp.Navigate(base+"inbox"), chromedp.WaitVisible(chromedp.CSS("#approve-once-"+pending)),
-		chromedp.Click(chromedp.CSS("#approve-once-"+pending)), chromedp.WaitVisible(chromedp.CSS(".notice code")))
+	b.run("approve once", chromedp.Navigate(base+"inbox"), chromedp.WaitVisible(chromedp.CSS("#approve-once-"+pending)))
+	if s := b.text(); !strings.Contains(s, "asked 2 times") {
+		t.Fatalf("the inbox does not count the retry: %q", s)
+	}
+	b.run("approve once", chromedp.Click(chromedp.CSS("#approve-once-"+pending)), chromedp.WaitVisible(chromedp.CSS(".notice code")))
 	approval, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(".notice code")))
 	if err != nil || approval == "" {
 		t.Fatalf("the approval's id on the page: %q %v", approval, err)
@@ -285,8 +294,8 @@ func TestConsoleApprovalAgainstTheServer(t *testing.T) {
 	b.shot("approved")
 	b.run("inbox", chromedp.Navigate(base+"inbox"), chromedp.WaitVisible(chromedp.CSS("main h1")))
 	inbox, err := chromedp.Run(b.ctx, chromedp.OuterHTML(chromedp.CSS("main")))
-	if err != nil || strings.Contains(inbox, "approve-once-"+pending) || !strings.Contains(inbox, "approve-once-") {
-		t.Fatalf("the inbox should list the other confirmations but not the answered %s (%v): %q", pending, err, inbox)
+	if err != nil || strings.Contains(inbox, "approve-once-"+pending) || strings.Contains(inbox, "approve-once-"+firstAsked) || !strings.Contains(inbox, "approve-once-") {
+		t.Fatalf("the inbox should list the other confirmations but not the answered %s nor its superseded %s (%v): %q", pending, firstAsked, err, inbox)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -32,6 +33,24 @@ func TestDeadlineAndLimitFlags(t *testing.T) {
 	}
 	if mcp.WriteTimeoutFor(90*time.Second) <= 90*time.Second || mcp.WriteTimeoutFor(time.Second) != 60*time.Second {
 		t.Error("the HTTP write timeout must outlast the request deadline")
+	}
+}
+
+// The bounds of approvals and replays reach the config, with package
+// audit's defaults, and a non-positive one is refused.
+func TestApprovalBoundFlags(t *testing.T) {
+	c, err := parseConfig([]string{"--db", "x"}, env())
+	if err != nil || c.approvalMaxLifetime != audit.DefaultMaxLifetime || c.replayWindow != audit.DefaultReplayWindow {
+		t.Fatalf("defaults: %v %v %v", c.approvalMaxLifetime, c.replayWindow, err)
+	}
+	c, err = parseConfig([]string{"--db", "x", "--approval-max-lifetime", "2h", "--replay-window", "1m"}, env())
+	if err != nil || c.approvalMaxLifetime != 2*time.Hour || c.replayWindow != time.Minute {
+		t.Fatalf("flags: %v %v %v", c.approvalMaxLifetime, c.replayWindow, err)
+	}
+	for _, args := range [][]string{{"--approval-max-lifetime", "0s"}, {"--replay-window", "-1m"}} {
+		if _, err := parseConfig(append([]string{"--db", "x"}, args...), env()); err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%v: %v", args, err)
+		}
 	}
 }
 
