@@ -83,6 +83,16 @@ func IsPostgres(dsn string) bool { return pgurl.IsPostgres(dsn) }
 
 // Open opens the ledger dsn names.
 func Open(ctx context.Context, dsn string, opt Options) (Ledger, error) {
+	l, err := open(ctx, dsn, opt)
+	if err != nil {
+		// It may quote dsn: a password in it (a URL, or a libpq key=value
+		// string taken for a file name) never reaches the message.
+		return nil, pgurl.Scrub(dsn, err)
+	}
+	return l, nil
+}
+
+func open(ctx context.Context, dsn string, opt Options) (Ledger, error) {
 	if IsPostgres(dsn) {
 		if opt.Create && !opt.ReadOnly {
 			if err := initIfMissing(ctx, dsn); err != nil {

@@ -72,17 +72,28 @@ func Where(db, auditFlag string) (string, error) {
 
 // Open opens the log --db db and --audit auditFlag name (see Where).
 func Open(ctx context.Context, db, auditFlag string, opt Options) (Log, error) {
+	l, err := open(ctx, db, auditFlag, opt)
+	if err != nil {
+		// It may quote db or auditFlag: a password in either (a URL, or a
+		// libpq key=value string taken for a file name) never reaches the
+		// message.
+		return nil, pgurl.Scrub(auditFlag, pgurl.Scrub(db, err))
+	}
+	return l, nil
+}
+
+func open(ctx context.Context, db, auditFlag string, opt Options) (Log, error) {
 	where, err := Where(db, auditFlag)
 	if err != nil {
 		return nil, err
 	}
 	if !IsPostgres(where) {
 		so := sqlite.Options{ReadOnly: opt.ReadOnly, Now: opt.Now}
-		open := sqlite.Open
+		openFile := sqlite.Open
 		if opt.Create && !opt.ReadOnly {
-			open = sqlite.OpenOrCreate
+			openFile = sqlite.OpenOrCreate
 		}
-		l, err := open(where, so)
+		l, err := openFile(where, so)
 		if err != nil {
 			return nil, err // not a nil *sqlite.Log in a non-nil Log
 		}

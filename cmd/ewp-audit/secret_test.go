@@ -13,11 +13,13 @@ import (
 // a query parameter, in a URL that parses or one that does not, appears
 // in no output: not in errors, not in the approve hint of show.
 func TestPasswordsNeverPrinted(t *testing.T) {
+	t.Chdir(t.TempDir()) // a libpq string is a file name to ewp-audit (which creates none)
 	for _, db := range []string{
 		"postgres://u:hunter2%zz@127.0.0.1:1/ewp",
 		"postgres://u:hunter2 x@127.0.0.1:1/ewp",
 		"postgres://u@127.0.0.1:1/ewp?sslmode=disable&password=hunter2&connect_timeout=1",
 		"postgres://u@127.0.0.1:1/ewp?sslmode=disable&sslpassword=hunter2&connect_timeout=1",
+		"host=127.0.0.1 password=hunter2 dbname=ewp", // a libpq string, taken for a file name
 	} {
 		_, out, errs := cli(t, "list", "--db", db)
 		if strings.Contains(out+errs, "hunter2") {
