@@ -28,6 +28,11 @@ type DecisionLog struct {
 	// database being unreachable (the call is then answered
 	// EWP_STORE_UNAVAILABLE, not EWP_INTERNAL_ERROR; still unanswered).
 	Unavailable func(error) bool
+	// OperatorKeys are the public keys whose signatures make an approval
+	// count (ewp-mcp --operator-keys). An approval not signed by one of
+	// them, or read from the log other than as its chain recorded it, is
+	// refused with a reason naming why; with no keys every approval is.
+	OperatorKeys *audit.OperatorKeys
 
 	keys     *keyLocks
 	hashes   *viewHashes

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ type answerFlags struct {
 	scope                          bool
 	prop, kind, concepts, toolName string
 	until, approver, note          string
+	key                            string
 }
 
 func runApprove(e *env, args []string) int {
@@ -32,6 +34,7 @@ func runApprove(e *env, args []string) int {
 	fs.StringVar(&f.until, "until", "", "")
 	fs.StringVar(&f.approver, "approver", "", "")
 	fs.StringVar(&f.note, "note", "", "")
+	fs.StringVar(&f.key, "key", "", "")
 	pos, code := parse(e, fs, usageApprove, args)
 	if code >= 0 {
 		return code
@@ -40,16 +43,13 @@ func runApprove(e *env, args []string) int {
 	if msg != "" {
 		return usageError(e.stderr, "approve: "+msg)
 	}
-	return answer(e, &f.logFlags, "approve", a)
+	return answer(e, &f, "approve", a)
 }
 
 // approval builds the approval the flags describe, or says what is wrong.
 func (f *answerFlags) approval(pos []string, now time.Time) (*audit.Approval, string) {
 	if len(pos) != 1 {
 		return nil, "give exactly one DECISION_ID (from the may_act answer or `ewp-audit list --pending`)"
-	}
-	if strings.TrimSpace(f.approver) == "" {
-		return nil, "--approver NAME is required: an approval names the person who gave it"
 	}
 	scoped := f.scope || f.prop != "" || f.kind != "" || f.concepts != "" || f.toolName != ""
 	switch {
@@ -80,6 +80,7 @@ func runReject(e *env, args []string) int {
 	f.register(fs)
 	fs.StringVar(&f.approver, "approver", "", "")
 	fs.StringVar(&f.note, "note", "", "")
+	fs.StringVar(&f.key, "key", "", "")
 	pos, code := parse(e, fs, usageReject, args)
 	if code >= 0 {
 		return code
@@ -87,29 +88,48 @@ func runReject(e *env, args []string) int {
 	switch {
 	case len(pos) != 1:
 		return usageError(e.stderr, "reject: give exactly one DECISION_ID")
-	case strings.TrimSpace(f.approver) == "":
-		return usageError(e.stderr, "reject: --approver NAME is required")
 	case strings.TrimSpace(f.note) == "":
 		return usageError(e.stderr, "reject: --note TEXT is required: it is what the agent is told (why not, or what to change)")
 	}
-	return answer(e, &f.logFlags, "reject", &audit.Approval{DecisionID: pos[0], Verdict: audit.Rejected, Approver: f.approver, Note: f.note})
+	return answer(e, &f, "reject", &audit.Approval{DecisionID: pos[0], Verdict: audit.Rejected, Approver: f.approver, Note: f.note})
 }
 
-// answer stores an approval or rejection and prints it.
-func answer(e *env, lf *logFlags, name string, a *audit.Approval) int {
+// answer signs an approval or rejection with the operator's key (--key),
+// stores it and prints it. The key is read before the log is opened, so
+// a missing key changes nothing.
+func answer(e *env, f *answerFlags, name string, a *audit.Approval) int {
+	path, err := keyFile(f.key)
+	if err != nil {
+		return usageError(e.stderr, name+": "+err.Error())
+	}
+	signer, err := audit.LoadSigner(path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "ewp-audit %s: %v\nAn approval counts only when signed by an operator key the server trusts; make one with `ewp-audit keygen`.\n", name, err)
+		return exitUsage
+	}
+	if a.Approver != "" && !signer.SignsAs(a.Approver) {
+		return usageError(e.stderr, fmt.Sprintf("%s: --approver %q is not the name of the operator key %s (%q): the server accepts an approval only in its key's name (or NAME/SOMEONE); leave --approver out", name, a.Approver, path, signer.Name))
+	}
+	lf := &f.logFlags
 	l, code := lf.open(e, name, false)
 	if code >= 0 {
 		return code
 	}
 	defer l.Close()
+	d, err := l.Decision(e.ctx, a.DecisionID)
+	if errors.Is(err, audit.ErrNotFound) {
+		err = fmt.Errorf("%w: no decision %s in this log; list pending ones with `ewp-audit list --pending`", audit.ErrNotFound, a.DecisionID)
+	}
+	if err != nil {
+		return failed(e, name, err)
+	}
 	if a.Scope != nil && a.Scope.PropositionID == "" {
 		// A scope always names its proposition; by default the one of the
 		// decision it answers.
-		d, err := l.Decision(e.ctx, a.DecisionID)
-		if err != nil {
-			return failed(e, name, err)
-		}
 		a.Scope.PropositionID = d.PropositionID
+	}
+	if err := signer.Sign(a, d, e.now()); err != nil {
+		return failed(e, name, err)
 	}
 	if err := l.Approve(e.ctx, a); err != nil {
 		return failed(e, name, err)
@@ -129,6 +149,9 @@ func printApproval(w io.Writer, a *audit.Approval) {
 	fmt.Fprintf(w, "%s decision %s\n", verb, a.DecisionID)
 	fmt.Fprintf(w, "  approval_id  %s\n", a.ID)
 	fmt.Fprintf(w, "  approver     %s at %s\n", a.Approver, a.CreatedAt.Format(time.RFC3339))
+	if a.KeyID != "" {
+		fmt.Fprintf(w, "  signed by    %s\n", a.KeyID)
+	}
 	if a.Verdict == audit.Approved {
 		switch {
 		case a.Once:

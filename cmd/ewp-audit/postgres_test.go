@@ -32,7 +32,7 @@ func TestPostgresLog(t *testing.T) {
 	if !strings.Contains(out, d.ID) || !strings.Contains(out, "pending") {
 		t.Errorf("list --pending:\n%s", out)
 	}
-	out, _ = wantExit(t, 0, "approve", "--db", url, d.ID, "--once", "--approver", "alice")
+	out, _ = wantExit(t, 0, "approve", "--db", url, d.ID, "--once", "--key", opKey("alice"))
 	if !strings.Contains(out, "approved decision "+d.ID) {
 		t.Errorf("approve:\n%s", out)
 	}
