@@ -84,6 +84,8 @@ type decisionData struct {
 	RiskJSON  string
 	Done      string
 	Tomorrow  time.Time
+	// CanSign: the console has a key to sign answers with (Config.Signer).
+	CanSign bool
 	// Placements are where the decision's policies sit in the graph.
 	Placements []edgepolicy.Orphan
 }
@@ -123,7 +125,8 @@ func (c *Console) loadDecision(r *http.Request, id string) (*decisionData, int, 
 	if err != nil {
 		return nil, http.StatusInternalServerError, err
 	}
-	d := &decisionData{D: dec, Approvals: rows, JSON: pretty(dec), RiskJSON: pretty(dec.RiskPolicy), Tomorrow: c.cfg.Now().Add(24 * time.Hour)}
+	d := &decisionData{D: dec, Approvals: rows, JSON: pretty(dec), RiskJSON: pretty(dec.RiskPolicy), Tomorrow: c.cfg.Now().Add(24 * time.Hour),
+		CanSign: c.cfg.Signer != nil}
 	d.Pending = dec.Outcome == audit.OutcomeRequireConfirmation && len(aps) == 0
 	for _, p := range placements(c.cfg.Policies) {
 		if slices.Contains(dec.PolicyIDs, p.PolicyID) {
@@ -152,6 +155,7 @@ func pretty(v any) string {
 }
 
 type inboxData struct {
+	CanSign  bool
 	Rows     []audit.Decision
 	Next     string
 	Tomorrow time.Time
@@ -164,7 +168,7 @@ func (c *Console) inbox(w http.ResponseWriter, r *http.Request, s *session) {
 		c.errorPage(w, r, http.StatusNotFound, "No decision log", "Approvals need a decision log; this server runs without one.")
 		return
 	}
-	d := inboxData{Tomorrow: c.cfg.Now().Add(24 * time.Hour)}
+	d := inboxData{Tomorrow: c.cfg.Now().Add(24 * time.Hour), CanSign: c.cfg.Signer != nil}
 	var err error
 	d.Rows, err = c.cfg.Log.List(r.Context(), audit.Filter{Pending: true, After: r.URL.Query().Get("after"), Limit: pageSize})
 	if err != nil {
@@ -184,6 +188,10 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, s *session) {
 		c.errorPage(w, r, http.StatusNotFound, "No decision log", "Approvals need a decision log.")
 		return
 	}
+	if c.cfg.Signer == nil {
+		c.errorPage(w, r, http.StatusForbidden, "Answering is off", noKey)
+		return
+	}
 	d, status, err := c.loadDecision(r, r.PostFormValue("decision_id"))
 	if err != nil {
 		c.errorPage(w, r, status, "No such decision", err.Error())
@@ -193,9 +201,13 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, s *session) {
 		c.errorPage(w, r, http.StatusConflict, "Not pending", "Decision "+d.D.ID+" is not a confirmation waiting for an answer (its outcome is "+d.D.Outcome+", with "+itoa(int64(len(d.Approvals)))+" answer(s) on record).")
 		return
 	}
-	a, msg := c.approvalFromForm(r, d.D, s.operator)
+	a, msg := c.approvalFromForm(r, d.D, c.cfg.Signer.Name+"/"+s.operator)
 	if msg != "" {
 		c.errorPage(w, r, http.StatusBadRequest, "Approval not recorded", msg)
+		return
+	}
+	if err := c.cfg.Signer.Sign(a, d.D, a.CreatedAt); err != nil {
+		c.errorPage(w, r, approveStatus(err), "Approval not recorded", err.Error())
 		return
 	}
 	if err := c.cfg.Log.Approve(r.Context(), a); err != nil {
@@ -204,6 +216,9 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, s *session) {
 	}
 	http.Redirect(w, r, BasePath+"decision?id="+urlQuery(d.D.ID)+"&done="+urlQuery(a.ID), http.StatusSeeOther)
 }
+
+// noKey says why a console without a key offers no answer.
+const noKey = "This console has no operator key (ewp-mcp --console-key FILE), and the gate honours only approvals signed by an operator key it trusts, so an answer given here would count for nothing. Answer with `ewp-audit approve` (or reject) and your own key, or restart the server with a console key listed in its --operator-keys file; on a server run as the agent's OS user (stdio) the agent could read that key, so give it only to a server run as another user."
 
 // approvalRow is an approval with the calls that presented it.
 type approvalRow struct {

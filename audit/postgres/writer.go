@@ -109,7 +109,7 @@ func (t *wtx) begin(batch []*op, errs []error) error {
 	// out. SET LOCAL holds for this transaction only.
 	pb.Queue(`SET LOCAL synchronous_commit = on`)
 	pb.Queue(`SELECT pg_advisory_xact_lock($1)`, int64(chainLock))
-	pb.Queue(walkSQL+` DESC LIMIT 1`)
+	pb.Queue(walkSQL + ` DESC LIMIT 1`)
 	pb.Queue(`SELECT hash FROM ewp_audit.events ORDER BY seq DESC OFFSET 1 LIMIT 1`)
 	pb.Queue(guardsSQL, triggerNames(), triggerDefs(), refuseBody)
 	var recs []int

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/console/sources"
 	"github.com/ewp-go/ewp/mcp"
@@ -27,6 +28,9 @@ func consoleConfig(c config, operatorFile string, getenv func(string) string) (c
 			"(e.g. `openssl rand -hex 32`)")
 	}
 	c.operator = token
+	if c.consoleKey != "" && token == "" {
+		return c, errors.New("--console-key signs the console's answers, but no console is served: set EWP_OPERATOR_TOKEN or --operator-token-file")
+	}
 	return c, nil
 }
 
@@ -56,6 +60,13 @@ func openConsole(cfg config, st mcp.Store, srv *mcp.Server, addr string, log *sl
 		Logger: log,
 	}
 	src.Apply(&cc)
+	if cfg.consoleKey != "" {
+		if cc.Signer, err = audit.LoadSigner(cfg.consoleKey); err != nil {
+			return nil, nil, fmt.Errorf("--console-key: %w", err)
+		}
+	} else if cc.Log != nil {
+		log.Warn("operator console without a key (--console-key FILE): it shows the inbox but offers no answer; approve with ewp-audit approve")
+	}
 	con, err := console.New(cc)
 	if err != nil {
 		return nil, nil, err
