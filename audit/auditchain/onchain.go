@@ -79,3 +79,19 @@ func CheckTail(e *Event, before []byte) *Break {
 	w.head = before
 	return w.Event(e)
 }
+
+// UsePrefix is how the payload of every chain event recording a use of
+// approvalID (in the form columns hold, AsJSON) begins: its first key.
+// A store looks for such an event before it consumes an approval, so a
+// use row deleted behind the chain cannot make a once approval usable
+// again.
+func UsePrefix(approvalID string) string {
+	return string(make(payload, 0, 64).str("approval_id", approvalID)) + ","
+}
+
+// UseGone is the refusal to consume an approval whose use the chain
+// records (event seq) but whose use row is gone.
+func UseGone(approvalID string, seq int64) error {
+	return &audit.CoverageError{ApprovalID: approvalID, Reason: audit.ErrApprovalNotOnChain,
+		Detail: fmt.Sprintf("chain event %d records a use of it, but its approval_uses row is gone (deleted behind the chain); run `ewp-audit verify`", seq)}
+}

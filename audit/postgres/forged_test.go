@@ -78,3 +78,32 @@ func TestWriterStopsOnBrokenGuards(t *testing.T) {
 		})
 	}
 }
+
+// TestDeletedUseDoesNotFreeAnApproval: a once approval's use row deleted
+// by the owner with the trigger disabled does not make the approval
+// usable again: the chain still records the use.
+func TestDeletedUseDoesNotFreeAnApproval(t *testing.T) {
+	url := newDB(t)
+	l := openLog(t, url, postgres.Options{})
+	d := audittest.PendingDecision("P-db", 1)
+	if err := l.Record(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	a := &audit.Approval{DecisionID: d.ID, Verdict: audit.Approved, Once: true, Approver: "ops"}
+	if err := l.Approve(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Consume(ctx, a.ID, audit.NewID()); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Record(ctx, audittest.PendingDecision("P-db", 2)); err != nil { // the use is not the last event
+		t.Fatal(err)
+	}
+	mustExec(t, connect(t, url), `ALTER TABLE ewp_audit.approval_uses DISABLE TRIGGER approval_uses_no_change;
+		DELETE FROM ewp_audit.approval_uses;
+		ALTER TABLE ewp_audit.approval_uses ENABLE TRIGGER approval_uses_no_change`)
+	err := l.Consume(ctx, a.ID, audit.NewID())
+	if !errors.Is(err, audit.ErrApprovalNotOnChain) || !strings.Contains(err.Error(), "approval_uses row is gone") {
+		t.Fatalf("a once approval used again after its use row was deleted: %v", err)
+	}
+}

@@ -141,3 +141,25 @@ func TestFailedOpenLeaksNothing(t *testing.T) {
 		t.Fatalf("20 failed opens left %d goroutines running (a *sql.DB each)", after-before)
 	}
 }
+
+// TestDeletedUseDoesNotFreeAnApproval: a once approval's use row deleted
+// behind the chain (triggers dropped and put back) does not make the
+// approval usable again: the chain still records the use.
+func TestDeletedUseDoesNotFreeAnApproval(t *testing.T) {
+	l, _ := newLog(t)
+	d := record(t, l, pendingDecision("P-db", 1))
+	a := approveOnce(t, l, d.ID)
+	if err := l.Consume(ctx, a.ID, audit.NewID()); err != nil {
+		t.Fatal(err)
+	}
+	approveOnce(t, l, record(t, l, pendingDecision("P-db", 2)).ID) // the use is not the last event
+	db := rawDB(t, l.Path())
+	defer db.Close()
+	mustExec(t, db, `DROP TRIGGER approval_uses_no_DELETE`)
+	mustExec(t, db, `DELETE FROM approval_uses`)
+	mustExec(t, db, triggerSQL("approval_uses_no_DELETE"))
+	err := l.Consume(ctx, a.ID, audit.NewID())
+	if !errors.Is(err, audit.ErrApprovalNotOnChain) || !strings.Contains(err.Error(), "approval_uses row is gone") {
+		t.Fatalf("a once approval used again after its use row was deleted: %v", err)
+	}
+}
