@@ -99,13 +99,12 @@ func open(ctx context.Context, pool *pgxpool.Pool, name string, opt Options) (*L
 		if maxBatch <= 0 {
 			maxBatch = 512
 		}
-		l.wr = startWriter(pool, maxBatch)
-		// An empty write checks the triggers and the tail (as every batch
-		// does): a writer does not start on a broken log.
-		if err := l.wr.submit(ctx, &op{run: func(*wtx) error { return nil }}); err != nil {
-			l.wr.stop()
+		// A writer does not start on a broken log: the checks every batch
+		// makes, once before the first.
+		if err := checkGuards(ctx, pool); err != nil {
 			return nil, fmt.Errorf("decision log %s: %w", name, err)
 		}
+		l.wr = startWriter(pool, maxBatch)
 	}
 	return l, nil
 }

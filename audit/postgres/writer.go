@@ -96,6 +96,21 @@ func (w *writer) inTx(batch []*op, errs []error) error {
 	return t.commit()
 }
 
+// checkGuards runs a batch's checks of the triggers and the tail in a
+// transaction of its own, which writes nothing (Open, before the writer
+// starts).
+func checkGuards(ctx context.Context, pool *pgxpool.Pool) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Release()
+	t := &wtx{ctx: ctx, tx: conn}
+	err = t.begin(nil, nil)
+	conn.Exec(ctx, `ROLLBACK`) //nolint:errcheck // the connection is dropped if this fails
+	return err
+}
+
 // begin sends BEGIN, the lock, the head query and the batch's Records'
 // INSERTs in one pipeline and reads their results; a Record that inserted
 // nothing (ON CONFLICT) gets its refusal in errs.
