@@ -37,7 +37,8 @@ Flags:
                             server that cannot write opens it read-only, and it must exist.
                             A postgres:// (or postgresql://) URL serves a PostgreSQL ledger
                             made by ewp-ingest init: log in as a member of ewp_server (reads
-                            the ledger, writes the decision log); every connection is
+                            the ledger, records decisions; it cannot store approvals, which
+                            operators make as members of ewp_operator); every connection is
                             read-only for the ledger. Such a server holds no state of its
                             own: run as many replicas as you like behind a load balancer.
                             While the database is unreachable calls are answered
