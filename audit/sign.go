@@ -45,11 +45,18 @@ type signedApproval struct {
 // then the canonical JSON of its id, decision, verdict, approver, note,
 // creation time, once, scope, until, the answered action (what the
 // operator saw) and the signing key's id. Times are UTC with nanoseconds,
-// as the stored body keeps them; encoding/json writes invalid UTF-8 as
-// U+FFFD, so an approval read back from its body gives the same bytes.
+// as the stored body keeps them. Every string is taken in the form it
+// reads back from the stored JSON (AsJSON: invalid UTF-8 as U+FFFD), so
+// the approval as signed and as read back give the same bytes.
 func (a *Approval) SignedPayload() []byte {
-	s := signedApproval{ID: a.ID, DecisionID: a.DecisionID, Verdict: a.Verdict, Approver: a.Approver, Note: a.Note,
-		CreatedAt: timeText(a.CreatedAt), Once: a.Once, Scope: a.Scope, Until: timeText(a.Until), Action: a.Action, KeyID: a.KeyID}
+	s := signedApproval{ID: AsJSON(a.ID), DecisionID: AsJSON(a.DecisionID), Verdict: AsJSON(a.Verdict), Approver: AsJSON(a.Approver),
+		Note: AsJSON(a.Note), CreatedAt: timeText(a.CreatedAt), Once: a.Once, Until: timeText(a.Until), KeyID: AsJSON(a.KeyID)}
+	if a.Scope != nil {
+		s.Scope = a.Scope.jsonForm()
+	}
+	if a.Action != nil {
+		s.Action = new(a.Action.jsonForm())
+	}
 	b, err := json.Marshal(s)
 	if err != nil {
 		panic(err) // strings, bools and slices of strings always marshal

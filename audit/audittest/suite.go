@@ -62,6 +62,7 @@ func Run(t *testing.T, s Store) {
 		{"GroupCommitSharesCommits", groupCommitSharesCommits},
 		{"InvalidUTF8Ids", invalidUTF8Ids},
 		{"BatchRefusesOnlyTheDuplicate", batchRefusesOnlyTheDuplicate},
+		{"SignedApprovalReadsBackSigned", signedApprovalReadsBackSigned},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, s) })
