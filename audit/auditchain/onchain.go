@@ -67,10 +67,10 @@ func BrokenLog(what string) error {
 }
 
 // CheckTail checks one event alone, the last of a chain, in constant
-// time: its hash links its prev_hash (which must be before, the previous
-// event's hash) and payload, and the row it records is what it recorded,
-// body included. A writer calls it before appending; Verify walks them
-// all.
+// time: its prev_hash is before (the previous event's hash), its hash
+// links prev_hash and payload, and the row it records is what it
+// recorded, body included. A writer calls it before appending; Verify
+// walks them all.
 func CheckTail(e *Event, before []byte) *Break {
 	if !bytes.Equal(e.Prev, before) {
 		return &Break{Seq: e.Seq, Table: e.Table, RowSeq: e.RowSeq, What: fmt.Sprintf("prev_hash does not match the hash of event %d", e.Seq-1)}
