@@ -118,6 +118,12 @@ func (k *OperatorKeys) Len() int {
 	return len(k.byID)
 }
 
+// Trusts reports whether the key with id keyID is among k.
+func (k *OperatorKeys) Trusts(keyID string) bool {
+	_, ok := k.byID[keyID]
+	return k.Len() > 0 && ok
+}
+
 // Approver names an approval may carry when signed by a key named key:
 // the name itself, or the name, a slash and more (the console signs as
 // "console/NAME", NAME being who signed in, which the shared operator

@@ -46,6 +46,13 @@ func openConsole(cfg config, st mcp.Store, srv *mcp.Server, addr string, log *sl
 	if cfg.operator == "" {
 		return nil, func() {}, nil
 	}
+	var signer *audit.Signer
+	if cfg.consoleKey != "" {
+		var err error
+		if signer, err = consoleSigner(cfg); err != nil {
+			return nil, nil, err
+		}
+	}
 	cs, ok := st.(consoleSource)
 	if !ok || cs.consoleLedger() == nil {
 		return nil, nil, errors.New("the operator console needs the ledger this server opened (--db)")
@@ -60,10 +67,8 @@ func openConsole(cfg config, st mcp.Store, srv *mcp.Server, addr string, log *sl
 		Logger: log,
 	}
 	src.Apply(&cc)
-	if cfg.consoleKey != "" {
-		if cc.Signer, err = audit.LoadSigner(cfg.consoleKey); err != nil {
-			return nil, nil, fmt.Errorf("--console-key: %w", err)
-		}
+	if signer != nil {
+		cc.Signer = signer
 	} else if cc.Log != nil {
 		log.Warn("operator console without a key (--console-key FILE): it shows the inbox but offers no answer; approve with ewp-audit approve")
 	}
@@ -91,4 +96,25 @@ func (h withConsole) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mcp.ServeHTTP(w, r)
+}
+
+// consoleSigner loads the console's key and refuses one the gate does not
+// trust (not in --operator-keys): every answer given in the console would
+// then be refused.
+func consoleSigner(cfg config) (*audit.Signer, error) {
+	s, err := audit.LoadSigner(cfg.consoleKey)
+	if err != nil {
+		return nil, fmt.Errorf("--console-key: %w", err)
+	}
+	var keys *audit.OperatorKeys
+	if cfg.operatorKeys != "" {
+		if keys, err = audit.LoadOperatorKeys(cfg.operatorKeys); err != nil {
+			return nil, fmt.Errorf("--operator-keys: %w", err)
+		}
+	}
+	if !keys.Trusts(s.KeyID()) {
+		return nil, fmt.Errorf("--console-key %s (%s, %s) is not in --operator-keys, so the gate would refuse every answer given in the console; add its public line: %s",
+			cfg.consoleKey, s.Name, s.KeyID(), s.PublicLine())
+	}
+	return s, nil
 }

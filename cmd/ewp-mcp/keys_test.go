@@ -82,6 +82,8 @@ func TestKeyFlagsRefused(t *testing.T) {
 		{[]string{"--db", db, "--console-key", opKey(t, "console")}, env(), "agent's OS user"},
 		{[]string{"--db", db, "--http", "127.0.0.1:0", "--console-key", opKey(t, "console")}, env(), "no console is served"},
 		{[]string{"--db", db, "--operator-keys", bad}, env(), "line 2"},
+		{[]string{"--db", db, "--http", "127.0.0.1:0", "--console-key", opKey(t, "mallory"), "--operator-keys", keysFile(t)},
+			env("EWP_OPERATOR_TOKEN", "operator-token-of-32-bytes-or-so"), "is not in --operator-keys"},
 	}
 	for _, c := range cases {
 		r := runWith(t, c.args, c.env, "")
