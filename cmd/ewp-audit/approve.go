@@ -132,6 +132,10 @@ func answer(e *env, f *answerFlags, name string, a *audit.Approval) int {
 		return failed(e, name, err)
 	}
 	if err := l.Approve(e.ctx, a); err != nil {
+		if strings.Contains(err.Error(), "SQLSTATE 42501") {
+			// PostgreSQL: the replicas' role may not store approvals.
+			err = fmt.Errorf("%w\nlog in as a member of ewp_operator to approve: the replicas' role (ewp_server) cannot store approvals", err)
+		}
 		return failed(e, name, err)
 	}
 	if lf.json {
