@@ -324,7 +324,7 @@ func printTrail(w io.Writer, t *trail, where string) {
 		fmt.Fprintf(w, "presented approval %s (not in this log)\n", d.ApprovalID)
 	}
 	if d.Outcome == audit.OutcomeRequireConfirmation && len(t.Answers) == 0 {
-		fmt.Fprintf(w, "pending: answer it with\n  ewp-audit approve %s %s --once --approver NAME\n  ewp-audit reject %s %s --approver NAME --note WHY\n", where, d.ID, where, d.ID)
+		fmt.Fprintf(w, "pending: answer it with (signed with your operator key, --key FILE)\n  ewp-audit approve %s %s --once\n  ewp-audit reject %s %s --note WHY\n", where, d.ID, where, d.ID)
 	}
 	for i := range t.Answers {
 		fmt.Fprintf(w, "answered by\n")
