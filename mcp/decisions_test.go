@@ -607,11 +607,11 @@ func TestOnceApprovalBindsTheRiskPolicy(t *testing.T) {
 // lifetime after creation, whatever until the log row claims.
 func TestGateCapsTheApprovalLifetime(t *testing.T) {
 	ml := memlog.New(func() time.Time { return testNow.Add(-2 * time.Hour) })
-	srv, _ := newTestServer(t, WithDecisionLog(DecisionLog{Log: ml, MaxApprovalLifetime: time.Hour}))
+	srv, _ := newTestServer(t, WithDecisionLog(DecisionLog{Log: ml, OperatorKeys: alice.Keys, MaxApprovalLifetime: time.Hour}))
 	c := dialInProcess(t, srv)
 	for _, until := range []time.Time{{}, time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)} {
 		asked := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
-		ap := approve(t, ml, audit.Approval{DecisionID: asked, Once: true, Until: until})
+		ap := approve(t, ml, audit.Approval{DecisionID: asked, Once: true, Until: until, CreatedAt: testNow.Add(-2 * time.Hour)})
 		out := mustOK(t, call(t, c, "may_act", mergeObj(confirmArgs(), obj{"approval_id": ap})))
 		if _, why, detail := approvalOf(t, out); out["decision"] != warrant.RequireConfirmation || !strings.HasPrefix(why, ReasonApprovalExpired+":") ||
 			detail["until"] != testNow.Add(-time.Hour).Format(timeLayout) {
@@ -628,7 +628,7 @@ func TestReplayOutlivesNeitherWindowNorApproval(t *testing.T) {
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	set := func(t time.Time) { mu.Lock(); now = t; mu.Unlock() }
 	ml := memlog.New(clock)
-	srv, _ := newTestServer(t, WithClock(clock), WithDecisionLog(DecisionLog{Log: ml, ReplayWindow: time.Hour}))
+	srv, _ := newTestServer(t, WithClock(clock), WithDecisionLog(DecisionLog{Log: ml, OperatorKeys: alice.Keys, ReplayWindow: time.Hour}))
 	c := dialInProcess(t, srv)
 
 	t.Run("a scope expired 4 s ago", func(t *testing.T) {
