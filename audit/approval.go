@@ -85,6 +85,11 @@ const (
 	CodeApprovalWrongProposition = "EWP_REFUSE_APPROVAL_WRONG_PROPOSITION"
 	CodeApprovalWrongAction      = "EWP_REFUSE_APPROVAL_WRONG_ACTION"
 	CodeApprovalOutOfScope       = "EWP_REFUSE_APPROVAL_OUT_OF_SCOPE"
+	CodeApprovalUnsigned         = "EWP_REFUSE_APPROVAL_UNSIGNED"
+	CodeApprovalBadSignature     = "EWP_REFUSE_APPROVAL_BAD_SIGNATURE"
+	CodeApprovalUnknownKey       = "EWP_REFUSE_APPROVAL_UNKNOWN_KEY"
+	CodeNoOperatorKeys           = "EWP_REFUSE_NO_OPERATOR_KEYS"
+	CodeApprovalNotOnChain       = "EWP_REFUSE_APPROVAL_NOT_ON_CHAIN"
 )
 
 var codes = []struct {
@@ -98,6 +103,11 @@ var codes = []struct {
 	{ErrApprovalWrongProposition, CodeApprovalWrongProposition},
 	{ErrApprovalWrongAction, CodeApprovalWrongAction},
 	{ErrApprovalOutOfScope, CodeApprovalOutOfScope},
+	{ErrApprovalUnsigned, CodeApprovalUnsigned},
+	{ErrApprovalBadSignature, CodeApprovalBadSignature},
+	{ErrApprovalUnknownKey, CodeApprovalUnknownKey},
+	{ErrNoOperatorKeys, CodeNoOperatorKeys},
+	{ErrApprovalNotOnChain, CodeApprovalNotOnChain},
 }
 
 // CodeOf returns the approval refusal code of err (from Covers, Consume

@@ -135,6 +135,12 @@ type Approval struct {
 	// when the approval is stored: what the operator saw, and what a Once
 	// approval must be repeated exactly (see Covers).
 	Action *Action `json:"action,omitempty"`
+	// KeyID names the operator key that signed the approval (KeyID) and
+	// Signature is its Ed25519 signature over SignedPayload, standard
+	// base64: the gate honours only an approval one of its operator keys
+	// signed (OperatorKeys.Verify).
+	KeyID     string `json:"key_id,omitempty"`
+	Signature string `json:"signature,omitempty"`
 }
 
 // Head names the last entry of the log's hash chain (as ledger.Head).

@@ -143,11 +143,30 @@ func Superseded(id string, answer *Approval) *Approval {
 		Note: fmt.Sprintf("superseded: an identical later call, decision %s, was %s by %s (%s)", answer.DecisionID, answer.Verdict, answer.Approver, answer.ID)}
 }
 
+// SignFunc signs an answer before it is stored, given the decision it
+// answers (Signer.Sign at the operator's clock). The group operations
+// store answers the operator did not write one by one, and every answer
+// on record is signed by the operator on whose behalf it was made.
+type SignFunc func(a *Approval, answered *Decision) error
+
+// approveSigned looks up the decision a answers, signs a and stores it.
+func approveSigned(ctx context.Context, l Log, a *Approval, sign SignFunc) error {
+	d, err := l.Decision(ctx, a.DecisionID)
+	if err != nil {
+		return err
+	}
+	if err := sign(a, d); err != nil {
+		return err
+	}
+	return l.Approve(ctx, a)
+}
+
 // AnswerGroup stores answer (an approval or rejection of one decision of
-// group g, normally g.Newest) and then closes the group's other pending
-// decisions as Superseded. It returns how many it closed; one answered
-// meanwhile (ErrAnswered, ErrNotPending) is left as it is.
-func AnswerGroup(ctx context.Context, l Log, g PendingGroup, answer *Approval) (closed int, err error) {
+// group g, normally g.Newest, signed by the caller) and then closes the
+// group's other pending decisions as Superseded, each signed with sign.
+// It returns how many it closed; one answered meanwhile (ErrAnswered,
+// ErrNotPending) is left as it is.
+func AnswerGroup(ctx context.Context, l Log, g PendingGroup, answer *Approval, sign SignFunc) (closed int, err error) {
 	if !g.Has(answer.DecisionID) {
 		return 0, fmt.Errorf("%w: decision %s is not in the group it answers", ErrInvalidApproval, answer.DecisionID)
 	}
@@ -158,7 +177,7 @@ func AnswerGroup(ctx context.Context, l Log, g PendingGroup, answer *Approval) (
 		if id == answer.DecisionID {
 			continue
 		}
-		err := l.Approve(ctx, Superseded(id, answer))
+		err := approveSigned(ctx, l, Superseded(id, answer), sign)
 		if errors.Is(err, ErrAnswered) || errors.Is(err, ErrNotPending) {
 			continue
 		}
@@ -168,6 +187,21 @@ func AnswerGroup(ctx context.Context, l Log, g PendingGroup, answer *Approval) (
 		closed++
 	}
 	return closed, nil
+}
+
+// Answer stores answer (signed by the caller) and closes the identical
+// older calls pending in its decision's group (AnswerGroup); a decision
+// in no group (not pending) is answered alone, and the store says why it
+// cannot be.
+func Answer(ctx context.Context, l Log, answer *Approval, sign SignFunc) (closed int, err error) {
+	g, ok, err := GroupOf(ctx, l, answer.DecisionID)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, l.Approve(ctx, answer)
+	}
+	return AnswerGroup(ctx, l, g, answer, sign)
 }
 
 // GroupOf finds the pending group that holds decision id; ok is false
@@ -187,8 +221,9 @@ func GroupOf(ctx context.Context, l Log, id string) (g PendingGroup, ok bool, er
 
 // RejectStale rejects every pending group whose newest decision is
 // before cutoff, all its decisions, with note in approver's name; the
-// agent is told the note. It returns how many decisions it rejected.
-func RejectStale(ctx context.Context, l Log, cutoff time.Time, approver, note string) (int, error) {
+// agent is told the note. Each rejection is signed with sign. It returns
+// how many decisions it rejected.
+func RejectStale(ctx context.Context, l Log, cutoff time.Time, approver, note string, sign SignFunc) (int, error) {
 	switch {
 	case strings.TrimSpace(approver) == "":
 		return 0, fmt.Errorf("%w: approver is empty; name the person who decides", ErrInvalidApproval)
@@ -205,7 +240,7 @@ func RejectStale(ctx context.Context, l Log, cutoff time.Time, approver, note st
 			continue
 		}
 		for _, id := range g.IDs {
-			err := l.Approve(ctx, &Approval{DecisionID: id, Verdict: Rejected, Approver: approver, Note: note})
+			err := approveSigned(ctx, l, &Approval{DecisionID: id, Verdict: Rejected, Approver: approver, Note: note}, sign)
 			if errors.Is(err, ErrAnswered) || errors.Is(err, ErrNotPending) {
 				continue
 			}

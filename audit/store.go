@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -12,9 +13,13 @@ import (
 // none) and now the store's clock. It refuses a decision already answered
 // (ErrAnswered: a decision is answered once, so two operators answering at
 // once cannot both succeed), fills an empty ID (a UUIDv7) and CreatedAt
-// (now), stores times in UTC, copies the answered decision's action into
-// a.Action (what the operator saw, and what Covers compares with), and
-// checks the approval (Validate: ErrNotPending, ErrInvalidApproval).
+// (now), stores times in UTC, and checks the approval (Validate:
+// ErrNotPending, ErrInvalidApproval). a.Action is what the operator saw,
+// and what Covers compares with: a signed approval carries it (Signer.Sign
+// filled it, and the signature covers it), so Admit checks that it is the
+// answered decision's action and refuses it otherwise, never rewriting
+// what was signed; an unsigned approval (which the gate honours for
+// nothing) gets the answered action copied in.
 func (a *Approval) Admit(answered *Decision, prior string, now time.Time) error {
 	if prior != "" {
 		return fmt.Errorf("%w: decision %s was answered by %s; show it with `ewp-audit show %s`", ErrAnswered, answered.ID, prior, prior)
@@ -29,7 +34,11 @@ func (a *Approval) Admit(answered *Decision, prior string, now time.Time) error 
 	if !a.Until.IsZero() {
 		a.Until = a.Until.UTC()
 	}
-	a.Action = new(answered.Action())
+	if a.Action == nil {
+		a.Action = new(answered.Action())
+	} else if diff := a.Action.Differs(answered.Action()); len(diff) > 0 {
+		return fmt.Errorf("%w: the approval's action differs from decision %s's in %s: an approval answers the action the operator was shown", ErrInvalidApproval, answered.ID, strings.Join(diff, ", "))
+	}
 	return a.Validate(answered, now)
 }
 

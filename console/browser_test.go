@@ -154,7 +154,7 @@ func TestBrowser(t *testing.T) {
 	run("approve once", chromedp.Navigate(base+"inbox"), chromedp.WaitVisible(chromedp.CSS("#approve-once-"+e.pending.ID)),
 		chromedp.Click(chromedp.CSS("#approve-once-"+e.pending.ID)), chromedp.WaitVisible(chromedp.CSS(".notice")))
 	aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID)
-	if len(aps) != 1 || aps[0].Approver != "Ada Operator" || aps[0].Covers(e.pending, clockAt) != nil {
+	if len(aps) != 1 || aps[0].Approver != "console/Ada Operator" || aps[0].Covers(e.pending, clockAt) != nil {
 		t.Fatalf("after approving in the browser the log holds %+v, want one approval by Ada Operator covering %s", aps, e.pending.ID)
 	}
 	if s := text(); !strings.Contains(s, aps[0].ID) {

@@ -36,6 +36,14 @@ type Config struct {
 	// disables the inbox. LogVerify, when set, walks its chain on demand.
 	Log       audit.Log
 	LogVerify LogVerifyFunc
+	// Signer is the console's operator key (ewp-mcp --console-key): every
+	// answer given here is signed with it, in the name "KEY/OPERATOR"
+	// (the key's name, then who signed in, which the shared operator
+	// token does not authenticate). Without it the console offers no
+	// answer: the gate honours only signed approvals. Keep the key where
+	// the agent cannot read it: on stdio the server, and so its files,
+	// run as the agent's OS user.
+	Signer *audit.Signer
 	// ListNewest, when set, lists decisions newest first (After then
 	// means "older than"), so the feed opens on the latest and pages back;
 	// Presented lists the decisions that presented an approval, for the

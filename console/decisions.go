@@ -84,6 +84,8 @@ type decisionData struct {
 	RiskJSON  string
 	Done      string
 	Tomorrow  time.Time
+	// CanSign: the console has a key to sign answers with (Config.Signer).
+	CanSign bool
 	// Placements are where the decision's policies sit in the graph.
 	Placements []edgepolicy.Orphan
 }
@@ -123,7 +125,8 @@ func (c *Console) loadDecision(r *http.Request, id string) (*decisionData, int, 
 	if err != nil {
 		return nil, http.StatusInternalServerError, err
 	}
-	d := &decisionData{D: dec, Approvals: rows, JSON: pretty(dec), RiskJSON: pretty(dec.RiskPolicy), Tomorrow: c.defaultUntil()}
+	d := &decisionData{D: dec, Approvals: rows, JSON: pretty(dec), RiskJSON: pretty(dec.RiskPolicy), Tomorrow: c.defaultUntil(),
+		CanSign: c.cfg.Signer != nil}
 	d.Pending = dec.Outcome == audit.OutcomeRequireConfirmation && len(aps) == 0
 	for _, p := range placements(c.cfg.Policies) {
 		if slices.Contains(dec.PolicyIDs, p.PolicyID) {
@@ -152,6 +155,7 @@ func pretty(v any) string {
 }
 
 type inboxData struct {
+	CanSign  bool
 	Rows     []inboxRow
 	Next     string
 	Tomorrow time.Time
@@ -177,7 +181,7 @@ func (c *Console) inbox(w http.ResponseWriter, r *http.Request, s *session) {
 		c.errorPage(w, r, http.StatusNotFound, "No decision log", "Approvals need a decision log; this server runs without one.")
 		return
 	}
-	d := inboxData{Tomorrow: c.defaultUntil(), Rejected: r.URL.Query().Get("rejected")}
+	d := inboxData{Tomorrow: c.defaultUntil(), Rejected: r.URL.Query().Get("rejected"), CanSign: c.cfg.Signer != nil}
 	groups, err := audit.PendingGroups(r.Context(), c.cfg.Log)
 	if err != nil {
 		d.Err = err.Error()
@@ -219,6 +223,10 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, s *session) {
 		c.errorPage(w, r, http.StatusNotFound, "No decision log", "Approvals need a decision log.")
 		return
 	}
+	if c.cfg.Signer == nil {
+		c.errorPage(w, r, http.StatusForbidden, "Answering is off", noKey)
+		return
+	}
 	d, status, err := c.loadDecision(r, r.PostFormValue("decision_id"))
 	if err != nil {
 		c.errorPage(w, r, status, "No such decision", err.Error())
@@ -228,30 +236,20 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, s *session) {
 		c.errorPage(w, r, http.StatusConflict, "Not pending", "Decision "+d.D.ID+" is not a confirmation waiting for an answer (its outcome is "+d.D.Outcome+", with "+itoa(int64(len(d.Approvals)))+" answer(s) on record).")
 		return
 	}
-	a, msg := c.approvalFromForm(r, d.D, s.operator)
+	a, msg := c.approvalFromForm(r, d.D, c.cfg.Signer.Name+"/"+s.operator)
 	if msg != "" {
 		c.errorPage(w, r, http.StatusBadRequest, "Approval not recorded", msg)
 		return
 	}
-	if err := c.answerGroup(r, a); err != nil {
+	if err := c.cfg.Signer.Sign(a, d.D, a.CreatedAt); err != nil {
+		c.errorPage(w, r, approveStatus(err), "Approval not recorded", err.Error())
+		return
+	}
+	if _, err := audit.Answer(r.Context(), c.cfg.Log, a, c.sign(a.CreatedAt)); err != nil {
 		c.errorPage(w, r, approveStatus(err), "Approval not recorded", err.Error())
 		return
 	}
 	http.Redirect(w, r, BasePath+"decision?id="+urlQuery(d.D.ID)+"&done="+urlQuery(a.ID), http.StatusSeeOther)
-}
-
-// answerGroup stores a and closes the identical older retries pending
-// with its decision; a decision in no group is answered alone.
-func (c *Console) answerGroup(r *http.Request, a *audit.Approval) error {
-	g, ok, err := audit.GroupOf(r.Context(), c.cfg.Log, a.DecisionID)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return c.cfg.Log.Approve(r.Context(), a)
-	}
-	_, err = audit.AnswerGroup(r.Context(), c.cfg.Log, g, a)
-	return err
 }
 
 // rejectStale rejects every pending call whose newest retry is older
@@ -260,6 +258,10 @@ func (c *Console) answerGroup(r *http.Request, a *audit.Approval) error {
 func (c *Console) rejectStale(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.cfg.Log == nil {
 		c.errorPage(w, r, http.StatusNotFound, "No decision log", "Approvals need a decision log.")
+		return
+	}
+	if c.cfg.Signer == nil {
+		c.errorPage(w, r, http.StatusForbidden, "Answering is off", noKey)
 		return
 	}
 	age, err := time.ParseDuration(strings.TrimSpace(r.PostFormValue("older_than")))
@@ -272,13 +274,23 @@ func (c *Console) rejectStale(w http.ResponseWriter, r *http.Request, s *session
 		c.errorPage(w, r, http.StatusBadRequest, "Nothing rejected", "A rejection needs a note saying why: every agent waiting on these calls is told it.")
 		return
 	}
-	n, err := audit.RejectStale(r.Context(), c.cfg.Log, c.cfg.Now().Add(-age), s.operator, note)
+	now := c.cfg.Now()
+	n, err := audit.RejectStale(r.Context(), c.cfg.Log, now.Add(-age), c.cfg.Signer.Name+"/"+s.operator, note, c.sign(now))
 	if err != nil {
 		c.errorPage(w, r, approveStatus(err), "Rejection not completed", err.Error())
 		return
 	}
 	http.Redirect(w, r, BasePath+"inbox?rejected="+itoa(int64(n)), http.StatusSeeOther)
 }
+
+// sign signs the answers a group operation stores in the signed-in
+// operator's behalf, with the console's key, at the console's clock now.
+func (c *Console) sign(now time.Time) audit.SignFunc {
+	return func(a *audit.Approval, d *audit.Decision) error { return c.cfg.Signer.Sign(a, d, now) }
+}
+
+// noKey says why a console without a key offers no answer.
+const noKey = "This console has no operator key (ewp-mcp --console-key FILE), and the gate honours only approvals signed by an operator key it trusts, so an answer given here would count for nothing. Answer with `ewp-audit approve` (or reject) and your own key, or restart the server with a console key listed in its --operator-keys file; on a server run as the agent's OS user (stdio) the agent could read that key, so give it only to a server run as another user."
 
 // approvalRow is an approval with the calls that presented it.
 type approvalRow struct {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditstore"
+	"github.com/ewp-go/ewp/audit/audittest"
 	"github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/console/sources"
@@ -155,6 +156,7 @@ func newEnvOn(t testing.TB, st backend, opts ...envOpt) *env {
 	e.seedDecisions()
 	e.srv = newUnstarted()
 	cfg := console.Config{
+		Signer:        consoleKey.Signer,
 		Policies:      pol,
 		OperatorToken: testToken, Addr: e.srv.Listener.Addr().String(),
 		Now: func() time.Time { return clockAt }, HeadPoll: 50 * time.Millisecond,
@@ -180,6 +182,10 @@ func newEnvOn(t testing.TB, st backend, opts ...envOpt) *env {
 	}
 	return e
 }
+
+// consoleKey is the console's operator key in the tests: its answers are
+// signed as "console/OPERATOR".
+var consoleKey = audittest.NewOperator("console")
 
 func quickstartViews(t testing.TB) []*warrant.View {
 	var doc struct {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/console"
 )
 
 func TestPagesRender(t *testing.T) { eachStore(t, testPagesRender) }
@@ -85,8 +86,11 @@ func testInboxApproveOnce(t *testing.T, st backend) {
 		t.Fatalf("%d approvals recorded, want 1", len(aps))
 	}
 	a := aps[0]
-	if a.Approver != "Ada Operator" || !a.Once || a.Verdict != audit.Approved || !a.CreatedAt.Equal(clockAt) || a.Covers(e.pending, clockAt) != nil {
+	if a.Approver != "console/Ada Operator" || !a.Once || a.Verdict != audit.Approved || !a.CreatedAt.Equal(clockAt) || a.Covers(e.pending, clockAt) != nil {
 		t.Fatalf("approval %+v: want approved once by Ada Operator at the server clock, covering the decision", a)
+	}
+	if name, err := consoleKey.Keys.Verify(&a); err != nil || name != "console" {
+		t.Fatalf("the console's approval does not verify against its key: %q %v", name, err)
 	}
 	if !strings.Contains(hdr.Get("Location"), a.ID) {
 		t.Errorf("redirect %q does not name the approval", hdr.Get("Location"))
@@ -101,6 +105,28 @@ func testInboxApproveOnce(t *testing.T, st backend) {
 	}
 	if _, inbox := c.get("/console/inbox"); !strings.Contains(inbox, "Nothing is waiting") {
 		t.Errorf("the inbox still lists the answered decision")
+	}
+}
+
+// TestNoConsoleKeyNoAnswers: a console without an operator key offers no
+// answer forms, says why, and refuses a posted answer without storing
+// anything: an unsigned approval would count for nothing at the gate.
+func TestNoConsoleKeyNoAnswers(t *testing.T) {
+	e := newEnv(t, func(c *console.Config) { c.Signer = nil })
+	c := e.client()
+	csrf := c.mustSignIn()
+	for _, path := range []string{"/console/inbox", "/console/decision?id=" + e.pending.ID} {
+		_, page := c.get(path)
+		if strings.Contains(page, "Approve once") || !strings.Contains(page, "--console-key") {
+			t.Errorf("%s: want no answer forms and the reason (--console-key)", path)
+		}
+	}
+	code, body, _ := c.do("POST", "/console/approve", url.Values{"csrf": {csrf}, "decision_id": {e.pending.ID}, "verdict": {"once"}}, nil)
+	if code != http.StatusForbidden || !strings.Contains(body, "--console-key") {
+		t.Fatalf("approve without a console key: %d", code)
+	}
+	if aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID); len(aps) != 0 {
+		t.Fatalf("an answer was stored without a console key: %+v", aps)
 	}
 }
 
@@ -142,7 +168,7 @@ func testInboxApproveScopeAndReject(t *testing.T, st backend) {
 		t.Fatalf("reject: %d", code)
 	}
 	aps, _ = e.log.ApprovalsFor(t.Context(), d.ID)
-	if len(aps) != 1 || aps[0].Verdict != audit.Rejected || aps[0].Note != "use the trash instead" || aps[0].Approver != "Ada Operator" || aps[0].Covers(&d, clockAt) == nil {
+	if len(aps) != 1 || aps[0].Verdict != audit.Rejected || aps[0].Note != "use the trash instead" || aps[0].Approver != "console/Ada Operator" || aps[0].Covers(&d, clockAt) == nil {
 		t.Fatalf("rejection %+v", aps)
 	}
 }

@@ -14,7 +14,7 @@ import (
 func loggedDemo(t *testing.T) (*Server, *memlog.Log) {
 	t.Helper()
 	ml := memlog.New(func() time.Time { return testNow })
-	return demoServer(t, WithDecisionLog(DecisionLog{Log: ml})), ml
+	return demoServer(t, WithDecisionLog(testLog(ml))), ml
 }
 
 // Issue 19 item 3: a once approval of a single-file delete does not lift

@@ -45,6 +45,18 @@ const (
 	ReasonApprovalWrongProposition = "APPROVAL_WRONG_PROPOSITION"
 	ReasonApprovalUnknown          = "APPROVAL_UNKNOWN"
 	ReasonApprovalsDisabled        = "APPROVALS_DISABLED"
+	// ReasonApprovalUnsigned: the approval carries no operator signature.
+	ReasonApprovalUnsigned = "APPROVAL_UNSIGNED"
+	// ReasonApprovalBadSignature: the signature does not verify over the
+	// approval as stored, or its approver is not the signing key's name.
+	ReasonApprovalBadSignature = "APPROVAL_BAD_SIGNATURE"
+	// ReasonApprovalUnknownKey: signed by a key this server does not trust.
+	ReasonApprovalUnknownKey = "APPROVAL_UNKNOWN_KEY"
+	// ReasonNoOperatorKeys: the server has no operator keys to verify with.
+	ReasonNoOperatorKeys = "APPROVAL_NO_OPERATOR_KEYS"
+	// ReasonApprovalNotOnChain: the stored approval is not what the log's
+	// chain recorded (inserted behind it, or edited).
+	ReasonApprovalNotOnChain = "APPROVAL_NOT_ON_CHAIN"
 )
 
 // refusedApprovals maps why package audit says an approval does not let a
@@ -62,6 +74,11 @@ var refusedApprovals = []struct {
 	{audit.ErrApprovalWrongProposition, ReasonApprovalWrongProposition, "present it only for the proposition it was given for"},
 	{audit.ErrApprovalWrongAction, ReasonApprovalWrongAction, "ask the user, and the operator for an approval of this action"},
 	{audit.ErrApprovalOutOfScope, ReasonApprovalOutOfScope, "ask the user, and the operator for an approval that covers it"},
+	{audit.ErrApprovalUnsigned, ReasonApprovalUnsigned, "do not act; tell the user and the operator"},
+	{audit.ErrApprovalBadSignature, ReasonApprovalBadSignature, "do not act; tell the user and the operator"},
+	{audit.ErrApprovalUnknownKey, ReasonApprovalUnknownKey, "do not act; tell the user and the operator"},
+	{audit.ErrNoOperatorKeys, ReasonNoOperatorKeys, "do not act; tell the operator to start the server with --operator-keys"},
+	{audit.ErrApprovalNotOnChain, ReasonApprovalNotOnChain, "do not act; tell the user and the operator"},
 }
 
 // refusedReason is the approval layer's reason for err, when err is one of
@@ -90,6 +107,9 @@ type approvalDetail struct {
 	Scope      *audit.Scope `json:"scope,omitempty"`
 	Until      string       `json:"until,omitempty"`
 	Note       string       `json:"note,omitempty"`
+	// KeyID is the operator key that signed the approval; Approver is
+	// that key's name (or begins with it and a slash).
+	KeyID string `json:"key_id,omitempty"`
 }
 
 // beginMayAct reads approval_id and idempotency_key once the proposition
@@ -278,8 +298,19 @@ func (s *Server) approvalLayer(ctx context.Context, dr *draft, base string) (Lay
 		l.Reasons = []string{reason(ReasonApprovalUnknown, "no approval %q is on record; use the approval_id the operator gave you", id)}
 		return l, nil
 	}
+	if err == nil {
+		_, err = s.decisions.OperatorKeys.Verify(ap)
+	}
 	if err != nil {
-		return l, fmt.Errorf("reading approval %s from the decision log: %w", id, err)
+		// Not on the chain, or not signed by an operator key: nothing in
+		// it is trusted, not even its approver, so the detail names the id
+		// alone.
+		why, ok := refusedReason(id, err)
+		if !ok {
+			return l, fmt.Errorf("reading approval %s from the decision log: %w", id, err)
+		}
+		l.Reasons = []string{why}
+		return l, nil
 	}
 	ap = ap.Capped(s.decisions.MaxApprovalLifetime)
 	l.Detail = detailOf(ap)
@@ -320,7 +351,7 @@ func reason(name, format string, a ...any) string {
 
 func detailOf(ap *audit.Approval) approvalDetail {
 	d := approvalDetail{ApprovalID: ap.ID, DecisionID: ap.DecisionID, Approver: ap.Approver, Verdict: ap.Verdict,
-		Once: ap.Once, Scope: ap.Scope, Note: ap.Note}
+		Once: ap.Once, Scope: ap.Scope, Note: ap.Note, KeyID: ap.KeyID}
 	if !ap.Until.IsZero() {
 		d.Until = ap.Until.UTC().Format(timeLayout)
 	}

@@ -35,6 +35,11 @@ type DecisionLog struct {
 	// ReplayWindow is how long after a decision a retry with its
 	// idempotency_key is answered from the record; 0: DefaultReplayWindow.
 	ReplayWindow time.Duration
+	// OperatorKeys are the public keys whose signatures make an approval
+	// count (ewp-mcp --operator-keys). An approval not signed by one of
+	// them, or read from the log other than as its chain recorded it, is
+	// refused with a reason naming why; with no keys every approval is.
+	OperatorKeys *audit.OperatorKeys
 	// RedactArguments names the members of an action's arguments whose
 	// values are recorded as RedactedMarker (a member is redacted when its
 	// name contains one, ignoring case); nil means

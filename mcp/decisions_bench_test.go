@@ -36,7 +36,7 @@ func BenchmarkMayActDecisionLog(b *testing.B) {
 		`{"proposition_id":"P-tentative","action":{"action_id":"a","kind":"deploy","risk":"medium","reversible":true}}}}`)
 	b.Run("without", func(b *testing.B) { benchMayAct(b, New(st, WithLogger(quietLogger())), body) })
 	b.Run("memlog", func(b *testing.B) {
-		benchMayAct(b, New(st, WithLogger(quietLogger()), WithDecisionLog(DecisionLog{Log: memlog.New(nil)})), body)
+		benchMayAct(b, New(st, WithLogger(quietLogger()), WithDecisionLog(testLog(memlog.New(nil)))), body)
 	})
 	b.Run("sqlite", func(b *testing.B) {
 		benchMayAct(b, New(st, WithLogger(quietLogger()), sqliteBenchLog(b)), body)
@@ -68,7 +68,7 @@ func sqliteBenchLog(b *testing.B) Option {
 		reportCommits(b, l)
 		l.Close()
 	})
-	return WithDecisionLog(DecisionLog{Log: l})
+	return WithDecisionLog(testLog(l))
 }
 
 // benchMayAct posts body to srv's HTTP handler from 64 concurrent

@@ -122,7 +122,7 @@ func TestIdempotentApprovalUnderConcurrency(t *testing.T) {
 	ml := memlog.New(nil)
 	// A store slow to commit what an approval lifted: the retries that
 	// found the approval used must not bind the key first.
-	srv, _ := newTestServer(t, WithDecisionLog(DecisionLog{Log: slowLifts{ml}}))
+	srv, _ := newTestServer(t, WithDecisionLog(testLog(slowLifts{ml})))
 	ts := httpTestServer(t, srv)
 	asked := decisionID(t, postTool(t, ts.URL, "may_act", confirmArgs()))
 	ap := approve(t, ml, audit.Approval{DecisionID: asked, Once: true})

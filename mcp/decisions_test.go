@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/audittest"
 	"github.com/ewp-go/ewp/audit/memlog"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -22,7 +23,7 @@ import (
 func loggedServer(t testing.TB, opts ...Option) (*Server, *memlog.Log, *fakeStore) {
 	t.Helper()
 	ml := memlog.New(func() time.Time { return testNow })
-	srv, st := newTestServer(t, append([]Option{WithDecisionLog(DecisionLog{Log: ml})}, opts...)...)
+	srv, st := newTestServer(t, append([]Option{WithDecisionLog(testLog(ml))}, opts...)...)
 	return srv, ml, st
 }
 
@@ -41,17 +42,21 @@ func decisionID(t testing.TB, out obj) string {
 	return id
 }
 
-// approve is what ewp-audit approve does: an operator's approval written
-// through the Log API.
+// alice is the operator whose key the test servers trust (testKeys).
+var alice = audittest.NewOperator("alice")
+
+// testLog is the decision log configuration of a test server over l,
+// trusting alice's key.
+func testLog(l audit.Log) DecisionLog { return DecisionLog{Log: l, OperatorKeys: alice.Keys} }
+
+// approve is what ewp-audit approve does: an operator's approval, signed
+// with alice's key, written through the Log API.
 func approve(t testing.TB, l audit.Log, a audit.Approval) string {
 	t.Helper()
 	if a.Verdict == "" {
 		a.Verdict = audit.Approved
 	}
-	if a.Approver == "" {
-		a.Approver = "alice"
-	}
-	if err := l.Approve(context.Background(), &a); err != nil {
+	if err := alice.Approve(context.Background(), l, &a); err != nil {
 		t.Fatal(err)
 	}
 	return a.ID
@@ -129,7 +134,7 @@ func TestApprovalLoop(t *testing.T) {
 // an approval can expire between the two.
 func TestApprovalRefusals(t *testing.T) {
 	ml := memlog.New(func() time.Time { return testNow.Add(-time.Hour) })
-	srv, st := newTestServer(t, WithDecisionLog(DecisionLog{Log: ml}))
+	srv, st := newTestServer(t, WithDecisionLog(testLog(ml)))
 	c := dialInProcess(t, srv)
 	later := testNow.Add(time.Hour)
 	onConflict := obj{"proposition_id": "P-conflict", "action": action(warrant.RiskLow, true)}
@@ -373,7 +378,7 @@ func (failingLog) Record(context.Context, *audit.Decision) error { return errors
 
 // A decision that cannot be recorded is not answered.
 func TestUnrecordedIsNotAnswered(t *testing.T) {
-	srv, _ := newTestServer(t, WithDecisionLog(DecisionLog{Log: failingLog{memlog.New(nil)}}))
+	srv, _ := newTestServer(t, WithDecisionLog(testLog(failingLog{memlog.New(nil)})))
 	c := dialInProcess(t, srv)
 	msg := mustRefuse(t, call(t, c, "may_act", obj{"proposition_id": "P-verified", "action": action("low", true)}), CodeInternal)
 	if !strings.Contains(msg, "disk full") || !strings.Contains(msg, "not answered") {
@@ -490,7 +495,7 @@ func TestAgentCannotApprove(t *testing.T) {
 // the graph version, the policies and the arguments by hash.
 func TestGroundingRecorded(t *testing.T) {
 	ml := memlog.New(nil)
-	srv := demoServer(t, WithDecisionLog(DecisionLog{Log: ml, PolicySetHash: "abc123"}))
+	srv := demoServer(t, WithDecisionLog(DecisionLog{Log: ml, PolicySetHash: "abc123", OperatorKeys: alice.Keys}))
 	c := dialInProcess(t, srv)
 	out := mustOK(t, call(t, c, "check_grounding", obj{"concepts": []any{"delete", "file"}}))
 	d, err := ml.Decision(context.Background(), decisionID(t, out))
@@ -609,11 +614,11 @@ func TestOnceApprovalBindsTheRiskPolicy(t *testing.T) {
 // lifetime after creation, whatever until the log row claims.
 func TestGateCapsTheApprovalLifetime(t *testing.T) {
 	ml := memlog.New(func() time.Time { return testNow.Add(-2 * time.Hour) })
-	srv, _ := newTestServer(t, WithDecisionLog(DecisionLog{Log: ml, MaxApprovalLifetime: time.Hour}))
+	srv, _ := newTestServer(t, WithDecisionLog(DecisionLog{Log: ml, OperatorKeys: alice.Keys, MaxApprovalLifetime: time.Hour}))
 	c := dialInProcess(t, srv)
 	for _, until := range []time.Time{{}, time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)} {
 		asked := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
-		ap := approve(t, ml, audit.Approval{DecisionID: asked, Once: true, Until: until})
+		ap := approve(t, ml, audit.Approval{DecisionID: asked, Once: true, Until: until, CreatedAt: testNow.Add(-2 * time.Hour)})
 		out := mustOK(t, call(t, c, "may_act", mergeObj(confirmArgs(), obj{"approval_id": ap})))
 		if _, why, detail := approvalOf(t, out); out["decision"] != warrant.RequireConfirmation || !strings.HasPrefix(why, ReasonApprovalExpired+":") ||
 			detail["until"] != testNow.Add(-time.Hour).Format(timeLayout) {
@@ -630,7 +635,7 @@ func TestReplayOutlivesNeitherWindowNorApproval(t *testing.T) {
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	set := func(t time.Time) { mu.Lock(); now = t; mu.Unlock() }
 	ml := memlog.New(clock)
-	srv, _ := newTestServer(t, WithClock(clock), WithDecisionLog(DecisionLog{Log: ml, ReplayWindow: time.Hour}))
+	srv, _ := newTestServer(t, WithClock(clock), WithDecisionLog(DecisionLog{Log: ml, OperatorKeys: alice.Keys, ReplayWindow: time.Hour}))
 	c := dialInProcess(t, srv)
 
 	t.Run("a scope expired 4 s ago", func(t *testing.T) {

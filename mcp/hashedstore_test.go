@@ -53,7 +53,7 @@ func hashedServer(t *testing.T, st Store, logged bool) (*Server, *memlog.Log) {
 	ml := memlog.New(func() time.Time { return testNow })
 	opts := []Option{WithClock(func() time.Time { return testNow }), WithLogger(quietLogger())}
 	if logged {
-		opts = append(opts, WithDecisionLog(DecisionLog{Log: ml}))
+		opts = append(opts, WithDecisionLog(testLog(ml)))
 	}
 	return New(st, opts...), ml
 }

@@ -471,6 +471,36 @@ func invalidUTF8Ids(t *testing.T, s Store) {
 	mustVerify(t, l)
 }
 
+// signedApprovalReadsBackSigned: an approval an operator signed, with
+// ids and a note that JSON does not keep byte for byte (invalid UTF-8, an
+// HTML-sensitive character), is stored as signed (the store checks the
+// signed action, fills nothing over it) and read back from another handle
+// still verifying, in the key's name; one signed for another action is
+// refused.
+func signedApprovalReadsBackSigned(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	d := record(t, l, pendingDecision("P-\xed\xa0\x80-signed", 1))
+	alice := NewOperator("alice")
+	a := &audit.Approval{DecisionID: d.ID, Verdict: audit.Approved, Once: true, Note: "OPS-12 <ok> & \xff"}
+	if err := alice.Approve(ctx, l, a); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.again(t, l, true).Approval(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, err := alice.Keys.Verify(got); err != nil || name != "alice" {
+		t.Fatalf("a signed approval read back: %q %v", name, err)
+	}
+	other := record(t, l, pendingDecision("P", 2))
+	b := &audit.Approval{DecisionID: other.ID, Verdict: audit.Approved, Once: true}
+	alice.Sign(b, d, t0) // signed for d's action, stored as an answer to other
+	b.DecisionID = other.ID
+	if err := l.Approve(ctx, b); !errors.Is(err, audit.ErrInvalidApproval) {
+		t.Fatalf("an approval signed for another action: %v", err)
+	}
+}
+
 // batchRefusesOnlyTheDuplicate: Records racing with one reused
 // decision_id, among Records with fresh ids, approvals and uses: one of
 // the reused-id Records is stored, the others are refused, and every

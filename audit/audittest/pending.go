@@ -44,8 +44,13 @@ func PendingRetries(t *testing.T, l audit.Log) {
 		t.Fatalf("group %+v: want the three retries, newest %s", g, retries[2])
 	}
 
-	answer := &audit.Approval{DecisionID: g.Newest.ID, Verdict: audit.Approved, Approver: "ops", Once: true}
-	closed, err := audit.AnswerGroup(ctx, l, g, answer)
+	op := NewOperator("ops")
+	sign := func(a *audit.Approval, d *audit.Decision) error { return op.Signer.Sign(a, d, t0.Add(time.Hour)) }
+	answer := &audit.Approval{DecisionID: g.Newest.ID, Verdict: audit.Approved, Once: true}
+	if err := sign(answer, &g.Newest); err != nil {
+		t.Fatal(err)
+	}
+	closed, err := audit.AnswerGroup(ctx, l, g, answer, sign)
 	if err != nil || closed != 2 {
 		t.Fatalf("AnswerGroup closed %d: %v", closed, err)
 	}
@@ -54,12 +59,15 @@ func PendingRetries(t *testing.T, l audit.Log) {
 		if err != nil || len(as) != 1 || as[0].Verdict != audit.Rejected || !strings.Contains(as[0].Note, "superseded") || !strings.Contains(as[0].Note, answer.ID) {
 			t.Fatalf("older retry %s: answers %+v %v; want a rejection naming %s", id, as, err, answer.ID)
 		}
+		if _, err := op.Keys.Verify(&as[0]); err != nil {
+			t.Fatalf("older retry %s: the superseding rejection is not signed by the operator: %v", id, err)
+		}
 	}
 
-	if _, err := audit.RejectStale(ctx, l, t0.Add(time.Hour), "ops", " "); !errors.Is(err, audit.ErrInvalidApproval) {
+	if _, err := audit.RejectStale(ctx, l, t0.Add(time.Hour), "ops", " ", sign); !errors.Is(err, audit.ErrInvalidApproval) {
 		t.Fatalf("a rejection without a note: %v", err)
 	}
-	n, err := audit.RejectStale(ctx, l, late.Time, "ops", "stale; ask again if still needed")
+	n, err := audit.RejectStale(ctx, l, late.Time, "ops", "stale; ask again if still needed", sign)
 	if err != nil || n != 2 {
 		t.Fatalf("RejectStale rejected %d: %v; want the two groups older than %s", n, err, late.Time)
 	}

@@ -65,6 +65,7 @@ func Run(t *testing.T, s Store) {
 		{"BatchRefusesOnlyTheDuplicate", batchRefusesOnlyTheDuplicate},
 		{"PendingRetries", pendingRetries},
 		{"ScopeBounds", scopeBounds},
+		{"SignedApprovalReadsBackSigned", signedApprovalReadsBackSigned},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, s) })

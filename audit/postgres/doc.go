@@ -11,9 +11,14 @@
 // SQLite log (see its package documentation), with ids as bytea (a
 // proposition id may hold a NUL). Triggers refuse UPDATE, DELETE and
 // TRUNCATE on every table, whoever asks; Verify checks that they are
-// present, enabled and unaltered. [Init] creates the schema and lets one
-// role, the ledger's server role (ewp_server), SELECT and INSERT there;
-// no other role gets anything.
+// present, enabled and unaltered, and every write transaction checks them
+// too (one catalog query, with the chain lock): a writer refuses to extend
+// a log whose triggers are missing or disabled. [Init] creates the schema
+// and lets the ledger's server role (ewp_server), which every replica
+// holds, SELECT and INSERT decisions, uses and events, but not approvals;
+// the operators' role (ewp_operator) SELECT and INSERT approvals and
+// events. No other role gets anything. An approval the gate honours must
+// also be signed by an operator key (package audit).
 //
 // # Many writers, one chain
 //

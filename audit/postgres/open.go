@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditchain"
 	"github.com/ewp-go/ewp/internal/pgurl"
 )
 
@@ -51,7 +52,14 @@ type Log struct {
 
 var _ audit.Log = (*Log)(nil)
 
-// Open connects to the log made by Init in the database at dsn.
+// ErrBrokenLog is wrapped by the error of opening for writing, or
+// appending to, a log whose triggers or tail are broken.
+var ErrBrokenLog = auditchain.ErrBrokenLog
+
+// Open connects to the log made by Init in the database at dsn. Opened
+// for writing, a log whose append-only triggers are missing, disabled or
+// altered, or whose last entry no longer matches its row, is refused
+// (ErrBrokenLog), as every later write is.
 func Open(ctx context.Context, dsn string, opt Options) (*Log, error) {
 	cfg, err := poolConfig(dsn, opt)
 	if err != nil {
@@ -90,6 +98,11 @@ func open(ctx context.Context, pool *pgxpool.Pool, name string, opt Options) (*L
 		maxBatch := opt.MaxBatch
 		if maxBatch <= 0 {
 			maxBatch = 512
+		}
+		// A writer does not start on a broken log: the checks every batch
+		// makes, once before the first.
+		if err := checkGuards(ctx, pool); err != nil {
+			return nil, fmt.Errorf("decision log %s: %w", name, err)
 		}
 		l.wr = startWriter(pool, maxBatch)
 	}

@@ -83,17 +83,33 @@ func (l *Log) selectSQL(ctx context.Context, q auditchain.Query) (string, []any,
 }
 
 // Approval returns the approval or rejection recorded under id, or
-// audit.ErrNotFound.
+// audit.ErrNotFound, provided the chain vouches for it: its event records
+// exactly this row and body (auditchain.ChainedApproval; an approval
+// inserted behind the chain or edited after is refused with
+// audit.ErrApprovalNotOnChain). The event is found through events_rows,
+// an index of the events of approvals and uses only.
 func (l *Log) Approval(ctx context.Context, id string) (*audit.Approval, error) {
-	var body []byte
-	err := l.pool.QueryRow(ctx, `SELECT body FROM ewp_audit.approvals WHERE approval_id = $1`, b(auditchain.AsJSON(id))).Scan(&body)
+	var row auditchain.ApprovalRow
+	var aID, dID []byte
+	var payload *string
+	var prev, hash []byte
+	err := l.pool.QueryRow(ctx, `SELECT a.seq, a.approval_id, a.decision_id, a.verdict, a.created_ns, a.body, a.body_sha256,
+		e.payload, e.prev_hash, e.hash
+		FROM ewp_audit.approvals a LEFT JOIN ewp_audit.events e ON e.tbl = 'approvals' AND e.row_seq = a.seq
+		WHERE a.approval_id = $1 ORDER BY e.seq LIMIT 1`, b(auditchain.AsJSON(id))).
+		Scan(&row.Seq, &aID, &dID, &row.Verdict, &row.CreatedNS, &row.Body, &row.BodySum, &payload, &prev, &hash)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("%w: approval %s is not in %s", audit.ErrNotFound, id, l.url)
 	}
 	if err != nil {
 		return nil, l.storeErr("read approval "+id, err)
 	}
-	return auditchain.DecodeApproval(body)
+	row.ApprovalID, row.DecisionID = string(aID), string(dID)
+	ev := auditchain.ChainEntry{Found: payload != nil, Prev: prev, Hash: hash}
+	if payload != nil {
+		ev.Payload = *payload
+	}
+	return auditchain.ChainedApproval(id, &row, ev)
 }
 
 // ApprovalsFor lists the answers to a decision (at most one), oldest

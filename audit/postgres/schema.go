@@ -27,6 +27,12 @@ const Schema = "ewp_audit"
 // ledger and writes nothing else.
 const DefaultServerRole = "ewp_server"
 
+// DefaultOperatorRole is the role Init lets store approvals: the
+// operators' (ewp-audit approve, a console's log login), which the
+// replicas' role is not. A replica's login can record decisions and
+// consume approvals, never create one.
+const DefaultOperatorRole = "ewp_operator"
+
 // chainLock is the advisory lock every write transaction of the log takes
 // first, so that writers in any number of processes take turns on the
 // chain head. It differs from the ledger's keys (0x6577_7000_0000_0001
@@ -93,6 +99,7 @@ CREATE TABLE ewp_audit.events (
 	prev_hash bytea NOT NULL,
 	hash      bytea NOT NULL
 );
+CREATE INDEX events_rows ON ewp_audit.events (tbl, row_seq) WHERE tbl <> 'decisions';
 CREATE FUNCTION ewp_audit.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$` + refuseBody + `$$;
 `
 
@@ -114,11 +121,32 @@ func triggers() map[string]string {
 	return m
 }
 
+// triggerNames and triggerDefs are the append-only triggers' names and
+// definitions, as the writer's per-batch check compares them.
+func triggerNames() []string {
+	var out []string
+	for name := range triggers() {
+		out = append(out, name)
+	}
+	return out
+}
+
+func triggerDefs() []string {
+	var out []string
+	for _, def := range triggers() {
+		out = append(out, def)
+	}
+	return out
+}
+
 // Init creates the log's schema in the database at url and lets
 // serverRole ("" means DefaultServerRole) write it: SELECT on its tables
-// and INSERT into decisions, approvals, approval_uses and events; no other
-// role gets anything, and nobody may UPDATE, DELETE or TRUNCATE (no grant,
-// and the triggers). It changes nothing that is already there: run it as
+// and INSERT into decisions, approval_uses and events, not approvals;
+// DefaultOperatorRole gets SELECT and INSERT into approvals and events
+// (storing approvals is an operator's alone); no other role gets
+// anything, and nobody may UPDATE, DELETE or TRUNCATE (no grant, and the
+// triggers). A server role granted INSERT on approvals by an older Init
+// loses it. It changes nothing that is already there: run it as
 // often as wanted, from several processes at once. The connecting user
 // must own the database (or be a superuser) and have CREATEROLE; the role
 // is created NOLOGIN when missing (an operator grants it to each server's
@@ -146,6 +174,9 @@ func Init(ctx context.Context, url, serverRole string) error {
 	if err := grantServer(ctx, tx, serverRole); err != nil {
 		return fmt.Errorf("decision log init: grant to role %s: %w", serverRole, err)
 	}
+	if err := grantOperator(ctx, tx, DefaultOperatorRole); err != nil {
+		return fmt.Errorf("decision log init: grant to role %s: %w", DefaultOperatorRole, err)
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("decision log init: commit: %w", err)
 	}
@@ -158,7 +189,13 @@ func createSchema(ctx context.Context, tx pgx.Tx) error {
 		return fmt.Errorf("decision log init: %w", err)
 	}
 	if exists {
-		return checkVersion(ctx, tx)
+		if err := checkVersion(ctx, tx); err != nil {
+			return err
+		}
+		// Logs made before the approval reads checked the chain lack the
+		// index that finds an approval's event.
+		_, err := tx.Exec(ctx, `CREATE INDEX IF NOT EXISTS events_rows ON ewp_audit.events (tbl, row_seq) WHERE tbl <> 'decisions'`)
+		return err
 	}
 	ddl := "CREATE SCHEMA IF NOT EXISTS " + Schema + ";\n" + schemaDDL
 	for _, t := range appendOnly {
@@ -177,26 +214,56 @@ func createSchema(ctx context.Context, tx pgx.Tx) error {
 // grantServer makes the role if missing and (re)grants what it may do;
 // GRANT is idempotent.
 func grantServer(ctx context.Context, tx pgx.Tx, role string) error {
+	r, err := ensureRole(ctx, tx, role)
+	if err != nil {
+		return err
+	}
+	return execAll(ctx, tx,
+		`GRANT USAGE ON SCHEMA `+Schema+` TO `+r,
+		`GRANT SELECT ON `+allTables()+` TO `+r,
+		`GRANT INSERT ON ewp_audit.decisions, ewp_audit.approval_uses, ewp_audit.events TO `+r,
+		`REVOKE INSERT ON ewp_audit.approvals FROM `+r)
+}
+
+// grantOperator makes the operators' role if missing and lets it store
+// approvals (their rows and chain events) and read the log.
+func grantOperator(ctx context.Context, tx pgx.Tx, role string) error {
+	r, err := ensureRole(ctx, tx, role)
+	if err != nil {
+		return err
+	}
+	return execAll(ctx, tx,
+		`GRANT USAGE ON SCHEMA `+Schema+` TO `+r,
+		`GRANT SELECT ON `+allTables()+` TO `+r,
+		`GRANT INSERT ON ewp_audit.approvals, ewp_audit.events TO `+r)
+}
+
+// ensureRole creates role NOLOGIN when missing and returns its quoted
+// name.
+func ensureRole(ctx context.Context, tx pgx.Tx, role string) (string, error) {
 	var exists bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, role).Scan(&exists); err != nil {
-		return err
+		return "", err
 	}
 	r := pgx.Identifier{role}.Sanitize()
 	if !exists {
 		// Another database's Init may create it at the same moment.
 		if _, err := tx.Exec(ctx, `CREATE ROLE `+r+` NOLOGIN`); err != nil && !isCode(err, "42710") {
-			return err
+			return "", err
 		}
 	}
+	return r, nil
+}
+
+func allTables() string {
 	var all []string
 	for _, t := range appendOnly {
 		all = append(all, Schema+"."+t)
 	}
-	stmts := []string{
-		`GRANT USAGE ON SCHEMA ` + Schema + ` TO ` + r,
-		`GRANT SELECT ON ` + strings.Join(all, ", ") + ` TO ` + r,
-		`GRANT INSERT ON ewp_audit.decisions, ewp_audit.approvals, ewp_audit.approval_uses, ewp_audit.events TO ` + r,
-	}
+	return strings.Join(all, ", ")
+}
+
+func execAll(ctx context.Context, tx pgx.Tx, stmts ...string) error {
 	for _, s := range stmts {
 		if _, err := tx.Exec(ctx, s); err != nil {
 			return err

@@ -131,9 +131,11 @@ func TestOpenWithoutInit(t *testing.T) {
 	}
 }
 
-// TestRoles: a login role in ewp_server writes the log through Open and
-// can neither change its rows nor create tables there; a login role of
-// any other group (the ledger's writer) cannot touch it; and the
+// TestRoles: a login role in ewp_server records decisions and consumes
+// approvals through Open but cannot store an approval (an agent-facing
+// replica must not mint one), nor change rows or create tables; a login in
+// ewp_operator stores approvals and nothing else; a login role of any
+// other group (the ledger's writer) cannot touch the log; and the
 // triggers refuse UPDATE, DELETE and TRUNCATE even to the owner.
 func TestRoles(t *testing.T) {
 	url := newDB(t)
@@ -141,13 +143,33 @@ func TestRoles(t *testing.T) {
 	for _, q := range []string{
 		`DO $$ BEGIN CREATE ROLE ewp_writer NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
 		`DO $$ BEGIN CREATE ROLE audit_test_mcp LOGIN IN ROLE ewp_server; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
+		`DO $$ BEGIN CREATE ROLE audit_test_op LOGIN IN ROLE ewp_operator; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
 		`DO $$ BEGIN CREATE ROLE audit_test_ingest LOGIN IN ROLE ewp_writer; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
 	} {
 		mustExec(t, admin, q)
 	}
 	l := openLog(t, pgtest.WithUser(url, "audit_test_mcp"), postgres.Options{})
-	history(t, l)
+	op := openLog(t, pgtest.WithUser(url, "audit_test_op"), postgres.Options{})
+	d := audittest.PendingDecision("P-db", 1)
+	if err := l.Record(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	forged := &audit.Approval{DecisionID: d.ID, Verdict: audit.Approved, Once: true}
+	if err := audittest.NewOperator("alice").Approve(ctx, l, forged); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Fatalf("the server role stored an approval: %v", err)
+	}
+	a := &audit.Approval{DecisionID: d.ID, Verdict: audit.Approved, Once: true}
+	if err := audittest.NewOperator("alice").Approve(ctx, op, a); err != nil {
+		t.Fatalf("the operator role approves: %v", err)
+	}
+	if err := l.Consume(ctx, a.ID, audit.NewID()); err != nil {
+		t.Fatalf("the server role consumes: %v", err)
+	}
 	audittest.MustVerify(t, l)
+	operator := connect(t, pgtest.WithUser(url, "audit_test_op"))
+	if _, err := operator.Exec(ctx, `INSERT INTO ewp_audit.approval_uses (approval_id, used_by, used_ns) VALUES ('x', 'y', 1)`); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("the operator role wrote a use: %v", err)
+	}
 
 	server := connect(t, pgtest.WithUser(url, "audit_test_mcp"))
 	for _, q := range []string{
@@ -262,7 +284,9 @@ func TestBesideTheLedger(t *testing.T) {
 		t.Fatalf("the server role reads the ledger: %v", err)
 	}
 	l := openLog(t, serverURL, postgres.Options{})
-	history(t, l)
+	if err := l.Record(ctx, audittest.PendingDecision("P-db", 1)); err != nil {
+		t.Fatal(err)
+	}
 	audittest.MustVerify(t, l)
 	server := connect(t, serverURL)
 	if _, err := server.Exec(ctx, `INSERT INTO ledger_meta (key, value) VALUES ('x', 'y')`); err == nil || !strings.Contains(err.Error(), "permission denied") {

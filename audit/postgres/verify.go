@@ -86,10 +86,7 @@ func (v *verifier) walk() (*auditchain.Break, error) {
 	defer rows.Close()
 	for rows.Next() {
 		var e eventRow
-		if err := rows.Scan(&e.seq, &e.tbl, &e.rowSeq, &e.payload, &e.prev, &e.hash,
-			&e.dSeq, &e.dID, &e.dTime, &e.dTool, &e.dOutcome, &e.dProp, &e.dCrd, &e.dKey, &e.dAppr, &e.dBody, &e.dSum,
-			&e.aSeq, &e.aID, &e.aDecision, &e.aVerdict, &e.aCreated, &e.aBody, &e.aSum,
-			&e.uSeq, &e.uAppr, &e.uUsedBy, &e.uUsed); err != nil {
+		if err := e.scan(rows); err != nil {
 			return nil, err
 		}
 		if brk := v.w.Event(e.event()); brk != nil {
@@ -97,6 +94,14 @@ func (v *verifier) walk() (*auditchain.Break, error) {
 		}
 	}
 	return nil, rows.Err()
+}
+
+// scan reads a row of walkSQL.
+func (e *eventRow) scan(rows pgx.Rows) error {
+	return rows.Scan(&e.seq, &e.tbl, &e.rowSeq, &e.payload, &e.prev, &e.hash,
+		&e.dSeq, &e.dID, &e.dTime, &e.dTool, &e.dOutcome, &e.dProp, &e.dCrd, &e.dKey, &e.dAppr, &e.dBody, &e.dSum,
+		&e.aSeq, &e.aID, &e.aDecision, &e.aVerdict, &e.aCreated, &e.aBody, &e.aSum,
+		&e.uSeq, &e.uAppr, &e.uUsedBy, &e.uUsed)
 }
 
 func (e *eventRow) event() *auditchain.Event {

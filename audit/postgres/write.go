@@ -138,6 +138,9 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 			return err
 		}
 		u := auditchain.Use{ApprovalID: auditchain.AsJSON(approvalID), UsedBy: usedBy, UsedNS: now.UnixNano()}
+		if err := t.useOnChain(u.ApprovalID); err != nil {
+			return err
+		}
 		err = t.tx.QueryRow(t.ctx, `INSERT INTO ewp_audit.approval_uses (approval_id, used_by, used_ns)
 			VALUES ($1, $2, $3) ON CONFLICT (approval_id) DO NOTHING RETURNING seq`,
 			b(u.ApprovalID), b(u.UsedBy), u.UsedNS).Scan(&u.Seq)
@@ -191,4 +194,20 @@ func (t *wtx) approval(id string) (*audit.Approval, error) {
 		return nil, auditchain.InDoubt(err)
 	}
 	return auditchain.DecodeApproval(body)
+}
+
+// useOnChain refuses to consume an approval whose use an event already
+// records while its use row is gone (deleted behind the chain, which only
+// the owner can): the events of uses are found through events_rows.
+func (t *wtx) useOnChain(approvalID string) error {
+	var seq int64
+	err := t.tx.QueryRow(t.ctx, `SELECT e.seq FROM ewp_audit.events e WHERE e.tbl = 'approval_uses' AND strpos(e.payload, $1) = 1
+		AND NOT EXISTS (SELECT 1 FROM ewp_audit.approval_uses u WHERE u.seq = e.row_seq) LIMIT 1`, auditchain.UsePrefix(approvalID)).Scan(&seq)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil
+	case err != nil:
+		return auditchain.InDoubt(err)
+	}
+	return auditchain.UseGone(approvalID, seq)
 }

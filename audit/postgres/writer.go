@@ -96,6 +96,21 @@ func (w *writer) inTx(batch []*op, errs []error) error {
 	return t.commit()
 }
 
+// checkGuards runs a batch's checks of the triggers and the tail in a
+// transaction of its own, which writes nothing (Open, before the writer
+// starts).
+func checkGuards(ctx context.Context, pool *pgxpool.Pool) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Release()
+	t := &wtx{ctx: ctx, tx: conn}
+	err = t.begin(nil, nil)
+	conn.Exec(ctx, `ROLLBACK`) //nolint:errcheck // the connection is dropped if this fails
+	return err
+}
+
 // begin sends BEGIN, the lock, the head query and the batch's Records'
 // INSERTs in one pipeline and reads their results; a Record that inserted
 // nothing (ON CONFLICT) gets its refusal in errs.
@@ -109,7 +124,9 @@ func (t *wtx) begin(batch []*op, errs []error) error {
 	// out. SET LOCAL holds for this transaction only.
 	pb.Queue(`SET LOCAL synchronous_commit = on`)
 	pb.Queue(`SELECT pg_advisory_xact_lock($1)`, int64(chainLock))
-	pb.Queue(`SELECT seq, hash FROM ewp_audit.events ORDER BY seq DESC LIMIT 1`)
+	pb.Queue(walkSQL + ` DESC LIMIT 1`)
+	pb.Queue(`SELECT hash FROM ewp_audit.events ORDER BY seq DESC OFFSET 1 LIMIT 1`)
+	pb.Queue(guardsSQL, triggerNames(), triggerDefs(), refuseBody)
 	var recs []int
 	for i, o := range batch {
 		if o.rec != nil {
@@ -146,12 +163,8 @@ func (t *wtx) readBegin(br pgx.BatchResults, records int) ([]int64, error) {
 			return nil, fmt.Errorf("%s: %w", step, err)
 		}
 	}
-	err := br.QueryRow().Scan(&t.seq, &t.head)
-	if errors.Is(err, pgx.ErrNoRows) {
-		t.seq, t.head, err = 0, auditchain.Genesis, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read chain head: %w", err)
+	if err := t.readTail(br); err != nil {
+		return nil, err
 	}
 	seqs := make([]int64, records)
 	for k := range seqs {
@@ -161,6 +174,59 @@ func (t *wtx) readBegin(br pgx.BatchResults, records int) ([]int64, error) {
 		}
 	}
 	return seqs, nil
+}
+
+// guardsSQL counts the append-only triggers of the log that are in place,
+// enabled and unaltered, and checks their function: one catalog query per
+// batch, so a trigger dropped or disabled by anyone stops the next commit.
+const guardsSQL = `SELECT
+	(SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+		WHERE c.relnamespace = 'ewp_audit'::regnamespace AND t.tgname = ANY($1) AND t.tgenabled = 'O'
+		AND pg_get_triggerdef(t.oid) = ANY($2)),
+	COALESCE((SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('ewp_audit.refuse_change()')) = $3, false)`
+
+// readTail reads the chain head and refuses a broken log: the last
+// event must link and record its row as it is (auditchain.CheckTail, the
+// body included), and every append-only trigger must be there and
+// enabled. Extending a broken log would bury the break.
+func (t *wtx) readTail(br pgx.BatchResults) error {
+	rows, err := br.Query()
+	if err != nil {
+		return fmt.Errorf("read chain head: %w", err)
+	}
+	var last *eventRow
+	if rows.Next() {
+		last = new(eventRow)
+		err = last.scan(rows)
+	}
+	rows.Close()
+	if err == nil {
+		err = rows.Err()
+	}
+	if err != nil {
+		return fmt.Errorf("read chain head: %w", err)
+	}
+	before := auditchain.Genesis
+	if err := br.QueryRow().Scan(&before); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("read chain head: %w", err)
+	}
+	var triggers int
+	var function bool
+	if err := br.QueryRow().Scan(&triggers, &function); err != nil {
+		return fmt.Errorf("check the append-only triggers: %w", err)
+	}
+	if want := len(triggerNames()); triggers != want || !function {
+		return auditchain.BrokenLog(fmt.Sprintf("%d of the %d append-only triggers are missing, disabled or altered, or their function is", want-triggers, want))
+	}
+	t.seq, t.head = 0, auditchain.Genesis
+	if last == nil {
+		return nil
+	}
+	if brk := auditchain.CheckTail(last.event(), before); brk != nil {
+		return auditchain.BrokenLog(brk.Error())
+	}
+	t.seq, t.head = last.seq, last.hash
+	return nil
 }
 
 // commit sends the batch's events in one statement and COMMIT, in one

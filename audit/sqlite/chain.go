@@ -38,3 +38,7 @@ var (
 func isUnique(err error, column string) bool {
 	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed") && strings.Contains(err.Error(), column)
 }
+
+// ErrBrokenLog is wrapped by the error of opening for writing, or
+// appending to, a log whose triggers or tail are broken.
+var ErrBrokenLog = auditchain.ErrBrokenLog

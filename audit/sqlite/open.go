@@ -127,6 +127,7 @@ func open(path string, opt Options, create bool) (*Log, error) {
 		}
 	}
 	if err := l.connect(abs, busy, opt.SyncFull); err != nil {
+		l.Close() // connect may have opened the reader pool before failing
 		return nil, err
 	}
 	if !l.ro {
@@ -140,6 +141,11 @@ func open(path string, opt Options, create bool) (*Log, error) {
 		return nil, err
 	}
 	if !l.ro {
+		// A writer never starts on a broken log (Verify, read-only, must).
+		if err := checkLog(ctx, l.r); err != nil {
+			l.Close()
+			return nil, fmt.Errorf("open decision log %s: %w", path, err)
+		}
 		maxBatch := opt.MaxBatch
 		if maxBatch <= 0 {
 			maxBatch = 512

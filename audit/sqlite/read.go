@@ -124,17 +124,27 @@ func rowsHoldAll(q Query) bool {
 }
 
 // Approval returns the approval or rejection recorded under id, or
-// audit.ErrNotFound.
+// audit.ErrNotFound, provided the chain vouches for it: its events row
+// records exactly this row and body (auditchain.ChainedApproval; an
+// approval inserted behind the chain or edited after is refused with
+// audit.ErrApprovalNotOnChain). The events table holds only approvals and
+// uses, so finding the event by row scans few rows.
 func (l *Log) Approval(ctx context.Context, id string) (*audit.Approval, error) {
-	var body []byte
-	err := l.r.QueryRowContext(ctx, `SELECT body FROM approvals WHERE approval_id = ?`, asJSON(id)).Scan(&body)
+	var row approvalRow
+	var payload sql.NullString
+	var prev, hash []byte
+	err := l.r.QueryRowContext(ctx, `SELECT a.seq, a.approval_id, a.decision_id, a.verdict, a.created_ns, a.body, a.body_sha256,
+		e.payload, e.prev_hash, e.hash
+		FROM approvals a LEFT JOIN events e ON e.tbl = 'approvals' AND e.row_seq = a.seq
+		WHERE a.approval_id = ? ORDER BY e.seq LIMIT 1`, asJSON(id)).
+		Scan(&row.Seq, &row.ApprovalID, &row.DecisionID, &row.Verdict, &row.CreatedNS, &row.Body, &row.BodySum, &payload, &prev, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: approval %s is not in %s", audit.ErrNotFound, id, l.path)
 	}
 	if err != nil {
 		return nil, l.storeErr("read approval "+id, err)
 	}
-	return decodeApproval(body)
+	return auditchain.ChainedApproval(id, &row, auditchain.ChainEntry{Found: payload.Valid, Payload: payload.String, Prev: prev, Hash: hash})
 }
 
 // ApprovalsFor lists the answers to a decision (at most one: a decision

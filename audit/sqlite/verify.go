@@ -362,23 +362,5 @@ func (v *verifier) schema() (*Break, error) {
 
 // triggers checks the file's triggers against want, name to definition.
 func (v *verifier) triggers(want map[string]string) (*Break, error) {
-	rows, err := v.tx.QueryContext(v.ctx, `SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	check := auditchain.NewTriggers(want)
-	for rows.Next() {
-		var name, tbl, ddl string
-		if err := rows.Scan(&name, &tbl, &ddl); err != nil {
-			return nil, err
-		}
-		if brk := check.Found(name, tbl, ddl); brk != nil {
-			return brk, nil
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return check.Missing(), nil
+	return triggersBreak(v.ctx, v.tx, want)
 }

@@ -104,6 +104,9 @@ func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
 			return err
 		}
 		u := Use{ApprovalID: asJSON(approvalID), UsedBy: usedBy, UsedNS: now.UnixNano()}
+		if err := t.useOnChain(u.ApprovalID); err != nil {
+			return err
+		}
 		res, err := t.exec(t.st.insUse, u.ApprovalID, u.UsedBy, u.UsedNS)
 		if isUnique(err, "approval_id") {
 			var by string
@@ -156,4 +159,21 @@ func (t *wtx) approval(id string) (*audit.Approval, error) {
 		return nil, auditchain.InDoubt(err)
 	}
 	return decodeApproval(body)
+}
+
+// useOnChain refuses to consume an approval whose use an event already
+// records while its use row is gone (the row's UNIQUE key would not stop
+// a second use then). Events hold only approvals and uses, so the scan is
+// short, and only a consume pays it.
+func (t *wtx) useOnChain(approvalID string) error {
+	var seq int64
+	err := t.tx.QueryRow(`SELECT e.seq FROM events e WHERE e.tbl = 'approval_uses' AND instr(e.payload, ?) = 1
+		AND NOT EXISTS (SELECT 1 FROM approval_uses u WHERE u.seq = e.row_seq) LIMIT 1`, auditchain.UsePrefix(approvalID)).Scan(&seq)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return auditchain.InDoubt(err)
+	}
+	return auditchain.UseGone(approvalID, seq)
 }

@@ -26,6 +26,10 @@ type writer struct {
 	hash      []byte
 	maxID     string // the greatest in-order decision_id
 	version   int64
+	// schema is the file's schema_version when the writer last found its
+	// triggers and tail intact (checked), checked again whenever it moves.
+	schema  int64
+	checked bool
 }
 
 // An op is a decision to record or any other write (an approval, a use).
@@ -58,7 +62,7 @@ type wtx struct {
 }
 
 type writeStmts struct {
-	insApproval, insUse, insEvent, insBodies, insDecision, dataVersion *sql.Stmt
+	insApproval, insUse, insEvent, insBodies, insDecision, dataVersion, schemaVersion *sql.Stmt
 }
 
 func startWriter(db *sql.DB, maxBatch int) (*writer, error) {
@@ -73,6 +77,7 @@ func startWriter(db *sql.DB, maxBatch int) (*writer, error) {
 		{&w.st.insBodies, `INSERT INTO decision_bodies (first_event, first_seq, n, head, first_id, last_id, bodies) VALUES (?, ?, ?, ?, ?, ?, ?)`},
 		{&w.st.insDecision, `INSERT INTO decisions (seq, event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.st.dataVersion, `PRAGMA data_version`},
+		{&w.st.schemaVersion, `PRAGMA schema_version`},
 	}
 	for _, p := range prep {
 		st, err := db.Prepare(p.sql)
@@ -127,6 +132,9 @@ func (w *writer) inTx(fn func(*wtx) error) error {
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
 	t := &wtx{ctx: ctx, tx: tx, st: &w.st, stmts: map[*sql.Stmt]*sql.Stmt{}, flushState: &w.fs}
+	if err := w.guards(t); err != nil {
+		return err
+	}
 	if err := w.head(t); err != nil {
 		return fmt.Errorf("read chain head: %w", err)
 	}
@@ -164,6 +172,26 @@ func (w *writer) head(t *wtx) error {
 	return err
 }
 
+// guards refuses the batch when the file's schema moved since the
+// writer last found the triggers and the tail intact and they no longer
+// are (checkLog): a trigger dropped by another process stops every
+// commit after it. One pragma per batch while nothing changes.
+func (w *writer) guards(t *wtx) error {
+	var v int64
+	if err := t.stmt(w.st.schemaVersion).QueryRow().Scan(&v); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if w.checked && v == w.schema {
+		return nil
+	}
+	w.checked = false
+	if err := checkLog(t.ctx, t.tx); err != nil {
+		return err
+	}
+	w.schema, w.checked = v, true
+	return nil
+}
+
 // stmt binds a prepared statement to the batch's transaction once.
 func (t *wtx) stmt(st *sql.Stmt) *sql.Stmt {
 	s, ok := t.stmts[st]
@@ -198,7 +226,7 @@ func (w *writer) stop() {
 }
 
 func (w *writer) closeStmts() {
-	for _, st := range []*sql.Stmt{w.st.insApproval, w.st.insUse, w.st.insEvent, w.st.insBodies, w.st.insDecision, w.st.dataVersion} {
+	for _, st := range []*sql.Stmt{w.st.insApproval, w.st.insUse, w.st.insEvent, w.st.insBodies, w.st.insDecision, w.st.dataVersion, w.st.schemaVersion} {
 		if st != nil {
 			st.Close()
 		}

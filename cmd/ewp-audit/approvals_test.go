@@ -11,19 +11,19 @@ import (
 func TestApproveRefusesAnEmptyScopeAndAFarUntil(t *testing.T) {
 	db, ds := seeded(t, pending("P-db", 1))
 	id := ds[0].ID
-	_, errs := wantExit(t, exitUsage, "approve", id, "--db", db, "--scope", "--until", "2h", "--approver", "alice")
+	_, errs := wantExit(t, exitUsage, "approve", id, "--db", db, "--scope", "--until", "2h", "--key", opKey("alice"))
 	if !strings.Contains(errs, "--scope-kind, --scope-tool, --scope-concepts") {
 		t.Errorf("empty scope: %s", errs)
 	}
-	_, errs = wantExit(t, exitUsage, "approve", id, "--db", db, "--once", "--until", "9999-12-31T00:00:00Z", "--approver", "alice")
+	_, errs = wantExit(t, exitUsage, "approve", id, "--db", db, "--once", "--until", "9999-12-31T00:00:00Z", "--key", opKey("alice"))
 	if !strings.Contains(errs, "maximum 24h0m0s") || !strings.Contains(errs, "--max-lifetime") {
 		t.Errorf("until 9999: %s", errs)
 	}
-	_, errs = wantExit(t, exitUsage, "approve", id, "--db", db, "--scope", "--scope-kind", "migrate", "--until", "25h", "--approver", "alice")
+	_, errs = wantExit(t, exitUsage, "approve", id, "--db", db, "--scope", "--scope-kind", "migrate", "--until", "25h", "--key", opKey("alice"))
 	if !strings.Contains(errs, "maximum 24h0m0s") {
 		t.Errorf("scope until 25h: %s", errs)
 	}
-	wantExit(t, exitOK, "approve", id, "--db", db, "--scope", "--scope-kind", "migrate", "--until", "25h", "--max-lifetime", "48h", "--approver", "alice")
+	wantExit(t, exitOK, "approve", id, "--db", db, "--scope", "--scope-kind", "migrate", "--until", "25h", "--max-lifetime", "48h", "--key", opKey("alice"))
 }
 
 // Issue 19 item 6: a guard-only decision (no proposition, the demo's
@@ -35,7 +35,7 @@ func TestScopeForAGuardOnlyDecision(t *testing.T) {
 	d.Cardinality, d.MinDepth = "multiple", new(1)
 	db, ds := seeded(t, d)
 	out, errs := wantExit(t, exitOK, "approve", ds[0].ID, "--db", db, "--scope-tool", "rm", "--scope-concepts", "delete,file",
-		"--until", "2h", "--approver", "alice")
+		"--until", "2h", "--key", opKey("alice"))
 	if !strings.Contains(out, "calls naming no proposition") || !strings.Contains(out, "tool rm") || !strings.Contains(out, "cardinality=multiple min_depth=1") {
 		t.Errorf("approve:\n%s%s", out, errs)
 	}
@@ -61,7 +61,7 @@ func TestPendingRetriesAreOneItem(t *testing.T) {
 		}
 	}
 
-	out, _ = wantExit(t, exitOK, "approve", ds[2].ID, "--db", db, "--once", "--approver", "alice")
+	out, _ = wantExit(t, exitOK, "approve", ds[2].ID, "--db", db, "--once", "--key", opKey("alice"))
 	if !strings.Contains(out, "closed 2 identical older call(s)") {
 		t.Errorf("approve:\n%s", out)
 	}
@@ -70,11 +70,11 @@ func TestPendingRetriesAreOneItem(t *testing.T) {
 		t.Errorf("an older retry is not closed as superseded:\n%s", out)
 	}
 
-	_, errs := wantExit(t, exitUsage, "reject", "--db", db, "--stale", "1ns", "--approver", "alice")
+	_, errs := wantExit(t, exitUsage, "reject", "--db", db, "--stale", "1ns", "--key", opKey("alice"))
 	if !strings.Contains(errs, "--note") {
 		t.Errorf("reject --stale without a note: %s", errs)
 	}
-	out, _ = wantExit(t, exitOK, "reject", "--db", db, "--stale", "1ns", "--approver", "alice", "--note", "stale; ask again")
+	out, _ = wantExit(t, exitOK, "reject", "--db", db, "--stale", "1ns", "--key", opKey("alice"), "--note", "stale; ask again")
 	if !strings.Contains(out, "rejected 1 pending") {
 		t.Errorf("reject --stale:\n%s", out)
 	}

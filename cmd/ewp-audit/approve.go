@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ type answerFlags struct {
 	until, approver, note          string
 	maxLifetime                    time.Duration
 	stale                          time.Duration
+	key                            string
 }
 
 func runApprove(e *env, args []string) int {
@@ -37,6 +39,7 @@ func runApprove(e *env, args []string) int {
 	fs.StringVar(&f.approver, "approver", "", "")
 	fs.StringVar(&f.note, "note", "", "")
 	fs.DurationVar(&f.maxLifetime, "max-lifetime", audit.DefaultMaxLifetime, "")
+	fs.StringVar(&f.key, "key", "", "")
 	pos, code := parse(e, fs, usageApprove, args)
 	if code >= 0 {
 		return code
@@ -45,7 +48,7 @@ func runApprove(e *env, args []string) int {
 	if msg != "" {
 		return usageError(e.stderr, "approve: "+msg)
 	}
-	return answer(e, &f.logFlags, "approve", a)
+	return answer(e, &f, "approve", a)
 }
 
 // approval builds the approval the flags describe, or says what is wrong.
@@ -86,15 +89,13 @@ func (f *answerFlags) approval(pos []string, now time.Time) (*audit.Approval, st
 	return a, ""
 }
 
-// approverProblem says what is wrong with an --approver name, or "". The
-// name is recorded and shown on every screen that lists the approval, so
-// it must print as it reads: no control or format characters (as the
-// console refuses them at sign-in).
+// approverProblem says what is wrong with an --approver name, or "" (an
+// empty one is the key's name). The name is recorded and shown on every
+// screen that lists the approval, so it must print as it reads: no
+// control or format characters (as the console refuses them at sign-in;
+// the key's NAME/SOMEONE form lets the part after the slash be anything).
 func approverProblem(name string) string {
-	switch {
-	case strings.TrimSpace(name) == "":
-		return "--approver NAME is required: an approval names the person who gave it"
-	case !termtext.Printable(name):
+	if !termtext.Printable(name) {
 		return fmt.Sprintf("--approver %s: a name must not hold control or format characters (newlines, escapes, bidi overrides) or invalid UTF-8", esc(name))
 	}
 	return ""
@@ -107,6 +108,7 @@ func runReject(e *env, args []string) int {
 	fs.StringVar(&f.approver, "approver", "", "")
 	fs.StringVar(&f.note, "note", "", "")
 	fs.DurationVar(&f.stale, "stale", 0, "")
+	fs.StringVar(&f.key, "key", "", "")
 	pos, code := parse(e, fs, usageReject, args)
 	if code >= 0 {
 		return code
@@ -116,40 +118,55 @@ func runReject(e *env, args []string) int {
 		return usageError(e.stderr, "reject: give a DECISION_ID or --stale DURATION, not both")
 	case f.stale < 0:
 		return usageError(e.stderr, "reject: --stale wants a positive duration, e.g. 1h: the calls waiting longer are rejected")
-	case f.stale > 0 && (strings.TrimSpace(f.approver) == "" || strings.TrimSpace(f.note) == ""):
-		return usageError(e.stderr, "reject --stale: --approver NAME and --note TEXT are required (the note is what every agent is told)")
-	case f.stale > 0 && approverProblem(f.approver) != "":
-		return usageError(e.stderr, "reject --stale: "+approverProblem(f.approver))
+	case approverProblem(f.approver) != "":
+		return usageError(e.stderr, "reject: "+approverProblem(f.approver))
+	case f.stale > 0 && strings.TrimSpace(f.note) == "":
+		return usageError(e.stderr, "reject --stale: --note TEXT is required (it is what every agent is told)")
 	case f.stale > 0:
 		return rejectStale(e, &f)
 	case len(pos) != 1:
 		return usageError(e.stderr, "reject: give exactly one DECISION_ID")
-	case approverProblem(f.approver) != "":
-		return usageError(e.stderr, "reject: "+approverProblem(f.approver))
 	case strings.TrimSpace(f.note) == "":
 		return usageError(e.stderr, "reject: --note TEXT is required: it is what the agent is told (why not, or what to change)")
 	}
-	return answer(e, &f.logFlags, "reject", &audit.Approval{DecisionID: pos[0], Verdict: audit.Rejected, Approver: f.approver, Note: f.note})
+	return answer(e, &f, "reject", &audit.Approval{DecisionID: pos[0], Verdict: audit.Rejected, Approver: f.approver, Note: f.note})
 }
 
-// answer stores an approval or rejection and prints it.
-func answer(e *env, lf *logFlags, name string, a *audit.Approval) int {
+// answer signs an approval or rejection with the operator's key (--key),
+// stores it and prints it. The key is read before the log is opened, so
+// a missing key changes nothing.
+func answer(e *env, f *answerFlags, name string, a *audit.Approval) int {
+	signer, code := f.signer(e, name, a.Approver)
+	if code >= 0 {
+		return code
+	}
+	lf := &f.logFlags
 	l, code := lf.open(e, name, false)
 	if code >= 0 {
 		return code
 	}
 	defer l.Close()
+	d, err := l.Decision(e.ctx, a.DecisionID)
+	if errors.Is(err, audit.ErrNotFound) {
+		err = fmt.Errorf("%w: no decision %s in this log; list pending ones with `ewp-audit list --pending`", audit.ErrNotFound, a.DecisionID)
+	}
+	if err != nil {
+		return failed(e, name, err)
+	}
 	if a.Scope != nil && a.Scope.PropositionID == "" {
 		// A scope always names its proposition; by default the one of the
 		// decision it answers.
-		d, err := l.Decision(e.ctx, a.DecisionID)
-		if err != nil {
-			return failed(e, name, err)
-		}
 		a.Scope.PropositionID = d.PropositionID
 	}
-	closed, err := answerGroup(e, l, a)
+	if err := signer.Sign(a, d, e.now()); err != nil {
+		return failed(e, name, err)
+	}
+	closed, err := audit.Answer(e.ctx, l, a, signWith(signer, e.now()))
 	if err != nil {
+		if strings.Contains(err.Error(), "SQLSTATE 42501") {
+			// PostgreSQL: the replicas' role may not store approvals.
+			err = fmt.Errorf("%w\nlog in as a member of ewp_operator to approve: the replicas' role (ewp_server) cannot store approvals", err)
+		}
 		return failed(e, name, err)
 	}
 	if lf.json {
@@ -165,30 +182,50 @@ func answer(e *env, lf *logFlags, name string, a *audit.Approval) int {
 	return exitOK
 }
 
-// answerGroup stores a, and closes the identical older calls pending in
-// its decision's group (audit.AnswerGroup); a decision in no group (not
-// pending) is answered alone, and the store says why it cannot be.
-func answerGroup(e *env, l audit.Log, a *audit.Approval) (int, error) {
-	g, ok, err := audit.GroupOf(e.ctx, l, a.DecisionID)
+// signer loads the operator's key (--key) and checks that approver, when
+// given, is a name it signs as; code is the exit code when it cannot.
+// The key is read before the log is opened, so a missing key changes
+// nothing.
+func (f *answerFlags) signer(e *env, name, approver string) (*audit.Signer, int) {
+	path, err := keyFile(f.key)
 	if err != nil {
-		return 0, err
+		return nil, usageError(e.stderr, name+": "+err.Error())
 	}
-	if !ok {
-		return 0, l.Approve(e.ctx, a)
+	signer, err := audit.LoadSigner(path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "ewp-audit %s: %s\nAn approval counts only when signed by an operator key the server trusts; make one with `ewp-audit keygen`.\n", name, esc(err.Error()))
+		return nil, exitUsage
 	}
-	return audit.AnswerGroup(e.ctx, l, g, a)
+	if approver != "" && !signer.SignsAs(approver) {
+		return nil, usageError(e.stderr, fmt.Sprintf("%s: --approver %q is not the name of the operator key %s (%q): the server accepts an approval only in its key's name (or NAME/SOMEONE); leave --approver out", name, approver, path, signer.Name))
+	}
+	return signer, -1
+}
+
+// signWith signs the answers a group operation stores on the operator's
+// behalf, at the operator's clock now.
+func signWith(s *audit.Signer, now time.Time) audit.SignFunc {
+	return func(a *audit.Approval, d *audit.Decision) error { return s.Sign(a, d, now) }
 }
 
 // rejectStale rejects every pending call whose group has waited longer
 // than --stale.
 func rejectStale(e *env, f *answerFlags) int {
+	signer, code := f.signer(e, "reject", f.approver)
+	if code >= 0 {
+		return code
+	}
+	approver := f.approver
+	if approver == "" {
+		approver = signer.Name
+	}
 	l, code := f.open(e, "reject", false)
 	if code >= 0 {
 		return code
 	}
 	defer l.Close()
 	cutoff := e.now().Add(-f.stale)
-	n, err := audit.RejectStale(e.ctx, l, cutoff, f.approver, f.note)
+	n, err := audit.RejectStale(e.ctx, l, cutoff, approver, f.note, signWith(signer, e.now()))
 	if err != nil {
 		return failed(e, "reject", err)
 	}
@@ -210,6 +247,9 @@ func printApproval(w io.Writer, a *audit.Approval) {
 	fmt.Fprintf(w, "%s decision %s\n", verb, esc(a.DecisionID))
 	fmt.Fprintf(w, "  approval_id  %s\n", esc(a.ID))
 	fmt.Fprintf(w, "  approver     %s at %s\n", esc(a.Approver), a.CreatedAt.Format(time.RFC3339))
+	if a.KeyID != "" {
+		fmt.Fprintf(w, "  signed by    %s\n", esc(a.KeyID))
+	}
 	if a.Verdict == audit.Approved {
 		switch {
 		case a.Once:

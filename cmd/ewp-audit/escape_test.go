@@ -79,7 +79,7 @@ func TestAgentTextIsEscaped(t *testing.T) {
 	_, errs := wantExit(t, exitNotFound, "show", "--db", db, "x\x1b[31mred")
 	inert(t, "show's error", errs)
 
-	out, _ = wantExit(t, 0, "approve", "--db", db, id, "--once", "--approver", "alice")
+	out, _ = wantExit(t, 0, "approve", "--db", db, id, "--once", "--key", opKey("alice"))
 	inert(t, "approve", out)
 	if !strings.Contains(out, `kind=delete_all_backups\x08`) {
 		t.Errorf("approve does not print the action escaped:\n%s", out)
@@ -90,9 +90,9 @@ func TestApproverRefusesControlCharacters(t *testing.T) {
 	db, ds := seeded(t, pending("P-db", 1))
 	for _, name := range []string{"alice\nbob", "ali\x1b[2Jce", "\u202eecila", "al\xffice"} {
 		for _, args := range [][]string{
-			{"approve", "--db", db, ds[0].ID, "--once", "--approver", name},
-			{"reject", "--db", db, ds[0].ID, "--note", "no", "--approver", name},
-			{"reject", "--db", db, "--stale", "1h", "--note", "no", "--approver", name},
+			{"approve", "--db", db, ds[0].ID, "--once", "--key", opKey("alice"), "--approver", name},
+			{"reject", "--db", db, ds[0].ID, "--note", "no", "--key", opKey("alice"), "--approver", name},
+			{"reject", "--db", db, "--stale", "1h", "--note", "no", "--key", opKey("alice"), "--approver", name},
 		} {
 			_, errs := wantExit(t, exitUsage, args...)
 			inert(t, "refusal", errs)
@@ -101,7 +101,14 @@ func TestApproverRefusesControlCharacters(t *testing.T) {
 			}
 		}
 	}
-	wantExit(t, 0, "approve", "--db", db, ds[0].ID, "--once", "--approver", `Zoë O'Neil \ ops`)
+	// The key's NAME/SOMEONE form lets the rest be any printable name.
+	for _, name := range []string{"alice/\x1b]0;owned\x07", "alice/\u202eecila"} {
+		_, errs := wantExit(t, exitUsage, "approve", "--db", db, ds[0].ID, "--once", "--key", opKey("alice"), "--approver", name)
+		if !strings.Contains(errs, "control or format characters") {
+			t.Errorf("%q: %s", name, errs)
+		}
+	}
+	wantExit(t, 0, "approve", "--db", db, ds[0].ID, "--once", "--key", opKey("alice"), "--approver", `alice/Zoë O'Neil \ ops`)
 }
 
 // TestShowPrintsArguments: show prints the arguments the operator is

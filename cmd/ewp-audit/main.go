@@ -1,7 +1,9 @@
 // Command ewp-audit is the operator's side of the accountable gate: it
 // reads the decision log ewp-mcp writes (list, show, export, verify),
 // answers the decisions that asked for confirmation (approve, reject) and
-// upgrades a log file written by an older release (upgrade).
+// upgrades a log file written by an older release (upgrade). keygen makes
+// the operator key that signs approvals: the server honours only
+// approvals signed by a key in its operator keys file.
 // Only an operator at a shell creates approvals; the agent's MCP session
 // never can. Run `ewp-audit --help` for usage.
 package main
@@ -57,6 +59,7 @@ var commands = map[string]command{
 	"verify":  {runVerify, usageVerify},
 	"export":  {runExport, usageExport},
 	"upgrade": {runUpgrade, usageUpgrade},
+	"keygen":  {runKeygen, usageKeygen},
 }
 
 // run is main without the process: tests call it in process too.
@@ -78,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		return usageError(stderr, fmt.Sprintf("unknown command %q; the commands are approve, reject, list, show, verify, export, upgrade", args[0]))
+		return usageError(stderr, fmt.Sprintf("unknown command %q; the commands are approve, reject, list, show, verify, export, upgrade, keygen", args[0]))
 	}
 	return c.run(&env{ctx: ctx, stdout: stdout, stderr: stderr, now: time.Now}, args[1:])
 }

@@ -13,13 +13,28 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/audittest"
 	"github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/internal/pgtest"
 )
 
 // bin is ewp-audit built once for the package: the tests run the real
 // binary, so exit statuses and streams are the ones an operator sees.
-var bin string
+// home is the HOME it runs with (empty: no default operator key), keys
+// the directory of the test operators' keys (opKey).
+var bin, home, keys string
+
+// opKey is the private key file of test operator name (written once).
+func opKey(name string) string {
+	path := filepath.Join(keys, name+".key")
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	if err := audittest.NewOperator(name).Signer.WriteFile(path); err != nil {
+		panic(err)
+	}
+	return path
+}
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "ewp-audit-test")
@@ -27,7 +42,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin = filepath.Join(dir, "ewp-audit")
+	bin, home, keys = filepath.Join(dir, "ewp-audit"), filepath.Join(dir, "home"), filepath.Join(dir, "keys")
+	for _, d := range []string{home, keys} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		os.RemoveAll(dir)
@@ -42,6 +63,7 @@ func TestMain(m *testing.M) {
 func cli(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "HOME="+home)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -133,13 +155,14 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{}, "USAGE"},
 		{[]string{"bless", id}, "unknown command"},
 		{[]string{"list"}, "--db LEDGER"},
-		{[]string{"approve", "--db", db, id, "--once"}, "--approver"},
-		{[]string{"approve", "--db", db, id, "--approver", "a"}, "--once"},
-		{[]string{"approve", "--db", db, id, "--approver", "a", "--once", "--scope-kind", "k"}, "exclude"},
-		{[]string{"approve", "--db", db, id, "--approver", "a", "--scope"}, "--until"},
-		{[]string{"approve", "--db", db, id, "--approver", "a", "--once", "--until", "tomorrow"}, "RFC 3339"},
-		{[]string{"approve", "--db", db, "--approver", "a", "--once"}, "DECISION_ID"},
-		{[]string{"reject", "--db", db, id, "--approver", "a"}, "--note"},
+		{[]string{"approve", "--db", db, id, "--once"}, "ewp-audit keygen"},
+		{[]string{"approve", "--db", db, id, "--once", "--key", opKey("a"), "--approver", "b"}, "not the name of the operator key"},
+		{[]string{"approve", "--db", db, id, "--key", opKey("a")}, "--once"},
+		{[]string{"approve", "--db", db, id, "--key", opKey("a"), "--once", "--scope-kind", "k"}, "exclude"},
+		{[]string{"approve", "--db", db, id, "--key", opKey("a"), "--scope"}, "--until"},
+		{[]string{"approve", "--db", db, id, "--key", opKey("a"), "--once", "--until", "tomorrow"}, "RFC 3339"},
+		{[]string{"approve", "--db", db, "--key", opKey("a"), "--once"}, "DECISION_ID"},
+		{[]string{"reject", "--db", db, id, "--key", opKey("a")}, "--note"},
 		{[]string{"list", "--db", db, "--outcome", "MAYBE"}, "--outcome"},
 		{[]string{"list", "--db", db, "--since", "last week"}, "--since"},
 		{[]string{"verify", "--db", db, "--head", "12"}, "SEQ:HASH"},
@@ -170,7 +193,7 @@ func TestMissingLogIsNotCreated(t *testing.T) {
 func TestApproveOnceLoop(t *testing.T) {
 	db, ds := seeded(t, pending("P-db", 1), pending("P-db", 2))
 	id := ds[0].ID
-	out, _ := wantExit(t, 0, "approve", id, "--db", db, "--once", "--approver", "alice", "--note", "OPS-12", "--json")
+	out, _ := wantExit(t, 0, "approve", id, "--db", db, "--once", "--key", opKey("alice"), "--note", "OPS-12", "--json")
 	var a audit.Approval
 	if err := json.Unmarshal([]byte(out), &a); err != nil {
 		t.Fatalf("approve --json: %v\n%s", err, out)
@@ -178,7 +201,7 @@ func TestApproveOnceLoop(t *testing.T) {
 	if a.ID == "" || a.DecisionID != id || !a.Once || a.Approver != "alice" || a.Action == nil || a.Action.ActionID != "act-1" {
 		t.Fatalf("approval: %+v", a)
 	}
-	_, errs := wantExit(t, exitRefused, "reject", id, "--db", db, "--approver", "bob", "--note", "no")
+	_, errs := wantExit(t, exitRefused, "reject", id, "--db", db, "--key", opKey("bob"), "--note", "no")
 	if !strings.Contains(errs, "already answered") || !strings.Contains(errs, a.ID) {
 		t.Errorf("second answer: %s", errs)
 	}
@@ -239,17 +262,17 @@ func TestApproveOnceLoop(t *testing.T) {
 
 func TestApproveRefusals(t *testing.T) {
 	db, ds := seeded(t, decision(audit.OutcomeMayAct, "P-db", 1), decision(audit.OutcomeDeny, "P-db", 2), pending("P-db", 3))
-	_, errs := wantExit(t, exitNotFound, "approve", "--db", db, "0192-unknown", "--once", "--approver", "a")
+	_, errs := wantExit(t, exitNotFound, "approve", "--db", db, "0192-unknown", "--once", "--key", opKey("a"))
 	if !strings.Contains(errs, "no decision 0192-unknown") {
 		t.Errorf("unknown: %s", errs)
 	}
 	for _, d := range ds[:2] {
-		_, errs := wantExit(t, exitRefused, "approve", "--db", db, d.ID, "--once", "--approver", "a")
+		_, errs := wantExit(t, exitRefused, "approve", "--db", db, d.ID, "--once", "--key", opKey("a"))
 		if !strings.Contains(errs, "only a REQUIRE_CONFIRMATION decision") {
 			t.Errorf("%s: %s", d.Outcome, errs)
 		}
 	}
-	_, errs = wantExit(t, exitRefused, "approve", "--db", db, ds[2].ID, "--scope-tool", "sh", "--until", "1h", "--approver", "a")
+	_, errs = wantExit(t, exitRefused, "approve", "--db", db, ds[2].ID, "--scope-tool", "sh", "--until", "1h", "--key", opKey("a"))
 	if !strings.Contains(errs, "must cover the decision") {
 		t.Errorf("scope not covering its decision: %s", errs)
 	}
@@ -258,7 +281,7 @@ func TestApproveRefusals(t *testing.T) {
 func TestApproveScopeAndReject(t *testing.T) {
 	db, ds := seeded(t, pending("P-db", 1), pending("P-db", 2))
 	before := time.Now()
-	out, _ := wantExit(t, 0, "approve", "--audit", sqlite.DefaultPath(db), ds[0].ID, "--scope-kind", "migrate", "--scope-concepts", "database, schema", "--until", "2h", "--approver", "alice", "--json")
+	out, _ := wantExit(t, 0, "approve", "--audit", sqlite.DefaultPath(db), ds[0].ID, "--scope-kind", "migrate", "--scope-concepts", "database, schema", "--until", "2h", "--key", opKey("alice"), "--json")
 	var a audit.Approval
 	if err := json.Unmarshal([]byte(out), &a); err != nil {
 		t.Fatal(err)
@@ -267,7 +290,7 @@ func TestApproveScopeAndReject(t *testing.T) {
 		strings.Join(a.Scope.Concepts, "|") != "database|schema" || a.Until.Before(before.Add(2*time.Hour)) || a.Until.After(time.Now().Add(2*time.Hour)) {
 		t.Fatalf("scope approval: %+v", a)
 	}
-	out, _ = wantExit(t, 0, "reject", "--db", db, ds[1].ID, "--approver", "bob", "--note", "run it on the replica first")
+	out, _ = wantExit(t, 0, "reject", "--db", db, ds[1].ID, "--key", opKey("bob"), "--note", "run it on the replica first")
 	for _, want := range []string{"rejected decision " + ds[1].ID, "approval_id", "note         run it on the replica first"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("reject output lacks %q:\n%s", want, out)
@@ -362,7 +385,7 @@ func TestVerify(t *testing.T) {
 		t.Fatalf("verify --json: %v %s", err, out)
 	}
 	head := rep.Head.String()
-	wantExit(t, 0, "approve", "--db", db, ds[0].ID, "--once", "--approver", "a")
+	wantExit(t, 0, "approve", "--db", db, ds[0].ID, "--once", "--key", opKey("a"))
 	out, _ = wantExit(t, 0, "verify", "--db", db, "--head", head)
 	if !strings.Contains(out, "ok: checked 3 events (2 decisions, 1 approvals, 0 approval uses)") || !strings.Contains(out, "still holds head "+head) {
 		t.Errorf("verify: %s", out)

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/internal/pgtest"
 )
@@ -32,7 +35,7 @@ func TestPostgresLog(t *testing.T) {
 	if !strings.Contains(out, d.ID) || !strings.Contains(out, "pending") {
 		t.Errorf("list --pending:\n%s", out)
 	}
-	out, _ = wantExit(t, 0, "approve", "--db", url, d.ID, "--once", "--approver", "alice")
+	out, _ = wantExit(t, 0, "approve", "--db", url, d.ID, "--once", "--key", opKey("alice"))
 	if !strings.Contains(out, "approved decision "+d.ID) {
 		t.Errorf("approve:\n%s", out)
 	}
@@ -48,5 +51,44 @@ func TestPostgresLog(t *testing.T) {
 	out, _ = wantExit(t, 0, "upgrade", "--db", url)
 	if !strings.Contains(out, "nothing to upgrade") || !strings.Contains(out, "head 2:") {
 		t.Errorf("upgrade:\n%s", out)
+	}
+}
+
+// TestPostgresApproveNeedsTheOperatorRole: a login in the replicas' role
+// (ewp_server) cannot store an approval, signed or not; a login in
+// ewp_operator can.
+func TestPostgresApproveNeedsTheOperatorRole(t *testing.T) {
+	url := pgtest.DB(t)
+	l, err := auditstore.Open(context.Background(), url, "", auditstore.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1, d2 := pending("P-db", 1), pending("P-db", 2)
+	for _, d := range []*audit.Decision{d1, d2} {
+		if err := l.Record(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	admin, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	for _, q := range []string{
+		`DO $$ BEGIN CREATE ROLE audit_cli_mcp LOGIN IN ROLE ewp_server; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
+		`DO $$ BEGIN CREATE ROLE audit_cli_op LOGIN IN ROLE ewp_operator; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
+	} {
+		if _, err := admin.Exec(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, errs := wantExit(t, exitLog, "approve", "--db", pgtest.WithUser(url, "audit_cli_mcp"), d1.ID, "--once", "--key", opKey("alice"))
+	if !strings.Contains(errs, "permission denied") || !strings.Contains(errs, "member of ewp_operator") {
+		t.Errorf("approve as the replicas' role: %s", errs)
+	}
+	out, _ := wantExit(t, exitOK, "approve", "--db", pgtest.WithUser(url, "audit_cli_op"), d2.ID, "--once", "--key", opKey("alice"))
+	if !strings.Contains(out, "approved decision "+d2.ID) {
+		t.Errorf("approve as an operator:\n%s", out)
 	}
 }

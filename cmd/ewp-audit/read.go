@@ -327,7 +327,7 @@ func printTrail(w io.Writer, t *trail, where string) {
 	}
 	if d.Outcome == audit.OutcomeRequireConfirmation && len(t.Answers) == 0 {
 		id := esc(d.ID)
-		fmt.Fprintf(w, "pending: answer it with\n  ewp-audit approve %s %s --once --approver NAME\n  ewp-audit reject %s %s --approver NAME --note WHY\n", where, id, where, id)
+		fmt.Fprintf(w, "pending: answer it with (signed with your operator key, --key FILE)\n  ewp-audit approve %s %s --once\n  ewp-audit reject %s %s --note WHY\n", where, id, where, id)
 	}
 	for i := range t.Answers {
 		fmt.Fprintf(w, "answered by\n")

@@ -129,7 +129,7 @@ func TestUpgradeRefusesBrokenLog(t *testing.T) {
 // ewp-mcp does, upgrading it first.
 func TestApproveUpgradesV1(t *testing.T) {
 	db, ds, head := seededV1(t)
-	out, _ := wantExit(t, exitOK, "approve", "--db", db, ds[1].ID, "--once", "--approver", "bob")
+	out, _ := wantExit(t, exitOK, "approve", "--db", db, ds[1].ID, "--once", "--key", opKey("bob"))
 	if !strings.Contains(out, "approved decision "+ds[1].ID) {
 		t.Errorf("approve on a version 1 log:\n%s", out)
 	}

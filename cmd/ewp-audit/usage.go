@@ -11,9 +11,9 @@ const usageLog = `  --db LEDGER      the evidence ledger ewp-mcp serves; the dec
 const usageApprove = `ewp-audit approve — let a decision that asked for confirmation go ahead
 
 USAGE
-  ewp-audit approve DECISION_ID --once --approver NAME [--until TIME] [--note TEXT]
+  ewp-audit approve DECISION_ID --once [--key FILE] [--approver NAME] [--until TIME] [--note TEXT]
   ewp-audit approve DECISION_ID --scope [--scope-proposition P] [--scope-kind K]
-        [--scope-concepts A,B] [--scope-tool T] --until TIME --approver NAME [--note TEXT]
+        [--scope-concepts A,B] [--scope-tool T] --until TIME [--key FILE] [--note TEXT]
 
 When may_act answers REQUIRE_CONFIRMATION it gives a decision_id. Look at it
 (ewp-audit show DECISION_ID), then approve it. The command prints the
@@ -43,7 +43,12 @@ call. Evidence is judged afresh on every call: an approval never lifts DENY.
   --max-lifetime DUR     the longest until accepted (default 24h); the gate
                          honours any approval at most its own maximum after
                          creation (ewp-mcp --approval-max-lifetime, 24h)
-  --approver NAME        who decides (required; recorded and shown)
+  --key FILE             the operator key that signs the approval (default
+                         ~/.ewp/operator.key, made by ewp-audit keygen); the
+                         server honours only approvals signed by a key in its
+                         --operator-keys file
+  --approver NAME        who decides (default: the key's name; if given, the
+                         key's name or NAME/SOMEONE)
   --note TEXT            why, for the record
 ` + usageLog + `
 A decision is answered once: approving or rejecting it again is refused.
@@ -56,18 +61,19 @@ noting they were superseded by this answer.
 const usageReject = `ewp-audit reject — refuse a decision that asked for confirmation
 
 USAGE
-  ewp-audit reject DECISION_ID --approver NAME --note TEXT
-  ewp-audit reject --stale DURATION --approver NAME --note TEXT
+  ewp-audit reject DECISION_ID --note TEXT [--key FILE] [--approver NAME]
+  ewp-audit reject --stale DURATION --note TEXT [--key FILE] [--approver NAME]
 
 A rejection is recorded as the decision's answer; an agent presenting it is
 refused (EWP_REFUSE_APPROVAL_REJECTED) with the note. "Request changes" is a
 rejection whose note says what to change; the agent's next call is a new
 decision.
 
-  --approver NAME   who decides (required)
   --note TEXT       why not, or what to change (required)
   --stale DURATION  instead of one DECISION_ID: reject every pending call
                     whose latest retry is older than DURATION (e.g. 1h)
+  --key FILE        the operator key that signs it (default ~/.ewp/operator.key)
+  --approver NAME   who decides (default: the key's name)
 ` + usageLog
 
 const usageList = `ewp-audit list — the decisions on record, newest first
@@ -162,14 +168,21 @@ session cannot create approvals, whatever its role.
 USAGE
   ewp-audit list [--pending] [filters]        decisions on record, newest first
   ewp-audit show ID                           one decision and its approval trail
-  ewp-audit approve ID --once --approver NAME approve exactly this action, once
-  ewp-audit approve ID --scope --until TIME --approver NAME
+  ewp-audit keygen [--out FILE]               make the operator key approvals are signed with
+  ewp-audit approve ID --once [--key FILE]    approve exactly this action, once
+  ewp-audit approve ID --scope --until TIME [--key FILE]
                                               approve actions like it until TIME
-  ewp-audit reject ID --approver NAME --note TEXT
+  ewp-audit reject ID --note TEXT [--key FILE]
   ewp-audit verify [--head SEQ:HASH]          check the hash chain
   ewp-audit export [filters]                  JSON Lines, for a SIEM
   ewp-audit upgrade                           convert an older release's log file
                                               in place, head unchanged
+
+approve and reject sign with the operator key (--key, default
+~/.ewp/operator.key); the server honours only approvals signed by a key in
+its operator keys file (ewp-mcp --operator-keys), and only as its log's
+hash chain recorded them. On PostgreSQL, log in as a member of ewp_operator
+to approve: the replicas' role (ewp_server) cannot store approvals.
 
 Every command takes --db LEDGER (the log is LEDGER.audit beside it, as
 ewp-mcp finds it, or in the same database for a postgres:// URL) or
@@ -177,21 +190,24 @@ ewp-mcp finds it, or in the same database for a postgres:// URL) or
 explains each.
 
 EXAMPLES
+  # Once: make your key; add the line it prints to the server's --operator-keys file.
+  ewp-audit keygen
+
   # The inbox: what waits for a person?
   ewp-audit list --db ewp.db --pending
 
   # Look, then let the agent run this exact action once.
   ewp-audit show --db ewp.db 0192f1c4-…
-  ewp-audit approve --db ewp.db 0192f1c4-… --once --approver alice --note "ticket OPS-12"
+  ewp-audit approve --db ewp.db 0192f1c4-… --once --note "ticket OPS-12"
 
   # Let migrations on this proposition through for the maintenance window.
-  ewp-audit approve --db ewp.db 0192f1c4-… --scope --scope-kind migrate --until 2h --approver alice
+  ewp-audit approve --db ewp.db 0192f1c4-… --scope --scope-kind migrate --until 2h
 
   # Say no, and what to change.
-  ewp-audit reject --db ewp.db 0192f1c4-… --approver alice --note "run it on the replica first"
+  ewp-audit reject --db ewp.db 0192f1c4-… --note "run it on the replica first"
 
   # For scripts: the approval id.
-  ewp-audit approve --db ewp.db 0192f1c4-… --once --approver ci --json | jq -r .approval_id
+  ewp-audit approve --db ewp.db 0192f1c4-… --once --key ci.key --json | jq -r .approval_id
 
   # Nightly: check the chain against yesterday's head, ship the day to the SIEM.
   ewp-audit verify --db ewp.db --head "$(cat audit.head)"
@@ -212,4 +228,26 @@ EXIT CODES
   5  verify: the log is broken (the first broken entry is named); upgrade:
      the older log is broken and was left as it was
   6  internal error
+`
+
+const usageKeygen = `ewp-audit keygen — make an operator key that signs approvals
+
+USAGE
+  ewp-audit keygen [--out FILE] [--name NAME] [--json]
+
+An approval counts only when it is signed by an operator's Ed25519 key and
+the server (ewp-mcp --operator-keys FILE) trusts that key: a process that
+can write the decision log but holds no operator key cannot mint one.
+keygen writes a new private key to FILE (default ~/.ewp/operator.key; its
+directory is made 0700, the file 0600, an existing file is never replaced)
+and prints the public key line to add to the server's operator keys file:
+
+  ed25519 BASE64-PUBLIC-KEY NAME
+
+The private key is never printed. Keep it where the agent cannot read it:
+an agent on stdio runs as the server's OS user.
+
+  --out FILE    where to write the private key
+  --name NAME   the approver the key signs as (default: your login name)
+  --json        print key_file, key_id, name and public_line as JSON
 `

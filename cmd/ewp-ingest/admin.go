@@ -23,7 +23,7 @@ const (
 )
 
 // runInit is `ewp-ingest init --db URL`: the ledger's schema, the decision
-// log's schema and the three roles in a PostgreSQL database, made
+// log's schema and the four roles in a PostgreSQL database, made
 // idempotently (postgres.Init, audit/postgres.Init), and a line for each
 // thing saying whether it was made now or was already there. An SQLite
 // ledger needs no init: loading creates the file.
@@ -72,7 +72,7 @@ type initState struct {
 
 func roleNames() []string {
 	r := postgres.DefaultRoles
-	return []string{r.Reader, r.Writer, r.Server}
+	return []string{r.Reader, r.Writer, r.Server, auditpg.DefaultOperatorRole}
 }
 
 func inventory(ctx context.Context, url string) (initState, error) {

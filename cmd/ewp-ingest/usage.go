@@ -12,7 +12,8 @@ PATH may be an SQLite file or a PostgreSQL URL (postgres://USER@HOST/DB or
 postgresql://…). On PostgreSQL, run init once as the database's owner (with
 CREATEROLE): it creates the ledger tables (append-only, enforced by
 triggers), the decision log's schema ewp_audit and the roles ewp_reader,
-ewp_writer and ewp_server, and prints what it made and what was already
+ewp_writer, ewp_server (replicas: decisions, never approvals) and
+ewp_operator (ewp-audit approve), and prints what it made and what was already
 there; running it again changes nothing. Load as a login in ewp_writer.
 Any number of ewp-ingest processes may load into one database at once: they
 take turns on the one hash chain. URL settings: pool_max_conns=N,

@@ -74,10 +74,30 @@ func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Opt
 		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", pgurl.Redact(path), err)
 	}
 	log.Info("decision log ready", "audit", pgurl.Redact(path))
-	dl := mcp.DecisionLog{Log: l, PolicySetHash: policyHash, MaxApprovalLifetime: cfg.approvalMaxLifetime, ReplayWindow: cfg.replayWindow,
-		RedactArguments: cfg.redact}
+	keys, err := operatorKeys(cfg, log)
+	if err != nil {
+		_ = l.Close()
+		return nil, nil, err
+	}
+	dl := mcp.DecisionLog{Log: l, PolicySetHash: policyHash, OperatorKeys: keys,
+		MaxApprovalLifetime: cfg.approvalMaxLifetime, ReplayWindow: cfg.replayWindow, RedactArguments: cfg.redact}
 	if auditstore.IsPostgres(path) {
 		dl.Unavailable = postgres.IsUnavailable
 	}
 	return mcp.WithDecisionLog(dl), func() { _ = l.Close() }, nil
+}
+
+// operatorKeys loads the operator public keys the gate verifies approvals
+// with; nil (every approval refused, with a warning) when none are given.
+func operatorKeys(cfg config, log *slog.Logger) (*audit.OperatorKeys, error) {
+	if cfg.operatorKeys == "" {
+		log.Warn("no operator keys (--operator-keys FILE): every approval is refused; make a key with ewp-audit keygen and list its public line there")
+		return nil, nil
+	}
+	keys, err := audit.LoadOperatorKeys(cfg.operatorKeys)
+	if err != nil {
+		return nil, fmt.Errorf("--operator-keys: %w", err)
+	}
+	log.Info("operator keys loaded", "operator_keys", cfg.operatorKeys, "keys", keys.Len())
+	return keys, nil
 }

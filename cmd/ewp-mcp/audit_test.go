@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/audittest"
 	"github.com/ewp-go/ewp/audit/memlog"
 	"github.com/ewp-go/ewp/fixtures"
 )
@@ -124,8 +125,8 @@ func checkLoop(t *testing.T, ml audit.Log, do func(tool string, args map[string]
 	if first.out["decision"] != "REQUIRE_CONFIRMATION" || id == "" {
 		t.Fatalf("want REQUIRE_CONFIRMATION with a decision_id: %+v", first)
 	}
-	ap := &audit.Approval{DecisionID: id, Verdict: audit.Approved, Approver: "alice", Once: true}
-	if err := ml.Approve(context.Background(), ap); err != nil {
+	ap := &audit.Approval{DecisionID: id, Verdict: audit.Approved, Once: true}
+	if err := audittest.NewOperator("alice").Approve(context.Background(), ml, ap); err != nil {
 		t.Fatal(err)
 	}
 	withApproval := with(protectedDelete(), "approval_id", ap.ID)
@@ -169,7 +170,7 @@ func TestApprovalLoopOverHTTP(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"--demo", "--audit", logPath, "--http", "127.0.0.1:0"}, env(), strings.NewReader(""), &out, &errb, openStore)
+		done <- run(ctx, []string{"--demo", "--audit", logPath, "--http", "127.0.0.1:0", "--operator-keys", keysFile(t)}, env(), strings.NewReader(""), &out, &errb, openStore)
 	}()
 	url := waitForURL(t, &errb)
 	if *asked != logPath {
@@ -202,7 +203,7 @@ func TestApprovalLoopOverStdio(t *testing.T) {
 	var errb syncBuffer
 	done := make(chan int)
 	go func() {
-		done <- run(context.Background(), []string{"--db", graphLedger(t), "--policies", writePolicies(t, string(fixtures.DemoPolicies))},
+		done <- run(context.Background(), []string{"--db", graphLedger(t), "--policies", writePolicies(t, string(fixtures.DemoPolicies)), "--operator-keys", keysFile(t)},
 			env(), inR, outW, &errb, openStore)
 		outW.Close()
 	}()

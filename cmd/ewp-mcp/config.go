@@ -39,7 +39,8 @@ Flags:
                             server that cannot write opens it read-only, and it must exist.
                             A postgres:// (or postgresql://) URL serves a PostgreSQL ledger
                             made by ewp-ingest init: log in as a member of ewp_server (reads
-                            the ledger, writes the decision log); every connection is
+                            the ledger, records decisions; it cannot store approvals, which
+                            operators make as members of ewp_operator); every connection is
                             read-only for the ledger. Such a server holds no state of its
                             own: run as many replicas as you like behind a load balancer.
                             While the database is unreachable calls are answered
@@ -125,6 +126,17 @@ Flags:
                             Sign in with the token; it must differ from the ingest token
                             (an agent's credential never opens the console). Without a
                             decision log (--audit off) the console shows the evidence only.
+  --operator-keys FILE      The operator public keys (one "ed25519 BASE64 NAME" line each, as
+                            ewp-audit keygen prints them; # comments): an approval counts only
+                            when one of these keys signed it and the log's chain recorded it as
+                            stored. Without it every approval is refused
+                            (APPROVAL_NO_OPERATOR_KEYS). --demo makes its own key pair.
+  --console-key FILE        HTTP, with the console: the operator key (ewp-audit keygen) the
+                            console signs its answers with, as "NAME/OPERATOR"; list its public
+                            key in --operator-keys. Without it the console offers no answer.
+                            Give it only to a server run as another OS user than the agent's:
+                            whoever can read it can approve. (On stdio the server runs as the
+                            agent's user, so there is no console there.)
   --help                    This text.
 
 Environment:
@@ -170,6 +182,9 @@ type config struct {
 	// approvalMaxLifetime and replayWindow bound approvals and replays
 	// (mcp.DecisionLog); 0 is package audit's default.
 	approvalMaxLifetime, replayWindow time.Duration
+	// operatorKeys is the operator public keys file; consoleKey the
+	// console's private key file ("" when none).
+	operatorKeys, consoleKey string
 	// PostgreSQL only (--db postgres://…)
 	standby            string        // --standby: a streaming-replication standby's URL for reads
 	standbyMaxLag      int64         // --standby-max-lag: bytes of WAL behind past which reads go to the primary
@@ -214,6 +229,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.limits.MaxSubjects, "max-subjects", 0, "")
 	fs.IntVar(&c.limits.MaxStringBytes, "max-string-bytes", 0, "")
 	fs.StringVar(&c.audit, "audit", "", "")
+	fs.StringVar(&c.operatorKeys, "operator-keys", "", "")
+	fs.StringVar(&c.consoleKey, "console-key", "", "")
 	fs.Func("redact-arguments", "", func(v string) error {
 		c.redact = []string{} // given, even empty: the operator's list replaces the default
 		for _, n := range strings.Split(v, ",") {
@@ -298,6 +315,10 @@ func stdioConfig(c config, tokenFile, operatorFile string, getenv func(string) s
 	}
 	if operatorFile != "" {
 		return c, errors.New("--operator-token-file is for --http: the operator console is a web page, served beside /mcp")
+	}
+	if c.consoleKey != "" {
+		return c, errors.New("--console-key is for --http with the operator console; on stdio the server runs as the agent's OS user, " +
+			"which could read the key: approve with ewp-audit approve and your own key")
 	}
 	if getenv("EWP_OPERATOR_TOKEN") != "" {
 		c.notes = append(c.notes, "EWP_OPERATOR_TOKEN is ignored on stdio; the operator console is served only with --http")

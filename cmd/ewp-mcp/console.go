@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/console/sources"
 	"github.com/ewp-go/ewp/mcp"
@@ -30,6 +31,9 @@ func consoleConfig(c config, operatorFile string, getenv func(string) string) (c
 			"(e.g. `openssl rand -hex 32`)")
 	}
 	c.operator = token
+	if c.consoleKey != "" && token == "" {
+		return c, errors.New("--console-key signs the console's answers, but no console is served: set EWP_OPERATOR_TOKEN or --operator-token-file")
+	}
 	return c, nil
 }
 
@@ -44,6 +48,13 @@ type consoleSource interface{ consoleLedger() store.Ledger }
 func openConsole(cfg config, st mcp.Store, srv *mcp.Server, addr string, log *slog.Logger) (*console.Console, func(), error) {
 	if cfg.operator == "" {
 		return nil, func() {}, nil
+	}
+	var signer *audit.Signer
+	if cfg.consoleKey != "" {
+		var err error
+		if signer, err = consoleSigner(cfg); err != nil {
+			return nil, nil, err
+		}
 	}
 	cs, ok := st.(consoleSource)
 	if !ok || cs.consoleLedger() == nil {
@@ -60,6 +71,11 @@ func openConsole(cfg config, st mcp.Store, srv *mcp.Server, addr string, log *sl
 		ApprovalMaxLifetime: cfg.approvalMaxLifetime,
 	}
 	src.Apply(&cc)
+	if signer != nil {
+		cc.Signer = signer
+	} else if cc.Log != nil {
+		log.Warn("operator console without a key (--console-key FILE): it shows the inbox but offers no answer; approve with ewp-audit approve")
+	}
 	con, err := console.New(cc)
 	if err != nil {
 		return nil, nil, err
@@ -84,4 +100,25 @@ func (h withConsole) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mcp.ServeHTTP(w, r)
+}
+
+// consoleSigner loads the console's key and refuses one the gate does not
+// trust (not in --operator-keys): every answer given in the console would
+// then be refused.
+func consoleSigner(cfg config) (*audit.Signer, error) {
+	s, err := audit.LoadSigner(cfg.consoleKey)
+	if err != nil {
+		return nil, fmt.Errorf("--console-key: %w", err)
+	}
+	var keys *audit.OperatorKeys
+	if cfg.operatorKeys != "" {
+		if keys, err = audit.LoadOperatorKeys(cfg.operatorKeys); err != nil {
+			return nil, fmt.Errorf("--operator-keys: %w", err)
+		}
+	}
+	if !keys.Trusts(s.KeyID()) {
+		return nil, fmt.Errorf("--console-key %s (%s, %s) is not in --operator-keys, so the gate would refuse every answer given in the console; add its public line: %s",
+			cfg.consoleKey, s.Name, s.KeyID(), s.PublicLine())
+	}
+	return s, nil
 }

@@ -58,7 +58,8 @@ func consoleServer(t *testing.T, operator, ingest string) (mcpURL, base string) 
 	t.Helper()
 	db := historyLedger(t)
 	policies := writePolicies(t, string(fixtures.DemoPolicies))
-	cmd := exec.Command(os.Args[0], "--db", db, "--policies", policies, "--http", "127.0.0.1:0")
+	cmd := exec.Command(os.Args[0], "--db", db, "--policies", policies, "--http", "127.0.0.1:0",
+		"--operator-keys", keysFile(t), "--console-key", opKey(t, "console"))
 	cmd.Env = append(os.Environ(), "EWP_MCP_RUN_MAIN=1", "EWP_OPERATOR_TOKEN="+operator, "EWP_INGEST_TOKEN="+ingest)
 	var errb syncBuffer
 	cmd.Stderr = &errb

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/ledger"
@@ -58,6 +59,38 @@ func fillDemo(ctx context.Context, path string) error {
 	// The guard demo: the filesystem concept graph its policies sit on.
 	if _, err := graphstore.LoadDocument(ctx, l, fixtures.DemoGraph); err != nil {
 		return fmt.Errorf("demo concept graph: %w", err)
+	}
+	return nil
+}
+
+// demoKeys makes the demo's operator key pair in its directory: the
+// console signs with it (unless --console-key names another) and the gate
+// trusts it (beside any --operator-keys), so the demo's approval loop
+// works and ewp-audit approve --key DIR/operator.key signs for it too.
+// The key dies with the demo's directory.
+func demoKeys(cfg *config, dir string) error {
+	s, err := audit.GenerateSigner("demo-operator")
+	if err != nil {
+		return err
+	}
+	keyFile, keysFile := filepath.Join(dir, "operator.key"), filepath.Join(dir, "operator-keys")
+	if err := s.WriteFile(keyFile); err != nil {
+		return err
+	}
+	lines := s.PublicLine() + "\n"
+	if cfg.operatorKeys != "" {
+		more, err := os.ReadFile(cfg.operatorKeys)
+		if err != nil {
+			return fmt.Errorf("--operator-keys: %w", err)
+		}
+		lines += string(more)
+	}
+	if err := os.WriteFile(keysFile, []byte(lines), 0o600); err != nil {
+		return err
+	}
+	cfg.operatorKeys = keysFile
+	if cfg.consoleKey == "" {
+		cfg.consoleKey = keyFile
 	}
 	return nil
 }

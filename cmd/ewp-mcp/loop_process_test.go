@@ -194,7 +194,7 @@ func TestApprovalLoopAcrossProcesses(t *testing.T) {
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			db := demoLedgerFile(t)
-			args := []string{"--db", db, "--policies", policies}
+			args := []string{"--db", db, "--policies", policies, "--operator-keys", keysFile(t)}
 			if transport == "http" {
 				args = append(args, "--http", "127.0.0.1:0")
 			}
@@ -227,12 +227,12 @@ func loopAcrossProcesses(t *testing.T, p *mcpProcess, bin, db string) {
 	}
 
 	// Expiry first, so the wait overlaps the other cases.
-	expiring := approvalID(t, operator(t, bin, db, "approve", ask(protected), "--once", "--until", "2s", "--approver", "alice", "--json"))
+	expiring := approvalID(t, operator(t, bin, db, "approve", ask(protected), "--once", "--until", "2s", "--key", opKey(t, "alice"), "--json"))
 	expiresAt := time.Now().Add(2 * time.Second)
 
 	// The loop: approve once, lifted once, refused as used.
 	asked := ask(protected)
-	once := approvalID(t, operator(t, bin, db, "approve", asked, "--once", "--approver", "alice", "--json"))
+	once := approvalID(t, operator(t, bin, db, "approve", asked, "--once", "--key", opKey(t, "alice"), "--json"))
 	l := present(protected, once, "MAY_ACT", "APPROVED")
 	if d, _ := l["detail"].(map[string]any); d["approver"] != "alice" || d["approval_id"] != once || d["decision_id"] != asked {
 		t.Errorf("approval layer detail: %v", l["detail"])
@@ -241,7 +241,7 @@ func loopAcrossProcesses(t *testing.T, p *mcpProcess, bin, db string) {
 
 	// A rejection, with its note.
 	rejected := ask(protected)
-	rejection := approvalID(t, operator(t, bin, db, "reject", rejected, "--approver", "bob", "--note", "not before the backup", "--json"))
+	rejection := approvalID(t, operator(t, bin, db, "reject", rejected, "--key", opKey(t, "bob"), "--note", "not before the backup", "--json"))
 	_, why := approvalLayerOf(p.call("may_act", with(protected, "approval_id", rejection)).out)
 	if !strings.HasPrefix(why, "APPROVAL_REJECTED:") || !strings.Contains(why, "not before the backup") {
 		t.Errorf("rejection: %q", why)
@@ -250,14 +250,14 @@ func loopAcrossProcesses(t *testing.T, p *mcpProcess, bin, db string) {
 	// A once approval covers exactly its action: another path is another
 	// action, the same delete judged without the proposition is refused as
 	// another proposition, and neither spends it.
-	exact := approvalID(t, operator(t, bin, db, "approve", ask(protected), "--once", "--approver", "alice", "--json"))
+	exact := approvalID(t, operator(t, bin, db, "approve", ask(protected), "--once", "--key", opKey(t, "alice"), "--json"))
 	present(deleteOn(pid, "rm", "protected/other.txt"), exact, "REQUIRE_CONFIRMATION", "APPROVAL_WRONG_ACTION")
 	present(deleteOn("", "rm", "protected/report.txt"), exact, "REQUIRE_CONFIRMATION", "APPROVAL_WRONG_PROPOSITION")
 	present(protected, exact, "MAY_ACT", "APPROVED")
 
 	// A scope: other actions inside it go ahead, one outside it does not,
 	// and no approval lifts a DENY.
-	scope := approvalID(t, operator(t, bin, db, "approve", ask(protected), "--scope-tool", "rm", "--until", "1h", "--approver", "carol", "--json"))
+	scope := approvalID(t, operator(t, bin, db, "approve", ask(protected), "--scope-tool", "rm", "--until", "1h", "--key", opKey(t, "carol"), "--json"))
 	present(deleteOn(pid, "rm", "protected/other.txt"), scope, "MAY_ACT", "APPROVED")
 	present(deleteOn(pid, "shred", "protected/other.txt"), scope, "REQUIRE_CONFIRMATION", "APPROVAL_OUT_OF_SCOPE")
 	present(deleteOn(pid, "rm", "/etc/hosts"), scope, "DENY", "APPROVAL_CANNOT_LIFT_DENY")

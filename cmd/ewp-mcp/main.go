@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -71,6 +72,10 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 		defer cleanup()
 		cfg.db = path
 		log.Info("demo ledger built from the embedded examples", "db", path)
+		if err := demoKeys(&cfg, filepath.Dir(path)); err != nil {
+			return fmt.Errorf("the demo's operator key: %w", err)
+		}
+		log.Info("demo operator key made: the console signs with it; ewp-audit approve --key uses it too", "key", filepath.Join(filepath.Dir(path), "operator.key"))
 	}
 	if pg := store.IsPostgres(cfg.db); !cfg.writable() && !pg {
 		if _, err := os.Stat(cfg.db); err != nil {

@@ -15,14 +15,14 @@ import (
 func TestSingleUseApprovalUnderConcurrencyOnSQLite(t *testing.T) {
 	bin := buildAudit(t)
 	db := demoLedgerFile(t)
-	p := startMCP(t, "--db", db, "--policies", writePolicies(t, string(fixtures.DemoPolicies)), "--http", "127.0.0.1:0")
+	p := startMCP(t, "--db", db, "--policies", writePolicies(t, string(fixtures.DemoPolicies)), "--http", "127.0.0.1:0", "--operator-keys", keysFile(t))
 	protected := deleteOn("P-api-cert-valid", "rm", "protected/report.txt")
 	first := p.call("may_act", protected)
 	asked, _ := first.out["decision_id"].(string)
 	if first.out["decision"] != "REQUIRE_CONFIRMATION" || asked == "" {
 		t.Fatalf("want REQUIRE_CONFIRMATION with a decision_id: %+v", first)
 	}
-	ap := approvalID(t, operator(t, bin, db, "approve", asked, "--once", "--approver", "alice", "--json"))
+	ap := approvalID(t, operator(t, bin, db, "approve", asked, "--once", "--key", opKey(t, "alice"), "--json"))
 
 	const n = 64
 	outs := make([]toolReply, n)

@@ -142,7 +142,7 @@ func TestScaleOut(t *testing.T) {
 	}
 	replicaURL, ingestURL := logins(t, url)
 	policies := writePolicies(t, string(fixtures.DemoPolicies))
-	replicaArgs := []string{"--db", replicaURL, "--policies", policies, "--http", "127.0.0.1:0", "--request-timeout", "8s"}
+	replicaArgs := []string{"--db", replicaURL, "--policies", policies, "--http", "127.0.0.1:0", "--request-timeout", "8s", "--operator-keys", keysFile(t)}
 	replicas := []*mcpProcess{startMCP(t, replicaArgs...), startMCP(t, replicaArgs...), startMCP(t, replicaArgs...)}
 	var urls [3]atomic.Value
 	for i, r := range replicas {
@@ -332,7 +332,7 @@ func singleUseAcrossReplicas(t *testing.T, auditBin, url string, replicas []*mcp
 	if first.out["decision"] != "REQUIRE_CONFIRMATION" || asked == "" {
 		t.Fatalf("want REQUIRE_CONFIRMATION with a decision_id: %+v", first)
 	}
-	ap := approvalID(t, operator(t, auditBin, url, "approve", asked, "--once", "--approver", "alice", "--json"))
+	ap := approvalID(t, operator(t, auditBin, url, "approve", asked, "--once", "--key", opKey(t, "alice"), "--json"))
 	const per = 8
 	outs := make([]toolReply, 3*per)
 	var wg sync.WaitGroup

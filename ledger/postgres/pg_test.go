@@ -240,6 +240,7 @@ func TestTamperIsDetected(t *testing.T) {
 		{"the identity index", "records", `UPDATE records SET sum = '\x00' WHERE kind = 'check'`, 0, "records", "other content"},
 		{"a planted index row", "records", `INSERT INTO records SELECT proposition_id, kind, 'planted', sum, view_id FROM records LIMIT 1`, 0, "records", "planted"},
 		{"a search row", "assertion_text", `UPDATE assertion_text SET text_fold = 'forged'`, 0, "assertion_text", "search index"},
+		{"an extra ledger_meta row", "ledger_meta", `INSERT INTO ledger_meta VALUES ('owner', 'mallory')`, 0, "ledger_meta", "owner"},
 		{"a row behind the chain", "snapshots", `INSERT INTO snapshots SELECT 99, proposition_id, 'v-smuggled', body, body_sha256, canonical_sha256, created_at FROM snapshots WHERE seq = 1`, 0, "snapshots", "not recorded by any event"},
 	}
 	for _, c := range cases {

@@ -274,8 +274,10 @@ func createRoles(ctx context.Context, tx pgx.Tx, r Roles) error {
 	if _, err := tx.Exec(ctx, `GRANT INSERT ON `+tables+` TO `+ident(r.Writer)); err != nil {
 		return err
 	}
-	// A reader that logs in as itself gets read-only transactions by
-	// default; replicas set it on their connections as well (Options).
+	// A login as the reader role itself gets read-only transactions by
+	// default. Role settings are not inherited: a member login needs its
+	// own ALTER ROLE … SET (README "Roles"); replicas set it on their
+	// connections as well (Options).
 	_, err := tx.Exec(ctx, `ALTER ROLE `+ident(r.Reader)+` SET default_transaction_read_only = on`)
 	return err
 }

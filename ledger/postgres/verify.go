@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -21,7 +22,8 @@ import (
 // canonical hash), that no row sits behind the chain, and that the derived
 // tables (record identity index, search tables) hold exactly what the
 // snapshots imply. It stops at the first problem, returned both in the
-// report and as the error (a *ledger.Break); other errors are I/O
+// report and as the error (a *ledger.Break), and that ledger_meta holds
+// exactly the rows this build writes; other errors are I/O
 // failures. It reads one consistent snapshot of the database (REPEATABLE
 // READ), so it may run beside writers.
 func (l *Ledger) Verify(ctx context.Context) (ledger.VerifyReport, error) {
@@ -33,7 +35,7 @@ func (l *Ledger) Verify(ctx context.Context) (ledger.VerifyReport, error) {
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
 	v := &verifier{ctx: ctx, tx: tx, rep: &rep, head: chain.Genesis(),
 		records: map[string]snapshot.Stored{}, props: map[string]bool{}, texts: map[string]string{}}
-	steps := []func() (*ledger.Break, error){v.walk, v.orphans, v.derived}
+	steps := []func() (*ledger.Break, error){v.walk, v.orphans, v.derived, v.meta}
 	for i, step := range steps {
 		brk, err := step()
 		if err != nil {
@@ -309,6 +311,38 @@ func (v *verifier) derivedTexts() (*ledger.Break, error) {
 	}
 	if n != len(v.texts) {
 		return derivedBreak("assertion_text", "search index lacks %d stored assertions", len(v.texts)-n), nil
+	}
+	return nil, nil
+}
+
+// metaKeys are the ledger_meta rows a PostgreSQL ledger holds (Init
+// writes both), with the values this build accepts.
+var metaKeys = map[string]string{"schema_version": strconv.Itoa(SchemaVersion), "search_text": "casefold"}
+
+// meta checks ledger_meta: exactly the rows this build writes, as the
+// SQLite ledger's Verify does; an extra or changed row is a Break.
+func (v *verifier) meta() (*ledger.Break, error) {
+	rows, err := v.tx.Query(v.ctx, `SELECT key, value FROM ledger_meta ORDER BY key`)
+	if err != nil {
+		return nil, ledgerErr("verify: read ledger_meta", err)
+	}
+	defer rows.Close()
+	seen := 0
+	for rows.Next() {
+		var k, val string
+		if err := rows.Scan(&k, &val); err != nil {
+			return nil, ledgerErr("verify: read ledger_meta", err)
+		}
+		if want, ok := metaKeys[k]; !ok || val != want {
+			return &ledger.Break{Table: "ledger_meta", What: fmt.Sprintf("row %q = %q is not one this build writes", k, val)}, nil
+		}
+		seen++
+	}
+	if err := rows.Err(); err != nil {
+		return nil, ledgerErr("verify: read ledger_meta", err)
+	}
+	if seen != len(metaKeys) {
+		return &ledger.Break{Table: "ledger_meta", What: fmt.Sprintf("%d of its %d rows are missing", len(metaKeys)-seen, len(metaKeys))}, nil
 	}
 	return nil, nil
 }
