@@ -26,7 +26,7 @@ import (
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/grounding"
 	"github.com/ewp-go/ewp/internal/pgtest"
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
 )

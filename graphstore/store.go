@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/grounding"
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // Ledger is what the store needs from *ledger.Ledger.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/grounding"
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 var t0 = time.Date(2026, 9, 21, 12, 0, 0, 0, time.UTC)

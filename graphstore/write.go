@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ewp-go/ewp/grounding"
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // IngestSummary says what a document ingest changed.

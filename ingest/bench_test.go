@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/ewp-go/ewp/internal/sharedtest"
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 )
 

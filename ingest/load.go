@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/graphstore"
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // memoryChildViews, when set, makes TestIngestPeakMemoryChild load that

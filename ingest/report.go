@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/ingest"
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // guardLedger is a real ledger file with graph documents loaded through

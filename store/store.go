@@ -13,8 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
-	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/postgres"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/snapshot"
 	"github.com/ewp-go/ewp/warrant"
 )

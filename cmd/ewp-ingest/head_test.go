@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // Every ingest reports the chain head after it, in the text (with the

@@ -9,7 +9,7 @@ import (
 	"io"
 
 	"github.com/ewp-go/ewp/ingest"
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/store"
 )
 

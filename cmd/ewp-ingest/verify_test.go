@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ewp-go/ewp/ingest"
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", to damage a PostgreSQL ledger
 )
 

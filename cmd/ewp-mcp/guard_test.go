@@ -15,7 +15,7 @@ import (
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/internal/pgtest"
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // TestMain lets a test run this package's main() as a real process (the

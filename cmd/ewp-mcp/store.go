@@ -3,7 +3,7 @@ package main
 import (
 	"io"
 
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/mcp/ledgerstore"
 	"github.com/ewp-go/ewp/store"

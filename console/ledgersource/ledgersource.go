@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/console"
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
 )

@@ -8,7 +8,7 @@ import (
 	"github.com/ewp-go/ewp/audit/memlog"
 	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/console/sources"
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // Without a ledger there is nothing to show: refused with the flag to set.

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ewp-go/ewp/chain"
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // currentPrimitivesSQL orders primitives by their first revision, as the

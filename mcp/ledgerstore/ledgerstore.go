@@ -14,7 +14,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/snapshot"
 	"github.com/ewp-go/ewp/warrant"

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"

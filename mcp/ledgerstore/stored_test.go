@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
 

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
-	"github.com/ewp-go/ewp/ledger"
+	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/mcp/ledgerstore"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
