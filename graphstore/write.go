@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ewp-go/ewp/grounding"
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
 )
 
 // IngestSummary says what a document ingest changed.

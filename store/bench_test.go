@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/internal/pgtest"
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/chain"
+	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/postgres"
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
 

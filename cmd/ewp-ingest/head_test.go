@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
 )
 
 // Every ingest reports the chain head after it, in the text (with the

@@ -9,7 +9,7 @@ import (
 	"io"
 
 	"github.com/ewp-go/ewp/ingest"
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/store"
 )
 

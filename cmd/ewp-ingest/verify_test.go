@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ewp-go/ewp/ingest"
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", to damage a PostgreSQL ledger
 )
 

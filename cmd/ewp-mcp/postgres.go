@@ -8,8 +8,8 @@ import (
 	"time"
 
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
+	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/postgres"
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/mcp/ledgerstore"
 	"github.com/ewp-go/ewp/snapshot"

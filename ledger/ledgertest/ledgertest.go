@@ -24,7 +24,7 @@ import (
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/grounding"
 	"github.com/ewp-go/ewp/internal/sharedtest"
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"

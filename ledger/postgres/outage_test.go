@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/internal/pgtest"
+	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/ledgertest"
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
 

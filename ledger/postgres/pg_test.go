@@ -13,9 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ewp-go/ewp/internal/pgtest"
+	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/ledgertest"
 	"github.com/ewp-go/ewp/ledger/postgres"
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 	"github.com/ewp-go/ewp/warrant"
 )

@@ -6,7 +6,7 @@ import (
 	"io"
 	"sync"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
 )
 

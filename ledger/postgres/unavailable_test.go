@@ -10,8 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ewp-go/ewp/internal/pgtest"
+	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/postgres"
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
 

@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"github.com/ewp-go/ewp/ledger"
+
 	"context"
 	"database/sql"
 	"errors"
@@ -11,16 +13,13 @@ import (
 	"github.com/ewp-go/ewp/warrant"
 )
 
-// AppendResult is the store-neutral append result of package snapshot.
-type AppendResult = snapshot.AppendResult
-
 // AppendEvidence stores latest + e as a new snapshot (§9 appends).
-func (l *Ledger) AppendEvidence(ctx context.Context, propositionID string, e warrant.Evidence) (AppendResult, error) {
+func (l *Ledger) AppendEvidence(ctx context.Context, propositionID string, e warrant.Evidence) (ledger.AppendResult, error) {
 	return l.Append(ctx, propositionID, snapshot.Records{Evidence: []warrant.Evidence{e}})
 }
 
 // AppendCheck stores latest + c as a new snapshot.
-func (l *Ledger) AppendCheck(ctx context.Context, propositionID string, c warrant.Check) (AppendResult, error) {
+func (l *Ledger) AppendCheck(ctx context.Context, propositionID string, c warrant.Check) (ledger.AppendResult, error) {
 	return l.Append(ctx, propositionID, snapshot.Records{Checks: []warrant.Check{c}})
 }
 
@@ -30,8 +29,8 @@ func (l *Ledger) AppendCheck(ctx context.Context, propositionID string, c warran
 // and neither is lost. The §10 rules (required content_hash and
 // observed_at, SourceRef defaults, no assumed polarity) are
 // snapshot.Append's; an unknown proposition is CodeMissingView.
-func (l *Ledger) Append(ctx context.Context, propositionID string, r snapshot.Records) (AppendResult, error) {
-	var res AppendResult
+func (l *Ledger) Append(ctx context.Context, propositionID string, r snapshot.Records) (ledger.AppendResult, error) {
+	var res ledger.AppendResult
 	err := l.write(ctx, func(w *wtx) error {
 		latest, err := w.latest(propositionID)
 		if err != nil {
@@ -45,7 +44,7 @@ func (l *Ledger) Append(ctx context.Context, propositionID string, r snapshot.Re
 			return err
 		}
 		if next == latest {
-			res = AppendResult{View: latest}
+			res = ledger.AppendResult{View: latest}
 			return w.tx.QueryRowContext(ctx, `SELECT MAX(seq) FROM snapshots WHERE proposition_id = ?`, propositionID).Scan(&res.Seq)
 		}
 		p, err := prepare(next, w.maxBody)
@@ -59,7 +58,7 @@ func (l *Ledger) Append(ctx context.Context, propositionID string, r snapshot.Re
 		if !out.Stored {
 			return revisitedView(propositionID, next.ViewID)
 		}
-		res = AppendResult{View: next, Stored: true, Seq: out.Seq}
+		res = ledger.AppendResult{View: next, Stored: true, Seq: out.Seq}
 		return nil
 	})
 	return res, err

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -46,7 +46,7 @@ func BenchmarkPut100k(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		l, err := ledger.Create(filepath.Join(b.TempDir(), "bench.db"), ledger.Options{})
+		l, err := sqlite.Create(filepath.Join(b.TempDir(), "bench.db"), sqlite.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -90,7 +90,7 @@ func BenchmarkLatestEvaluate(b *testing.B) {
 
 // benchLedger opens (building on first use) a ledger of n synthetic
 // snapshots.
-func benchLedger(b *testing.B, n int) *ledger.Ledger {
+func benchLedger(b *testing.B, n int) *sqlite.Ledger {
 	b.Helper()
 	dir := os.Getenv("EWP_BENCH_DIR")
 	if dir == "" {
@@ -99,7 +99,7 @@ func benchLedger(b *testing.B, n int) *ledger.Ledger {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	path := filepath.Join(dir, fmt.Sprintf("latest-%d-v%d.db", n, ledger.SchemaVersion))
+	path := filepath.Join(dir, fmt.Sprintf("latest-%d-v%d.db", n, sqlite.SchemaVersion))
 	done := path + ".complete"
 	if _, err := os.Stat(done); err != nil {
 		os.Remove(path)
@@ -108,7 +108,7 @@ func benchLedger(b *testing.B, n int) *ledger.Ledger {
 			b.Fatal(err)
 		}
 	}
-	l, err := ledger.Open(path, ledger.Options{ReadOnly: true})
+	l, err := sqlite.Open(path, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func benchLedger(b *testing.B, n int) *ledger.Ledger {
 
 func buildLedger(b *testing.B, path string, n int) {
 	b.Logf("building %s (%d snapshots), once", path, n)
-	l, err := ledger.Create(path, ledger.Options{})
+	l, err := sqlite.Create(path, sqlite.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -67,17 +67,17 @@
 // matches it (a snapshot's body by its sha256), every append-only trigger is
 // there as this build makes it and no other trigger is, and the newest
 // snapshot and graph revision are the ones the chain records. Otherwise
-// the write is refused with [ErrBrokenChain], telling the operator to run
-// `ewp-ingest verify`. An edit deeper in the file (an older event or row,
+// the write is refused with [ledger.ErrBrokenChain], telling the operator
+// to run `ewp-ingest verify`. An edit deeper in the file (an older event or row,
 // a derived-table row) is not seen by writers: only Verify finds it, so
 // run it on a schedule and before trusting a file from elsewhere.
 //
 // What no check inside the file can see is a chain cut off at its end
 // together with everything the cut events derived: the remaining file is
-// a valid, shorter ledger. [Head] names the last event as SEQ:HASH (verify
-// prints the one it verified; a pipeline keeps the one after each load),
-// and [Ledger.VerifyHead] (`ewp-ingest verify --head SEQ:HASH`) proves the
-// ledger still holds that event.
+// a valid, shorter ledger. [ledger.Head] names the last event as SEQ:HASH
+// (verify prints the one it verified; a pipeline keeps the one after each
+// load), and [Ledger.VerifyHead] (`ewp-ingest verify --head SEQ:HASH`)
+// proves the ledger still holds that event.
 //
 // # Refusals and failures
 //
@@ -93,7 +93,7 @@
 // unbounded body. List skips such a snapshot.
 //
 // A refusal of the input is a *warrant.Error (EWP code, field, rule); in a
-// batch it is wrapped in a *BatchError naming the view's index. A storage
-// failure is an *Error. The two map to different exit codes and MCP
-// errors.
+// batch it is wrapped in a *ledger.BatchError naming the view's index. A
+// storage failure is a *ledger.Error. The two map to different exit codes
+// and MCP errors.
 package sqlite

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // TestHashedReadRefusesMangledHash: a canonical_sha256 that is not a
@@ -18,7 +19,7 @@ func TestHashedReadRefusesMangledHash(t *testing.T) {
 	mustExec(t, db, `INSERT INTO snapshots (seq, proposition_id, view_id, body, body_sha256, canonical_sha256, created_at)
 		SELECT 99, proposition_id, 'v-smuggled', body, body_sha256, x'0102', created_at FROM snapshots WHERE seq = 1`)
 	db.Close()
-	l, err := ledger.Open(path, ledger.Options{ReadOnly: true})
+	l, err := sqlite.Open(path, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,51 +1,27 @@
 package sqlite
 
 import (
+	"github.com/ewp-go/ewp/ledger"
+
 	"context"
 	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
-// Head names the last event of the hash chain: its sequence number and
-// hash. A pipeline that keeps the heads its ingests reported can later
-// prove, with VerifyHead, that nothing was cut off the end of the chain,
-// which no check from inside the file alone can see.
-type Head struct {
-	Seq  int64  `json:"seq"`
-	Hash string `json:"hash"` // lower-case hex sha256; "" for an empty ledger
-}
-
-// String is the form ewp-ingest prints and `verify --head` takes: SEQ:HASH.
-func (h Head) String() string { return strconv.FormatInt(h.Seq, 10) + ":" + h.Hash }
-
-// ParseHead reads SEQ:HASH.
-func ParseHead(s string) (Head, error) {
-	seq, hash, ok := strings.Cut(strings.TrimSpace(s), ":")
-	n, err := strconv.ParseInt(seq, 10, 64)
-	if !ok || err != nil || n < 0 {
-		return Head{}, fmt.Errorf("chain head %q: want SEQ:HASH, e.g. 42:9f86d08…, as ewp-ingest printed it", s)
-	}
-	if b, err := hex.DecodeString(hash); err != nil || len(b) != 32 {
-		return Head{}, fmt.Errorf("chain head %q: the hash must be 64 hex digits (a sha256)", s)
-	}
-	return Head{Seq: n, Hash: strings.ToLower(hash)}, nil
-}
-
 // Head returns the chain's last event; Seq 0 and Hash "" for a ledger with
 // no events.
-func (l *Ledger) Head(ctx context.Context) (Head, error) {
-	var h Head
+func (l *Ledger) Head(ctx context.Context) (ledger.Head, error) {
+	var h ledger.Head
 	var sum []byte
 	err := l.queryRow(ctx, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`).Scan(&h.Seq, &sum)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Head{}, nil
+		return ledger.Head{}, nil
 	}
 	if err != nil {
-		return Head{}, ledgerErr("read chain head", err)
+		return ledger.Head{}, ledgerErr("read chain head", err)
 	}
 	h.Hash = hex.EncodeToString(sum)
 	return h, nil
@@ -56,8 +32,8 @@ func (l *Ledger) Head(ctx context.Context) (Head, error) {
 // (which proves the chain up to its end), it proves that the history a
 // pipeline saw when it kept h is still the ledger's prefix: a cut-off tail
 // (h.Seq beyond the end) or a rewritten history (another hash) is a
-// *Break. A ledger may have grown since; that is not a break.
-func (l *Ledger) VerifyHead(ctx context.Context, h Head) error {
+// *ledger.Break. A ledger may have grown since; that is not a break.
+func (l *Ledger) VerifyHead(ctx context.Context, h ledger.Head) error {
 	if h.Seq == 0 {
 		return nil // the empty chain is every ledger's prefix
 	}
@@ -68,14 +44,14 @@ func (l *Ledger) VerifyHead(ctx context.Context, h Head) error {
 		if err != nil {
 			return err
 		}
-		return &Break{Seq: h.Seq, Table: "events", What: fmt.Sprintf(
+		return &ledger.Break{Seq: h.Seq, Table: "events", What: fmt.Sprintf(
 			"the kept head %s names event %d, but the ledger ends at event %d: history was cut off (or --db is another ledger)", h, h.Seq, last.Seq)}
 	}
 	if err != nil {
 		return ledgerErr("read chain head", err)
 	}
 	if got := hex.EncodeToString(sum); got != strings.ToLower(h.Hash) {
-		return &Break{Seq: h.Seq, Table: "events", What: fmt.Sprintf(
+		return &ledger.Break{Seq: h.Seq, Table: "events", What: fmt.Sprintf(
 			"the kept head %s does not match: event %d has hash %s, so the history up to it was rewritten (or --db is another ledger)", h, h.Seq, got)}
 	}
 	return nil

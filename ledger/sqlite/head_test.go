@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 func TestVerifyHead(t *testing.T) {
 	ctx := context.Background()
 	path := tamperLedger(t)
-	l, err := ledger.Open(path, ledger.Options{})
+	l, err := sqlite.Open(path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestVerifyHead(t *testing.T) {
 func TestVerifyHeadCatchesCutTail(t *testing.T) {
 	ctx := context.Background()
 	path := tamperLedger(t)
-	l, err := ledger.Open(path, ledger.Options{ReadOnly: true})
+	l, err := sqlite.Open(path, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestVerifyHeadCatchesCutTail(t *testing.T) {
 	db := rawDB(t, path)
 	editCarefully(t, db, `DELETE FROM events WHERE seq = 7`, `DELETE FROM primitive_revisions`)
 	db.Close()
-	l, err = ledger.Open(path, ledger.Options{ReadOnly: true})
+	l, err = sqlite.Open(path, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

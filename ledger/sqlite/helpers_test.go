@@ -7,16 +7,17 @@ import (
 	"testing"
 	"time"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
 
 // fixedNow makes created_at deterministic.
 func fixedNow() time.Time { return time.Date(2026, 9, 21, 12, 0, 0, 0, time.UTC) }
 
-func newLedger(t testing.TB) *ledger.Ledger {
+func newLedger(t testing.TB) *sqlite.Ledger {
 	t.Helper()
-	l, err := ledger.Create(filepath.Join(t.TempDir(), "ewp.db"), ledger.Options{Now: fixedNow})
+	l, err := sqlite.Create(filepath.Join(t.TempDir(), "ewp.db"), sqlite.Options{Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func decode(t testing.TB, s string) *warrant.View {
 	return v
 }
 
-func put(t testing.TB, l *ledger.Ledger, vs ...*warrant.View) ledger.PutResult {
+func put(t testing.TB, l *sqlite.Ledger, vs ...*warrant.View) ledger.PutResult {
 	t.Helper()
 	res, err := l.Put(context.Background(), vs)
 	if err != nil {

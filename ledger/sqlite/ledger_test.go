@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/snapshot"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -18,15 +19,15 @@ import (
 // ledgertest ReadOnlyRefusesWrites).
 func TestReadOnlyOpenOfMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "missing.db")
-	_, err := ledger.Open(path, ledger.Options{ReadOnly: true})
-	if !errors.Is(err, ledger.ErrNotFound) || !strings.Contains(err.Error(), "ledger not found") {
+	_, err := sqlite.Open(path, sqlite.Options{ReadOnly: true})
+	if !errors.Is(err, sqlite.ErrNotFound) || !strings.Contains(err.Error(), "ledger not found") {
 		t.Fatalf("open missing: %v", err)
 	}
 }
 
 func TestSchemaVersionMismatch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ewp.db")
-	l, err := ledger.Create(path, ledger.Options{})
+	l, err := sqlite.Create(path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestSchemaVersionMismatch(t *testing.T) {
 	mustExec(t, db, `DROP TRIGGER ledger_meta_no_UPDATE`)
 	mustExec(t, db, `UPDATE ledger_meta SET value = '99' WHERE key = 'schema_version'`)
 	db.Close()
-	_, err = ledger.Open(path, ledger.Options{})
+	_, err = sqlite.Open(path, sqlite.Options{})
 	if !errors.Is(err, ledger.ErrSchemaVersion) || !strings.Contains(err.Error(), "schema_version 99") {
 		t.Fatalf("open: %v", err)
 	}
@@ -87,7 +88,7 @@ func TestOpenOrCreateRace(t *testing.T) {
 	errs := make(chan error, 4)
 	for range 4 {
 		go func() {
-			l, err := ledger.OpenOrCreate(path, ledger.Options{})
+			l, err := sqlite.OpenOrCreate(path, sqlite.Options{})
 			if err == nil {
 				_, err = l.Put(context.Background(), []*warrant.View{decode(t, viewP)})
 				l.Close()
@@ -107,7 +108,7 @@ func TestForeignDatabaseIsNotTouched(t *testing.T) {
 	db := rawDB(t, path)
 	mustExec(t, db, `CREATE TABLE notes (x TEXT)`)
 	db.Close()
-	if _, err := ledger.OpenOrCreate(path, ledger.Options{}); err == nil || !strings.Contains(err.Error(), "not an EWP ledger") {
+	if _, err := sqlite.OpenOrCreate(path, sqlite.Options{}); err == nil || !strings.Contains(err.Error(), "not an EWP ledger") {
 		t.Fatalf("OpenOrCreate on another program's database: %v", err)
 	}
 	db = rawDB(t, path)

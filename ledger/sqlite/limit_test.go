@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -26,7 +26,7 @@ func bigView(t *testing.T, prop string, n int) *warrant.View {
 }
 
 func TestMaxViewBytesRefusesPut(t *testing.T) {
-	l, err := ledger.Create(filepath.Join(t.TempDir(), "ewp.db"), ledger.Options{MaxViewBytes: 4096})
+	l, err := sqlite.Create(filepath.Join(t.TempDir(), "ewp.db"), sqlite.Options{MaxViewBytes: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestMaxViewBytesRefusesPut(t *testing.T) {
 func TestMaxViewBytesRefusesRead(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ewp.db")
-	w, err := ledger.Create(path, ledger.Options{MaxViewBytes: -1})
+	w, err := sqlite.Create(path, sqlite.Options{MaxViewBytes: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestMaxViewBytesRefusesRead(t *testing.T) {
 	put(t, w, decode(t, viewP), bigView(t, "P-big", size))
 	w.Close()
 
-	l, err := ledger.Open(path, ledger.Options{MaxViewBytes: 64 << 10})
+	l, err := sqlite.Open(path, sqlite.Options{MaxViewBytes: 64 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,25 +1,14 @@
 package sqlite
 
 import (
+	"github.com/ewp-go/ewp/ledger"
+
 	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 )
-
-// PrimitiveRow is one revision of a concept-graph primitive. The ledger
-// keeps it opaque: the grounding package owns the meaning of Body (JSON)
-// and of NameFold (the case-folded name it uses for lookups).
-type PrimitiveRow struct {
-	ID       string
-	NameFold string
-	Body     []byte
-	// Seq is the revision's place in the ledger (its graph version). Reads
-	// fill it, so a reader holding the graph at version v can tell which
-	// rows are newer; AppendPrimitives ignores it.
-	Seq int64
-}
 
 // currentPrimitivesSQL orders primitives by their first revision: the
 // grounding engine walks edges in graph insertion order (GROUNDING.md
@@ -35,7 +24,7 @@ ORDER BY c.first`
 // primitives share a name" cannot race another writer. Either every row is
 // appended or none. A returned row identical to its primitive's current
 // revision is skipped: re-loading the same graph adds no history.
-func (l *Ledger) AppendPrimitives(ctx context.Context, validate func(current []PrimitiveRow) ([]PrimitiveRow, error)) error {
+func (l *Ledger) AppendPrimitives(ctx context.Context, validate func(current []ledger.PrimitiveRow) ([]ledger.PrimitiveRow, error)) error {
 	return l.write(ctx, func(w *wtx) error {
 		cur, err := queryPrimitives(ctx, w.tx, currentPrimitivesSQL)
 		if err != nil {
@@ -45,7 +34,7 @@ func (l *Ledger) AppendPrimitives(ctx context.Context, validate func(current []P
 		if err != nil {
 			return err
 		}
-		byID := make(map[string]PrimitiveRow, len(cur))
+		byID := make(map[string]ledger.PrimitiveRow, len(cur))
 		for _, r := range cur {
 			byID[r.ID] = r
 		}
@@ -65,7 +54,7 @@ func (l *Ledger) AppendPrimitives(ctx context.Context, validate func(current []P
 	})
 }
 
-func checkPrimitive(i int, r PrimitiveRow) error {
+func checkPrimitive(i int, r ledger.PrimitiveRow) error {
 	if r.ID == "" {
 		return fmt.Errorf("primitive row %d: empty primitive id", i)
 	}
@@ -75,7 +64,7 @@ func checkPrimitive(i int, r PrimitiveRow) error {
 	return nil
 }
 
-func (w *wtx) insertPrimitive(r PrimitiveRow) error {
+func (w *wtx) insertPrimitive(r ledger.PrimitiveRow) error {
 	w.primSeq++
 	_, err := w.tx.ExecContext(w.ctx, `INSERT INTO primitive_revisions (seq, primitive_id, name_fold, body, created_at) VALUES (?, ?, ?, ?, ?)`,
 		w.primSeq, r.ID, r.NameFold, r.Body, w.now)
@@ -88,7 +77,7 @@ func (w *wtx) insertPrimitive(r PrimitiveRow) error {
 
 // CurrentPrimitives returns the latest revision of every primitive, in the
 // order the primitives were first added.
-func (l *Ledger) CurrentPrimitives(ctx context.Context) ([]PrimitiveRow, error) {
+func (l *Ledger) CurrentPrimitives(ctx context.Context) ([]ledger.PrimitiveRow, error) {
 	return queryPrimitives(ctx, l.r, currentPrimitivesSQL)
 }
 
@@ -105,7 +94,7 @@ func (l *Ledger) GraphVersion(ctx context.Context) (int64, error) {
 // oldest first (several revisions of one primitive included). A reader that
 // holds the graph at version seq applies them in order to catch up without
 // re-reading the whole graph; the last row's Seq is the version reached.
-func (l *Ledger) PrimitivesSince(ctx context.Context, seq int64) ([]PrimitiveRow, error) {
+func (l *Ledger) PrimitivesSince(ctx context.Context, seq int64) ([]ledger.PrimitiveRow, error) {
 	return queryPrimitives(ctx, l.r, `SELECT primitive_id, name_fold, body, seq FROM primitive_revisions WHERE seq > ? ORDER BY seq`, seq)
 }
 
@@ -113,15 +102,15 @@ type querier interface {
 	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 }
 
-func queryPrimitives(ctx context.Context, q querier, query string, args ...any) ([]PrimitiveRow, error) {
+func queryPrimitives(ctx context.Context, q querier, query string, args ...any) ([]ledger.PrimitiveRow, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, ledgerErr("read primitives", err)
 	}
 	defer rows.Close()
-	var out []PrimitiveRow
+	var out []ledger.PrimitiveRow
 	for rows.Next() {
-		var r PrimitiveRow
+		var r ledger.PrimitiveRow
 		if err := rows.Scan(&r.ID, &r.NameFold, &r.Body, &r.Seq); err != nil {
 			return nil, ledgerErr("read primitives", err)
 		}

@@ -4,10 +4,11 @@ import (
 	"context"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 )
 
-func appendRows(t *testing.T, l *ledger.Ledger, rows ...ledger.PrimitiveRow) {
+func appendRows(t *testing.T, l *sqlite.Ledger, rows ...ledger.PrimitiveRow) {
 	t.Helper()
 	err := l.AppendPrimitives(context.Background(), func([]ledger.PrimitiveRow) ([]ledger.PrimitiveRow, error) {
 		return rows, nil

@@ -1,19 +1,14 @@
 package sqlite
 
 import (
+	"github.com/ewp-go/ewp/ledger"
+
 	"context"
 	"crypto/sha256"
 	"errors"
 
 	"github.com/ewp-go/ewp/snapshot"
 	"github.com/ewp-go/ewp/warrant"
-)
-
-// The write results are the store-neutral ones of package snapshot.
-type (
-	PutResult  = snapshot.PutResult
-	Outcome    = snapshot.Outcome
-	BatchError = snapshot.BatchError
 )
 
 // Put stores views as one all-or-nothing batch. Each view is checked
@@ -26,10 +21,10 @@ type (
 // Put stores what it is given: attesting trusted origins
 // (snapshot.RequireAttestation) is the caller's duty, because only the
 // caller knows who is writing.
-func (l *Ledger) Put(ctx context.Context, views []*warrant.View) (PutResult, error) {
+func (l *Ledger) Put(ctx context.Context, views []*warrant.View) (ledger.PutResult, error) {
 	for i, v := range views {
 		if v == nil {
-			return PutResult{}, &BatchError{Index: i, Err: errors.New("nil view")}
+			return ledger.PutResult{}, &ledger.BatchError{Index: i, Err: errors.New("nil view")}
 		}
 	}
 	return l.PutEach(ctx, len(views), func(i int) (*warrant.View, error) { return views[i], nil })
@@ -39,9 +34,9 @@ func (l *Ledger) Put(ctx context.Context, views []*warrant.View) (PutResult, err
 // transaction runs: view is called once per index, from several goroutines,
 // ahead of the writer, so a loader can decode on every core while SQLite
 // writes. view returning (nil, nil) skips the index; an error aborts the
-// batch (nothing written) with a *BatchError naming the index.
-func (l *Ledger) PutEach(ctx context.Context, n int, view func(i int) (*warrant.View, error)) (PutResult, error) {
-	res := PutResult{Views: make([]Outcome, 0, n)}
+// batch (nothing written) with a *ledger.BatchError naming the index.
+func (l *Ledger) PutEach(ctx context.Context, n int, view func(i int) (*warrant.View, error)) (ledger.PutResult, error) {
+	res := ledger.PutResult{Views: make([]ledger.Outcome, 0, n)}
 	preps := prepareAll(n, l.maxBody, view)
 	defer preps.stop()
 	progress := progressOf(ctx)
@@ -49,13 +44,13 @@ func (l *Ledger) PutEach(ctx context.Context, n int, view func(i int) (*warrant.
 		for i := range n {
 			p, err := preps.get(i)
 			if err != nil {
-				return &BatchError{Index: i, Err: err}
+				return &ledger.BatchError{Index: i, Err: err}
 			}
 			preps.release(i) // stored views are garbage for the collector, not live heap
 			if p != nil {
 				out, err := w.store(p)
 				if err != nil {
-					return &BatchError{Index: i, Err: err}
+					return &ledger.BatchError{Index: i, Err: err}
 				}
 				out.Index = i
 				res.Add(out)
@@ -68,7 +63,7 @@ func (l *Ledger) PutEach(ctx context.Context, n int, view func(i int) (*warrant.
 		return nil
 	})
 	if err != nil {
-		return PutResult{}, err
+		return ledger.PutResult{}, err
 	}
 	return res, nil
 }

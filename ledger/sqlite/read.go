@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"github.com/ewp-go/ewp/ledger"
+
 	"context"
 	"database/sql"
 	"errors"
@@ -9,19 +11,6 @@ import (
 
 	"github.com/ewp-go/ewp/warrant"
 )
-
-// Snapshot is a stored snapshot as the ledger holds it.
-type Snapshot struct {
-	Seq           int64
-	PropositionID string
-	ViewID        string
-	// Body is the stored form (warrant.Encode of the view that was put).
-	Body      []byte
-	CreatedAt string
-}
-
-// View decodes the stored body.
-func (s *Snapshot) View() (*warrant.View, error) { return decodeStored(s.Body) }
 
 // Bodies are read only within the ledger's limit (Options.MaxViewBytes):
 // the body column is `CASE WHEN length(body) <= max THEN body ELSE
@@ -174,19 +163,7 @@ func scanHashed(rows *sql.Rows, body *sql.RawBytes, sum *[32]byte) error {
 	if err := rows.Scan(body, &canon); err != nil {
 		return ledgerErr("read snapshot", err)
 	}
-	return StoredCanonicalSum(sum, canon)
-}
-
-// StoredCanonicalSum copies a canonical_sha256 column into sum. A column
-// that is not 32 bytes is a ledger failure: the row was changed outside
-// the ledger (Verify names it), and a decision must not record it.
-func StoredCanonicalSum(sum *[32]byte, col []byte) error {
-	if len(col) != len(sum) {
-		return ledgerErr("read snapshot", fmt.Errorf(
-			"its canonical_sha256 is %d bytes, not %d: the ledger was changed outside ewp-ingest; run ewp-ingest verify on it", len(col), len(sum)))
-	}
-	copy(sum[:], col)
-	return nil
+	return ledger.StoredCanonicalSum(sum, canon)
 }
 
 // bodyLimit is the refusal of a stored form over max bytes.
@@ -200,7 +177,7 @@ func bodyLimit(prop, view string, n, max int64) error {
 }
 
 // LatestSnapshot is Latest without decoding.
-func (l *Ledger) LatestSnapshot(ctx context.Context, propositionID string) (*Snapshot, error) {
+func (l *Ledger) LatestSnapshot(ctx context.Context, propositionID string) (*ledger.Snapshot, error) {
 	row := l.queryRow(ctx, latestSQL, propositionID, l.maxAny)
 	s, err := l.scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -210,7 +187,7 @@ func (l *Ledger) LatestSnapshot(ctx context.Context, propositionID string) (*Sna
 }
 
 // GetSnapshot is Get without decoding.
-func (l *Ledger) GetSnapshot(ctx context.Context, propositionID, viewID string) (*Snapshot, error) {
+func (l *Ledger) GetSnapshot(ctx context.Context, propositionID, viewID string) (*ledger.Snapshot, error) {
 	row := l.queryRow(ctx, getSQL, propositionID, viewID, l.maxAny)
 	s, err := l.scanSnapshot(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -240,15 +217,15 @@ func (l *Ledger) LatestViewID(ctx context.Context, propositionID string) (string
 
 // History lists the snapshots of a proposition, oldest first, without
 // bodies.
-func (l *Ledger) History(ctx context.Context, propositionID string) ([]Snapshot, error) {
+func (l *Ledger) History(ctx context.Context, propositionID string) ([]ledger.Snapshot, error) {
 	rows, err := l.r.QueryContext(ctx, `SELECT seq, proposition_id, view_id, created_at FROM snapshots WHERE proposition_id = ? ORDER BY seq`, propositionID)
 	if err != nil {
 		return nil, ledgerErr("read history", err)
 	}
 	defer rows.Close()
-	var out []Snapshot
+	var out []ledger.Snapshot
 	for rows.Next() {
-		var s Snapshot
+		var s ledger.Snapshot
 		if err := rows.Scan(&s.Seq, &s.PropositionID, &s.ViewID, &s.CreatedAt); err != nil {
 			return nil, ledgerErr("read history", err)
 		}
@@ -257,8 +234,8 @@ func (l *Ledger) History(ctx context.Context, propositionID string) ([]Snapshot,
 	return out, ledgerErrOrNil("read history", rows.Err())
 }
 
-func (l *Ledger) scanSnapshot(row *sql.Row) (*Snapshot, error) {
-	var s Snapshot
+func (l *Ledger) scanSnapshot(row *sql.Row) (*ledger.Snapshot, error) {
+	var s ledger.Snapshot
 	err := row.Scan(&s.Seq, &s.PropositionID, &s.ViewID, &s.Body, &s.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, err
@@ -289,7 +266,7 @@ func ledgerErrOrNil(op string, err error) error {
 // the ledger (the operator console's state summary) reads only what is new
 // since its last look. A limit of zero or less is refused, so a follower
 // always reads in pages.
-func (l *Ledger) SnapshotsSince(ctx context.Context, afterSeq int64, limit int) ([]Snapshot, error) {
+func (l *Ledger) SnapshotsSince(ctx context.Context, afterSeq int64, limit int) ([]ledger.Snapshot, error) {
 	if limit <= 0 {
 		return nil, fmt.Errorf("ledger: SnapshotsSince limit %d: give a page size above zero", limit)
 	}
@@ -298,9 +275,9 @@ func (l *Ledger) SnapshotsSince(ctx context.Context, afterSeq int64, limit int) 
 		return nil, ledgerErr("read snapshots since", err)
 	}
 	defer rows.Close()
-	var out []Snapshot
+	var out []ledger.Snapshot
 	for rows.Next() {
-		var s Snapshot
+		var s ledger.Snapshot
 		if err := rows.Scan(&s.Seq, &s.PropositionID, &s.ViewID, &s.CreatedAt); err != nil {
 			return nil, ledgerErr("read snapshots since", err)
 		}

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // roLedger makes a ledger with some history in dir and closes it.
 func roLedger(t *testing.T, dir string) string {
 	t.Helper()
 	path := filepath.Join(dir, "ewp.db")
-	l, err := ledger.Create(path, ledger.Options{Now: fixedNow})
+	l, err := sqlite.Create(path, sqlite.Options{Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestReadOnlyStorage(t *testing.T) {
 	ctx := context.Background()
 	for name, path := range readOnlyStorage(t) {
 		t.Run(name, func(t *testing.T) {
-			l, err := ledger.Open(path, ledger.Options{ReadOnly: true})
+			l, err := sqlite.Open(path, sqlite.Options{ReadOnly: true})
 			if err != nil {
 				t.Fatalf("open: %v", err)
 			}
@@ -156,7 +156,7 @@ func TestReadOnlyStorageWithPendingWAL(t *testing.T) {
 	if path == "" {
 		t.Skip("SKIPPED LOUDLY: cannot mount a read-only tmpfs here (needs root) — the pending-WAL refusal is untested")
 	}
-	_, err := ledger.Open(path, ledger.Options{ReadOnly: true})
+	_, err := sqlite.Open(path, sqlite.Options{ReadOnly: true})
 	if err == nil || !strings.Contains(err.Error(), "-wal holds commits") {
 		t.Fatalf("open with a pending WAL on read-only storage: %v", err)
 	}

@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"github.com/ewp-go/ewp/ledger"
+
 	"context"
 	"database/sql"
 	"errors"
@@ -150,9 +152,6 @@ func readSearchText(ctx context.Context, db *sql.DB) (bool, error) {
 	return v == searchTextFolded, err
 }
 
-// ErrSchemaVersion is wrapped by the error for a ledger of another layout.
-var ErrSchemaVersion = errors.New("ledger schema version mismatch")
-
 // checkSchema refuses files that are not ledgers of this version, with a
 // message that says what to do.
 func checkSchema(ctx context.Context, db *sql.DB, path string) error {
@@ -165,7 +164,7 @@ func checkSchema(ctx context.Context, db *sql.DB, path string) error {
 		return fmt.Errorf("%s is not an EWP ledger (no schema_version: %v); point --db at a ledger created by ewp-ingest", path, err)
 	}
 	if v != strconv.Itoa(SchemaVersion) {
-		return fmt.Errorf("%w: %s has schema_version %s, this build reads version %d; use the ewp release that wrote it or migrate the ledger", ErrSchemaVersion, path, v, SchemaVersion)
+		return fmt.Errorf("%w: %s has schema_version %s, this build reads version %d; use the ewp release that wrote it or migrate the ledger", ledger.ErrSchemaVersion, path, v, SchemaVersion)
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"github.com/ewp-go/ewp/ledger"
+
 	"bytes"
 	"context"
 	"database/sql"
@@ -11,19 +13,6 @@ import (
 
 	"github.com/ewp-go/ewp/warrant"
 )
-
-// MaxListLimit bounds one List call; discovery is for people and agents,
-// not for dumping the ledger.
-const MaxListLimit = 500
-
-// PropositionSummary is one discovery hit: never a warrant, only what is
-// stored.
-type PropositionSummary struct {
-	PropositionID string
-	LatestViewID  string
-	// Texts are the assertion texts of the latest snapshot.
-	Texts []string
-}
 
 // List finds propositions whose id, or any assertion text of whose latest
 // snapshot, contains query case-insensitively ("" matches all), ordered by
@@ -42,8 +31,8 @@ type PropositionSummary struct {
 // that a later snapshot dropped no longer finds the proposition, and a
 // search index row naming no stored proposition is skipped (Verify
 // reports it).
-func (l *Ledger) List(ctx context.Context, query string, limit int) ([]PropositionSummary, error) {
-	limit = max(1, min(limit, MaxListLimit))
+func (l *Ledger) List(ctx context.Context, query string, limit int) ([]ledger.PropositionSummary, error) {
+	limit = max(1, min(limit, ledger.MaxListLimit))
 	if query == "" {
 		return l.listAll(ctx, limit)
 	}
@@ -52,7 +41,7 @@ func (l *Ledger) List(ctx context.Context, query string, limit int) ([]Propositi
 	if err != nil {
 		return nil, err
 	}
-	out := []PropositionSummary{}
+	out := []ledger.PropositionSummary{}
 	for _, id := range cands {
 		s, err := l.summary(ctx, id)
 		if isCode(err, warrant.CodeMissingView) || isCode(err, warrant.CodeLimitExceeded) {
@@ -61,7 +50,7 @@ func (l *Ledger) List(ctx context.Context, query string, limit int) ([]Propositi
 		if err != nil {
 			return nil, err
 		}
-		if s.matches(q) {
+		if matches(s, q) {
 			out = append(out, s)
 			if len(out) == limit {
 				break
@@ -77,7 +66,7 @@ func isCode(err error, code string) bool {
 }
 
 // matches checks a candidate against the folded query q.
-func (s PropositionSummary) matches(q string) bool {
+func matches(s ledger.PropositionSummary, q string) bool {
 	if strings.Contains(fold(s.PropositionID), q) {
 		return true
 	}
@@ -89,12 +78,12 @@ func (s PropositionSummary) matches(q string) bool {
 	return false
 }
 
-func (l *Ledger) listAll(ctx context.Context, limit int) ([]PropositionSummary, error) {
+func (l *Ledger) listAll(ctx context.Context, limit int) ([]ledger.PropositionSummary, error) {
 	ids, err := l.strings(ctx, `SELECT DISTINCT proposition_id FROM snapshots ORDER BY proposition_id LIMIT ?`, limit)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]PropositionSummary, 0, len(ids))
+	out := make([]ledger.PropositionSummary, 0, len(ids))
 	for _, id := range ids {
 		s, err := l.summary(ctx, id)
 		if err != nil {
@@ -173,16 +162,16 @@ func isASCII(s string) bool {
 	return true
 }
 
-func (l *Ledger) summary(ctx context.Context, id string) (PropositionSummary, error) {
+func (l *Ledger) summary(ctx context.Context, id string) (ledger.PropositionSummary, error) {
 	s, err := l.LatestSnapshot(ctx, id)
 	if err != nil {
-		return PropositionSummary{}, err
+		return ledger.PropositionSummary{}, err
 	}
 	v, err := s.View()
 	if err != nil {
-		return PropositionSummary{}, err
+		return ledger.PropositionSummary{}, err
 	}
-	out := PropositionSummary{PropositionID: id, LatestViewID: s.ViewID, Texts: []string{}}
+	out := ledger.PropositionSummary{PropositionID: id, LatestViewID: s.ViewID, Texts: []string{}}
 	for _, a := range v.Assertions {
 		out.Texts = append(out.Texts, a.Text)
 	}

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // searchLedger stores a proposition with non-ASCII id and text.
-func searchLedger(t *testing.T) *ledger.Ledger {
+func searchLedger(t *testing.T) *sqlite.Ledger {
 	t.Helper()
 	l := newLedger(t)
 	r := strings.NewReplacer(`"P-db"`, `"P-ÄPFEL-ΩMEGA"`, "The production database runs PostgreSQL 13.", "Die Straße nach ÖSTERREICH ist ΣΟΦΙΑ.")
@@ -17,7 +17,7 @@ func searchLedger(t *testing.T) *ledger.Ledger {
 	return l
 }
 
-func listIDs(t *testing.T, l *ledger.Ledger, q string) []string {
+func listIDs(t *testing.T, l *sqlite.Ledger, q string) []string {
 	t.Helper()
 	got, err := l.List(context.Background(), q, 10)
 	if err != nil {
@@ -77,7 +77,7 @@ func TestListOnLedgerWithUnfoldedIndex(t *testing.T) {
 	db := rawDB(t, path)
 	editCarefully(t, db, `DELETE FROM ledger_meta WHERE key = 'search_text'`)
 	db.Close()
-	l, err := ledger.Open(path, ledger.Options{})
+	l, err := sqlite.Open(path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

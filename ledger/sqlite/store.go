@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"github.com/ewp-go/ewp/ledger"
+
 	"database/sql"
 	"errors"
 	"strings"
@@ -37,9 +39,9 @@ func (w *wtx) prop(id string) (*propState, error) {
 // store writes one prepared view, or finds it already stored. Only a
 // proposition that existed before the transaction costs queries; what the
 // transaction itself stored is answered from memory.
-func (w *wtx) store(p *prepared) (Outcome, error) {
+func (w *wtx) store(p *prepared) (ledger.Outcome, error) {
 	v := p.v
-	out := Outcome{PropositionID: v.PropositionID, ViewID: v.ViewID}
+	out := ledger.Outcome{PropositionID: v.PropositionID, ViewID: v.ViewID}
 	st, err := w.prop(v.PropositionID)
 	if err != nil {
 		return out, err

@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"github.com/ewp-go/ewp/ledger"
+
 	"cmp"
 	"context"
 	"errors"
@@ -11,38 +13,6 @@ import (
 	"github.com/ewp-go/ewp/warrant"
 )
 
-// StreamItem is one view of a PutStream. View produces it (decoding,
-// typically) and runs on a worker, ahead of the writer; Size is its text's
-// length in bytes, which bounds the memory prepared ahead.
-type StreamItem interface {
-	View() (*warrant.View, error)
-	Size() int
-}
-
-// Stream is a source of views whose number is not known up front.
-type Stream struct {
-	// Next returns the next item, and io.EOF after the last; any other
-	// error aborts the batch and is returned as is. It is called from one
-	// goroutine, in order, ahead of the writer; PutStream returns only
-	// after its last call to Next has returned.
-	Next func() (StreamItem, error)
-	// Refused, when set, is called in order for each refused view: its
-	// View returned an error, or the §9 rules refuse it against what is
-	// stored. Returning nil leaves the view out and goes on, io.EOF ends
-	// the batch there (the views before it are written), any other error
-	// aborts the batch. Without Refused a refusal aborts the batch with a
-	// *BatchError, as in PutEach.
-	Refused func(it StreamItem, err error) error
-	// Stored, when set, is called in order with the outcome of each
-	// stored or unchanged view.
-	Stored func(it StreamItem, o Outcome)
-	// Commit, when set, is called after the batch's last view, before the
-	// transaction commits; an error aborts the batch and is returned (a
-	// loader that validated every view can still decide on all or
-	// nothing).
-	Commit func() error
-}
-
 // PutStream is PutEach for a source of unknown length, in bounded memory:
 // views are produced and prepared on every core at most streamAhead chunks
 // and streamAheadBytes of text ahead of the writer, and outcomes are
@@ -52,8 +22,8 @@ type Stream struct {
 //
 // A refusal by the §9 rules is found before anything of the view is
 // written, so Stream.Refused can let the batch go on without it.
-func (l *Ledger) PutStream(ctx context.Context, s Stream) (PutResult, error) {
-	var res PutResult
+func (l *Ledger) PutStream(ctx context.Context, s ledger.Stream) (ledger.PutResult, error) {
+	var res ledger.PutResult
 	f := startFeed(s.Next, l.maxBody)
 	defer f.stop()
 	err := l.write(ctx, func(w *wtx) error {
@@ -67,13 +37,13 @@ func (l *Ledger) PutStream(ctx context.Context, s Stream) (PutResult, error) {
 		return nil
 	})
 	if err != nil {
-		return PutResult{}, err
+		return ledger.PutResult{}, err
 	}
 	return res, nil
 }
 
 // putJob stores one prepared item; end is set when the batch ends there.
-func (l *Ledger) putJob(w *wtx, s Stream, i int, j *streamJob, res *PutResult) (end bool, err error) {
+func (l *Ledger) putJob(w *wtx, s ledger.Stream, i int, j *streamJob, res *ledger.PutResult) (end bool, err error) {
 	refusal := j.err
 	if refusal == nil && j.p != nil {
 		out, err := w.store(j.p)
@@ -89,14 +59,14 @@ func (l *Ledger) putJob(w *wtx, s Stream, i int, j *streamJob, res *PutResult) (
 		case errors.As(err, &we):
 			refusal = err
 		default:
-			return true, &BatchError{Index: i, Err: err}
+			return true, &ledger.BatchError{Index: i, Err: err}
 		}
 	}
 	if refusal == nil {
 		return false, nil // skipped by its producer
 	}
 	if s.Refused == nil {
-		return true, &BatchError{Index: i, Err: refusal}
+		return true, &ledger.BatchError{Index: i, Err: refusal}
 	}
 	switch r := s.Refused(j.it, refusal); {
 	case r == nil:
@@ -129,7 +99,7 @@ const (
 )
 
 type streamJob struct {
-	it   StreamItem
+	it   ledger.StreamItem
 	size int
 	p    *prepared
 	err  error
@@ -147,7 +117,7 @@ type chunk struct {
 // feed calls Next on its own goroutine and prepares items on every core,
 // handing them to the writer in order.
 type feed struct {
-	next  func() (StreamItem, error)
+	next  func() (ledger.StreamItem, error)
 	max   int64       // the largest stored body (Options.MaxViewBytes)
 	order chan *chunk // in input order, for the writer
 	work  chan *chunk // for the workers
@@ -158,7 +128,7 @@ type feed struct {
 	wg    sync.WaitGroup
 }
 
-func startFeed(next func() (StreamItem, error), max int64) *feed {
+func startFeed(next func() (ledger.StreamItem, error), max int64) *feed {
 	f := &feed{next: next, max: max, order: make(chan *chunk, streamAhead), work: make(chan *chunk, streamAhead), quit: make(chan struct{})}
 	f.cond = sync.NewCond(&f.mu)
 	f.wg.Add(1)

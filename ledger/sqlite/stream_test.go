@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -38,7 +39,7 @@ func syntheticRaws(n int) [][]byte {
 	return out
 }
 
-func countSnapshots(t *testing.T, l *ledger.Ledger) int64 {
+func countSnapshots(t *testing.T, l *sqlite.Ledger) int64 {
 	t.Helper()
 	h, err := l.Head(context.Background())
 	if err != nil {

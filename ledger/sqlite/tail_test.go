@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -45,7 +46,7 @@ func TestWriteRefusesBrokenTail(t *testing.T) {
 				}
 			}
 			db.Close()
-			l, err := ledger.Open(path, ledger.Options{})
+			l, err := sqlite.Open(path, sqlite.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -35,7 +36,7 @@ func tamperLedger(t *testing.T) string {
 // verifyBroken reopens the file and expects Verify to name the event.
 func verifyBroken(t *testing.T, path string, seq int64, table, what string) {
 	t.Helper()
-	l, err := ledger.Open(path, ledger.Options{ReadOnly: true})
+	l, err := sqlite.Open(path, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestRowBehindTheChainIsDetected(t *testing.T) {
 	mustExec(t, db, `INSERT INTO snapshots (seq, proposition_id, view_id, body, body_sha256, canonical_sha256, created_at)
 		SELECT 99, proposition_id, 'v-smuggled', body, body_sha256, canonical_sha256, created_at FROM snapshots WHERE seq = 1`)
 	db.Close()
-	l, err := ledger.Open(path, ledger.Options{ReadOnly: true})
+	l, err := sqlite.Open(path, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

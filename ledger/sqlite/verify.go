@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"github.com/ewp-go/ewp/ledger"
+
 	"bytes"
 	"context"
 	"database/sql"
@@ -8,42 +10,6 @@ import (
 	"errors"
 	"fmt"
 )
-
-// VerifyReport is the result of walking the ledger.
-type VerifyReport struct {
-	Events     int64
-	Snapshots  int64
-	Primitives int64
-	// Head is the chain's last event as verified (Seq 0 for no events);
-	// set once the whole chain has been walked.
-	Head Head
-	// Broken is the first problem found, nil when the ledger is intact.
-	Broken *Break
-}
-
-// OK reports an intact ledger.
-func (r VerifyReport) OK() bool { return r.Broken == nil }
-
-// Break names the first broken or edited event.
-type Break struct {
-	// Seq is the event's sequence number; 0 when the problem is a row that
-	// no event records, or not a row (the schema, ledger_meta, an extra row
-	// of a derived table; then RowSeq is 0 too).
-	Seq    int64
-	Table  string
-	RowSeq int64
-	What   string
-}
-
-func (b *Break) Error() string {
-	if b.Seq == 0 && b.RowSeq == 0 {
-		return fmt.Sprintf("ledger broken: %s: %s", b.Table, b.What)
-	}
-	if b.Seq == 0 {
-		return fmt.Sprintf("ledger broken: %s row %d: %s", b.Table, b.RowSeq, b.What)
-	}
-	return fmt.Sprintf("ledger broken at event %d (%s row %d): %s", b.Seq, b.Table, b.RowSeq, b.What)
-}
 
 // Verify checks every table of the file against the hash chain, in one
 // consistent read transaction (so it may run beside writers), streaming
@@ -65,13 +31,13 @@ func (b *Break) Error() string {
 //     produce (no missing row, no extra row, no other content).
 //
 // It stops at the first problem, which it returns both in the report and
-// as the error (a *Break); other errors are I/O failures. Content breaks
+// as the error (a *ledger.Break); other errors are I/O failures. Content breaks
 // are reported before a missing trigger, so an edit made by dropping a
 // trigger names the edited row. What no check inside the file can see is
 // a chain cut off at its end together with every row it recorded: compare
 // the head (rep.Head) with one kept outside the file ([VerifyHead]).
-func (l *Ledger) Verify(ctx context.Context) (VerifyReport, error) {
-	var rep VerifyReport
+func (l *Ledger) Verify(ctx context.Context) (ledger.VerifyReport, error) {
+	var rep ledger.VerifyReport
 	tx, err := l.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return rep, ledgerErr("verify", err)
@@ -89,12 +55,12 @@ func (l *Ledger) Verify(ctx context.Context) (VerifyReport, error) {
 }
 
 // run performs the checks in order and returns the first break.
-func (v *verifier) run() (*Break, error) {
+func (v *verifier) run() (*ledger.Break, error) {
 	triggers, brk, err := v.schema()
 	if brk != nil || err != nil {
 		return brk, err
 	}
-	steps := []func() (*Break, error){v.meta, v.walk, v.orphans, v.derived}
+	steps := []func() (*ledger.Break, error){v.meta, v.walk, v.orphans, v.derived}
 	for _, step := range steps {
 		if brk, err := step(); brk != nil || err != nil {
 			return brk, err
@@ -106,7 +72,7 @@ func (v *verifier) run() (*Break, error) {
 type verifier struct {
 	ctx  context.Context
 	tx   *sql.Tx
-	rep  *VerifyReport
+	rep  *ledger.VerifyReport
 	head []byte
 	// foldedText: the search index holds folded text (see ftsText).
 	foldedText bool
@@ -147,11 +113,11 @@ func (e *eventRow) scan(rows *sql.Rows) error {
 // recordedRow checks the row event e records against its payload; for a
 // snapshot the body_sha256 column stands for the body. "" when it matches.
 func recordedRow(e *eventRow) string {
-	var b *Break
-	brk := func(format string, args ...any) *Break {
-		return &Break{What: fmt.Sprintf(format, args...)}
+	var b *ledger.Break
+	brk := func(format string, args ...any) *ledger.Break {
+		return &ledger.Break{What: fmt.Sprintf(format, args...)}
 	}
-	v := &verifier{rep: &VerifyReport{}}
+	v := &verifier{rep: &ledger.VerifyReport{}}
 	switch e.tbl {
 	case tableSnapshots:
 		b = v.snapshotRow(e, brk)
@@ -166,7 +132,7 @@ func recordedRow(e *eventRow) string {
 	return b.What
 }
 
-func (v *verifier) walk() (*Break, error) {
+func (v *verifier) walk() (*ledger.Break, error) {
 	rows, err := v.tx.QueryContext(v.ctx, walkSQL)
 	if err != nil {
 		return nil, ledgerErr("verify", err)
@@ -184,7 +150,7 @@ func (v *verifier) walk() (*Break, error) {
 	if err := rows.Err(); err != nil {
 		return nil, ledgerErr("verify", err)
 	}
-	v.rep.Head = Head{Seq: v.rep.Events}
+	v.rep.Head = ledger.Head{Seq: v.rep.Events}
 	if v.rep.Events > 0 {
 		v.rep.Head.Hash = hex.EncodeToString(v.head)
 	}
@@ -192,10 +158,10 @@ func (v *verifier) walk() (*Break, error) {
 }
 
 // event checks one link and the row it records.
-func (v *verifier) event(e *eventRow) *Break {
+func (v *verifier) event(e *eventRow) *ledger.Break {
 	v.rep.Events++
-	brk := func(format string, args ...any) *Break {
-		return &Break{Seq: e.seq, Table: e.tbl, RowSeq: e.rowSeq, What: fmt.Sprintf(format, args...)}
+	brk := func(format string, args ...any) *ledger.Break {
+		return &ledger.Break{Seq: e.seq, Table: e.tbl, RowSeq: e.rowSeq, What: fmt.Sprintf(format, args...)}
 	}
 	if b := checkLink(e.seq, v.rep.Events, e.prev, v.head, e.hash, e.payload); b != "" {
 		return brk("%s", b)
@@ -225,9 +191,9 @@ func checkLink(seq, want int64, prev, head, hash []byte, payload string) string 
 	return ""
 }
 
-type breaker func(format string, args ...any) *Break
+type breaker func(format string, args ...any) *ledger.Break
 
-func (v *verifier) snapshotRow(e *eventRow, brk breaker) *Break {
+func (v *verifier) snapshotRow(e *eventRow, brk breaker) *ledger.Break {
 	v.rep.Snapshots++
 	if !e.sSeq.Valid {
 		return brk("the snapshot row this event records is gone")
@@ -239,7 +205,7 @@ func (v *verifier) snapshotRow(e *eventRow, brk breaker) *Break {
 	return nil
 }
 
-func (v *verifier) primitiveRow(e *eventRow, brk breaker) *Break {
+func (v *verifier) primitiveRow(e *eventRow, brk breaker) *ledger.Break {
 	v.rep.Primitives++
 	if !e.pSeq.Valid {
 		return brk("the primitive revision this event records is gone")
@@ -252,7 +218,7 @@ func (v *verifier) primitiveRow(e *eventRow, brk breaker) *Break {
 }
 
 // orphans finds rows that no event records (inserted behind the chain).
-func (v *verifier) orphans() (*Break, error) {
+func (v *verifier) orphans() (*ledger.Break, error) {
 	for _, t := range []string{tableSnapshots, tablePrimitives} {
 		var seq int64
 		err := v.tx.QueryRowContext(v.ctx, `SELECT seq FROM `+t+` WHERE NOT EXISTS (SELECT 1 FROM events WHERE tbl = ? AND row_seq = `+t+`.seq) ORDER BY seq LIMIT 1`, t).Scan(&seq)
@@ -262,7 +228,7 @@ func (v *verifier) orphans() (*Break, error) {
 		if err != nil {
 			return nil, ledgerErr("verify", err)
 		}
-		return &Break{Table: t, RowSeq: seq, What: "row is not recorded by any event (inserted behind the chain)"}, nil
+		return &ledger.Break{Table: t, RowSeq: seq, What: "row is not recorded by any event (inserted behind the chain)"}, nil
 	}
 	return nil, nil
 }

@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"github.com/ewp-go/ewp/ledger"
+
 	"bytes"
 	"cmp"
 	"crypto/sha256"
@@ -47,7 +49,7 @@ type group struct {
 }
 
 // derived runs the pass; see the comment on the SQL above.
-func (v *verifier) derived() (*Break, error) {
+func (v *verifier) derived() (*ledger.Break, error) {
 	snaps, err := v.tx.QueryContext(v.ctx, derivedSnapsSQL)
 	if err != nil {
 		return nil, ledgerErr("verify", err)
@@ -95,8 +97,8 @@ func (v *verifier) derived() (*Break, error) {
 // snapshotBody re-reads one body with the kernel: it must hash to
 // body_sha256, decode, name its own row, re-encode to the same bytes and
 // have the stored canonical hash. Its first-seen records join the group.
-func (v *verifier) snapshotBody(g *group, r *snapRow, body, bodySum, canon []byte) (*Break, error) {
-	brk := func(format string, args ...any) (*Break, error) {
+func (v *verifier) snapshotBody(g *group, r *snapRow, body, bodySum, canon []byte) (*ledger.Break, error) {
+	brk := func(format string, args ...any) (*ledger.Break, error) {
 		return v.snapshotBreak(r.seq, fmt.Sprintf(format, args...))
 	}
 	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], bodySum) {
@@ -137,17 +139,17 @@ func (v *verifier) snapshotBody(g *group, r *snapRow, body, bodySum, canon []byt
 }
 
 // snapshotBreak names the event that recorded snapshot seq.
-func (v *verifier) snapshotBreak(seq int64, what string) (*Break, error) {
+func (v *verifier) snapshotBreak(seq int64, what string) (*ledger.Break, error) {
 	var ev int64
 	err := v.tx.QueryRowContext(v.ctx, `SELECT seq FROM events WHERE tbl = 'snapshots' AND row_seq = ?`, seq).Scan(&ev)
 	if err != nil {
 		return nil, ledgerErr("verify", err)
 	}
-	return &Break{Seq: ev, Table: tableSnapshots, RowSeq: seq, What: what}, nil
+	return &ledger.Break{Seq: ev, Table: tableSnapshots, RowSeq: seq, What: what}, nil
 }
 
 // closeGroup compares one proposition's derived rows with the tables.
-func (v *verifier) closeGroup(g *group, recs, fts *cursor) (*Break, error) {
+func (v *verifier) closeGroup(g *group, recs, fts *cursor) (*ledger.Break, error) {
 	if g == nil {
 		return nil, nil
 	}
@@ -157,7 +159,7 @@ func (v *verifier) closeGroup(g *group, recs, fts *cursor) (*Break, error) {
 	return v.compareTexts(g, fts)
 }
 
-func (v *verifier) compareRecords(g *group, recs *cursor) (*Break, error) {
+func (v *verifier) compareRecords(g *group, recs *cursor) (*ledger.Break, error) {
 	if brk := extraRecord(recs, &g.prop); brk != nil {
 		return brk, nil
 	}
@@ -191,7 +193,7 @@ func (v *verifier) compareRecords(g *group, recs *cursor) (*Break, error) {
 	return nil, nil
 }
 
-func (v *verifier) compareTexts(g *group, fts *cursor) (*Break, error) {
+func (v *verifier) compareTexts(g *group, fts *cursor) (*ledger.Break, error) {
 	if brk := extraText(fts, &g.prop); brk != nil {
 		return brk, nil
 	}
@@ -221,27 +223,27 @@ func (v *verifier) compareTexts(g *group, fts *cursor) (*Break, error) {
 // extraRecord reports a record index row of a proposition ordered before
 // prop (nil: any row left), which then has no snapshot at all. A NULL
 // proposition_id reads as "" and sorts first, as in SQLite.
-func extraRecord(recs *cursor, prop *string) *Break {
+func extraRecord(recs *cursor, prop *string) *ledger.Break {
 	if recs.ok && (prop == nil || recs.str(0) < *prop) {
 		return extraRecordRow(recs)
 	}
 	return nil
 }
 
-func extraRecordRow(recs *cursor) *Break {
-	return &Break{Table: "records", What: fmt.Sprintf("row (%q, %s %q, view %q) is derived from no stored snapshot (inserted behind the chain); a later write of that id would be refused citing it",
+func extraRecordRow(recs *cursor) *ledger.Break {
+	return &ledger.Break{Table: "records", What: fmt.Sprintf("row (%q, %s %q, view %q) is derived from no stored snapshot (inserted behind the chain); a later write of that id would be refused citing it",
 		recs.str(0), recs.str(1), recs.str(2), recs.str(4))}
 }
 
-func extraText(fts *cursor, prop *string) *Break {
+func extraText(fts *cursor, prop *string) *ledger.Break {
 	if fts.ok && (prop == nil || fts.str(0) < *prop) {
 		return extraTextRow(fts)
 	}
 	return nil
 }
 
-func extraTextRow(fts *cursor) *Break {
-	return &Break{Table: "assertion_fts", What: fmt.Sprintf("row (%q, assertion %q) is derived from no stored snapshot (inserted behind the chain); a search would find it",
+func extraTextRow(fts *cursor) *ledger.Break {
+	return &ledger.Break{Table: "assertion_fts", What: fmt.Sprintf("row (%q, assertion %q) is derived from no stored snapshot (inserted behind the chain); a search would find it",
 		fts.str(0), fts.str(1))}
 }
 

@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"github.com/ewp-go/ewp/ledger"
+
 	"context"
 	"database/sql"
 	"fmt"
@@ -63,7 +65,7 @@ func readSchemaWhere(ctx context.Context, q querier, cond string) (map[string]sc
 // other checks would read the wrong thing); trigger differences come back
 // separately, to be reported after the content checks, so that a row
 // edited after its trigger was dropped is named as the edit.
-func (v *verifier) schema() (triggers, structural *Break, err error) {
+func (v *verifier) schema() (triggers, structural *ledger.Break, err error) {
 	want, err := expectedSchema()
 	if err != nil {
 		return nil, nil, ledgerErr("verify", err)
@@ -87,7 +89,7 @@ func (v *verifier) schema() (triggers, structural *Break, err error) {
 		if what == "" {
 			continue
 		}
-		brk := &Break{Table: "sqlite_master", What: what + "; the ledger's schema was changed outside ewp (restore the file from a copy that verifies)"}
+		brk := &ledger.Break{Table: "sqlite_master", What: what + "; the ledger's schema was changed outside ewp (restore the file from a copy that verifies)"}
 		if want[n].typ == "trigger" || got[n].typ == "trigger" {
 			if triggers == nil {
 				triggers = brk
@@ -120,7 +122,7 @@ var metaKeys = map[string]func(string) bool{
 }
 
 // meta checks ledger_meta: exactly the keys this build writes.
-func (v *verifier) meta() (*Break, error) {
+func (v *verifier) meta() (*ledger.Break, error) {
 	rows, err := v.tx.QueryContext(v.ctx, `SELECT key, value FROM ledger_meta ORDER BY key`)
 	if err != nil {
 		return nil, ledgerErr("verify: read ledger_meta", err)
@@ -134,7 +136,7 @@ func (v *verifier) meta() (*Break, error) {
 		}
 		ok, known := metaKeys[k]
 		if !known || !ok(val) {
-			return &Break{Table: "ledger_meta", What: fmt.Sprintf("row %q = %q is not one this build writes", k, val)}, nil
+			return &ledger.Break{Table: "ledger_meta", What: fmt.Sprintf("row %q = %q is not one this build writes", k, val)}, nil
 		}
 		v.applyMeta(k, val)
 		seen[k] = true
@@ -143,7 +145,7 @@ func (v *verifier) meta() (*Break, error) {
 		return nil, ledgerErr("verify: read ledger_meta", err)
 	}
 	if !seen["schema_version"] {
-		return &Break{Table: "ledger_meta", What: "schema_version is missing"}, nil
+		return &ledger.Break{Table: "ledger_meta", What: "schema_version is missing"}, nil
 	}
 	return nil, nil
 }

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // editCarefully runs edits the way a careful tamperer would: drop the
@@ -43,7 +44,7 @@ func editCarefully(t *testing.T, db *sql.DB, stmts ...string) {
 // holds what.
 func wantBreak(t *testing.T, path, table, what string) *ledger.Break {
 	t.Helper()
-	l, err := ledger.Open(path, ledger.Options{ReadOnly: true})
+	l, err := sqlite.Open(path, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestVerifyChecksEveryTable(t *testing.T) {
 // A ledger that is intact reports its head.
 func TestVerifyReportsHead(t *testing.T) {
 	path := tamperLedger(t)
-	l, err := ledger.Open(path, ledger.Options{ReadOnly: true})
+	l, err := sqlite.Open(path, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"github.com/ewp-go/ewp/ledger"
+
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -88,14 +90,10 @@ func (w *wtx) init() error {
 	return w.prepare()
 }
 
-// ErrBrokenChain is wrapped by the error of a write refused because the
-// ledger's chain is visibly broken at its tail.
-var ErrBrokenChain = errors.New("the ledger's hash chain is broken")
-
 // brokenChain refuses a write: extending a broken chain would bury the
 // break under new, validly linked events.
 func brokenChain(what string) error {
-	return fmt.Errorf("%w (%s); nothing was written: run `ewp-ingest verify --db PATH` to see what changed, and restore the file from a copy that verifies", ErrBrokenChain, what)
+	return fmt.Errorf("%w (%s); nothing was written: run `ewp-ingest verify --db PATH` to see what changed, and restore the file from a copy that verifies", ledger.ErrBrokenChain, what)
 }
 
 // tail loads the chain head and checks, before anything is appended, what
@@ -249,21 +247,10 @@ func (w *wtx) event(tbl string, rowSeq int64, payload []byte) {
 	w.head = hash
 }
 
-// Error is a ledger (storage) failure as opposed to a refusal of the input,
-// which is a *warrant.Error. Callers map the two to different exit codes
-// and MCP errors.
-type Error struct {
-	Op  string
-	Err error
-}
-
-func (e *Error) Error() string { return "ledger: " + e.Op + ": " + e.Err.Error() }
-func (e *Error) Unwrap() error { return e.Err }
-
 func ledgerErr(op string, err error) error {
-	var le *Error
+	var le *ledger.Error
 	if errors.As(err, &le) {
 		return err
 	}
-	return &Error{Op: op, Err: err}
+	return &ledger.Error{Op: op, Err: err}
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	ledger "github.com/ewp-go/ewp/ledger/sqlite"
+	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
 )
 
