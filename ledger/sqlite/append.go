@@ -86,22 +86,9 @@ func (w *wtx) latest(prop string) (*warrant.View, error) {
 	if n, over := oversized(body); over {
 		return nil, bodyLimit(prop, "", n, w.maxBody)
 	}
-	return decodeStored(body)
+	return ledger.DecodeStored(body)
 }
 
-// decodeStored reads a stored body back. A body the kernel refuses means
-// the file was edited or written by a broken build: a ledger error, not a
-// refusal of the caller's input.
-func decodeStored(body []byte) (*warrant.View, error) {
-	d := decoders.Get().(*warrant.Decoder)
-	v, err := d.DecodeView(body)
-	decoders.Put(d)
-	if err != nil {
-		return nil, ledgerErr("decode stored snapshot (run ewp-ingest verify)", err)
-	}
-	return v, nil
-}
-
-// decoders keeps warrant.Decoders for reuse: every MCP call decodes a
-// stored view, and a warm decoder allocates about half as much.
+// decoders keeps warrant.Decoders for Verify, which decodes every stored
+// body and reports the kernel's own refusal (reads use ledger.DecodeStored).
 var decoders = sync.Pool{New: func() any { return new(warrant.Decoder) }}

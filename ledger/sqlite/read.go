@@ -152,7 +152,7 @@ func (l *Ledger) readView(ctx context.Context, sum *[32]byte, query string, args
 		prop, _ := args[0].(string)
 		return nil, bodyLimit(prop, view, n, l.maxBody)
 	}
-	return decodeStored(body)
+	return ledger.DecodeStored(body)
 }
 
 // scanHashed scans a hashed read's row: the body, and canonical_sha256
