@@ -22,6 +22,7 @@ var (
 	primitiveEvent = chain.PrimitivePayload
 	chainHash      = chain.Hash
 	payloadDiff    = chain.PayloadDiff
+	checkLink      = chain.CheckLink
 )
 
 // mustJSON marshals values that cannot fail to marshal (the search index

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"github.com/ewp-go/ewp/ledger"
 
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/hex"
@@ -174,21 +173,6 @@ func (v *verifier) event(e *eventRow) *ledger.Break {
 		return v.primitiveRow(e, brk)
 	}
 	return brk("unknown table %q", e.tbl)
-}
-
-// checkLink checks one event against the one before it (want is the
-// sequence number it must have, head that event's hash); "" when intact.
-// Writers run it on the chain's tail before they append.
-func checkLink(seq, want int64, prev, head, hash []byte, payload string) string {
-	switch {
-	case seq != want:
-		return fmt.Sprintf("event %d is missing (events jump from %d to %d)", want, want-1, seq)
-	case !bytes.Equal(prev, head):
-		return fmt.Sprintf("prev_hash does not match the hash of event %d", seq-1)
-	case !bytes.Equal(hash, chainHash(prev, []byte(payload))):
-		return "hash is not sha256(prev_hash || payload): the event itself was edited"
-	}
-	return ""
 }
 
 type breaker func(format string, args ...any) *ledger.Break
