@@ -70,6 +70,14 @@ func Eval(r io.Reader, w io.Writer) error {
 				return werr
 			}
 		}
+		// A caller that sends one document and waits for its answer
+		// (PROTOCOL.md) gets it at once; a stream of documents is still
+		// answered in large writes.
+		if in.Buffered() == 0 {
+			if ferr := out.Flush(); ferr != nil {
+				return ferr
+			}
+		}
 		if err == io.EOF {
 			return out.Flush()
 		}

@@ -19,10 +19,12 @@ import (
 	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/mcp"
+	"github.com/ewp-go/ewp/release"
 	"github.com/ewp-go/ewp/store"
 )
 
 func main() {
+	release.AnswerVersion("ewp-mcp")
 	if os.Getenv("GOGC") == "" { // GOGC, when set, wins
 		debug.SetGCPercent(mcp.GCPercent)
 	}
