@@ -213,9 +213,16 @@ func (t *mcpTarget) call(ctx context.Context, name string, args map[string]any) 
 	req.Params.Name = name
 	req.Params.Arguments = args
 	res, err := t.cl.CallTool(ctx, req)
-	if err != nil {
+	var broken *transport.Error
+	switch {
+	case err != nil && (errors.As(err, &broken) || ctx.Err() != nil):
 		t.drop()
 		return Answer{}, t.transportError(ctx, "tools/call "+name, err)
+	case err != nil:
+		// A JSON-RPC error answer: the server refused the request itself
+		// (one whose arguments it cannot read, for instance). The
+		// connection is still in step.
+		return Answer{Refusal: &Refusal{Refused: true, Code: "JSON-RPC error", Error: err.Error()}}, nil
 	}
 	text := ""
 	for _, c := range res.Content {

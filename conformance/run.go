@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -64,6 +65,7 @@ func (r *Runner) RunCases(ctx context.Context, sources []string, cases []Case) *
 			run.Observations++
 		}
 	}
+	slices.SortStableFunc(order, func(a, b string) int { return sectionRank(a) - sectionRank(b) })
 	for _, s := range order {
 		run.Counts = append(run.Counts, *counts[s])
 	}
@@ -74,6 +76,15 @@ func (r *Runner) RunCases(ctx context.Context, sources []string, cases []Case) *
 		}
 	}
 	return run
+}
+
+// sectionRank orders the pack's sections as the reference's runner
+// prints them, any other section (the corpus) after them.
+func sectionRank(section string) int {
+	if i := slices.Index(sections, section); i >= 0 {
+		return i
+	}
+	return len(sections)
 }
 
 func hasDivergence(r Result) bool {

@@ -109,6 +109,13 @@ Flags:
                             Sign in with the token; it must differ from the ingest token
                             (an agent's credential never opens the console). Without a
                             decision log (--audit off) the console shows the evidence only.
+  --tool-names default|reference
+                            Serve the eight EWP tools under this server's names (default) or
+                            under the EWP reference's names and argument shapes
+                            (ewp_warrant_now, ewp_may_act, ewp_check_record {proposition_id,
+                            check}, …), for clients and prompts written for the reference.
+                            The guard and decision tools keep their names. See MCP_CONTRACT.md.
+  --version                 The protocol, policy and release lock this binary was built with.
   --help                    This text.
 
 Environment:
@@ -150,6 +157,7 @@ type config struct {
 	maxCalls    int
 	limits      warrant.Limits
 	audit       string // --audit: the decision log's path, "off", or "" for the default
+	toolNames   string // --tool-names: mcp.ToolNamesDefault or mcp.ToolNamesReference
 	// PostgreSQL only (--db postgres://…)
 	standby            string        // --standby: a streaming-replication standby's URL for reads
 	standbyMaxLag      int64         // --standby-max-lag: bytes of WAL behind past which reads go to the primary
@@ -194,6 +202,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.limits.MaxSubjects, "max-subjects", 0, "")
 	fs.IntVar(&c.limits.MaxStringBytes, "max-string-bytes", 0, "")
 	fs.StringVar(&c.audit, "audit", "", "")
+	fs.StringVar(&c.toolNames, "tool-names", mcp.ToolNamesDefault, "")
 	fs.StringVar(&c.standby, "standby", "", "")
 	fs.Int64Var(&c.standbyMaxLag, "standby-max-lag", 0, "")
 	fs.IntVar(&c.dbPool, "db-pool", 0, "")
@@ -209,6 +218,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	}
 	c.allowHosts = hosts
 	switch {
+	case c.toolNames != mcp.ToolNamesDefault && c.toolNames != mcp.ToolNamesReference:
+		return c, fmt.Errorf("--tool-names %q: want default (warrant_now, may_act, …) or reference (the EWP reference's ewp_warrant_now, ewp_may_act, …)", c.toolNames)
 	case c.timeout <= 0:
 		return c, fmt.Errorf("--request-timeout %v: want a positive duration such as 10s or 1m", c.timeout)
 	case c.maxCalls <= 0:

@@ -88,7 +88,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 	defer closer.Close()
 	opts := []mcp.Option{mcp.WithLogger(log), mcp.WithRequestTimeout(cfg.timeout),
 		mcp.WithMaxRequestBytes(cfg.maxRequest), mcp.WithLimits(cfg.limits),
-		mcp.WithMaxConcurrentCalls(cfg.maxCalls)}
+		mcp.WithMaxConcurrentCalls(cfg.maxCalls), mcp.WithToolNames(cfg.toolNames)}
 	guard, policyHash, err := guardOption(ctx, cfg, store, log)
 	if err != nil {
 		return err
