@@ -1,6 +1,9 @@
-// Package conformance proves the kernel against a pack laid out like the
-// reference's implementer pack (fixtures/, expected/, invalid/, goldens/)
-// and serves the JSON Lines differential interface `ewp-conformance eval`.
+// Package conformance judges an EWP implementation — this kernel, a
+// program speaking the eval JSON Lines protocol (PROTOCOL.md), or an MCP
+// server — against a pack laid out like the reference's implementer pack
+// (fixtures/, expected/, invalid/, goldens/) and a differential corpus,
+// naming each case's failure by class with field diffs (Runner), and it
+// serves the eval protocol itself (Eval).
 package conformance
 
 import (

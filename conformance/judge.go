@@ -291,7 +291,7 @@ func (r *Runner) judgeStore(ctx context.Context, c Case, inline map[string]any, 
 		res.Findings = append(res.Findings, Finding{Class: RetrievalLoss, Detail: "the read tool refused the snapshot just stored: " + got.Refusal.Code + ": " + got.Refusal.Error})
 		return
 	}
-	compareRetrieved(view, got.View, res)
+	compareRetrieved(view, got, res)
 	evaluatedAt, _ := inline["evaluated_at"].(string)
 	stored, broke := r.call(ctx, func(ctx context.Context) (Answer, error) {
 		return st.EvaluateStored(ctx, put.PropositionID, put.ViewID, evaluatedAt)
@@ -361,14 +361,17 @@ type freshener interface{ Fresh() bool }
 // (defaults filled, records in id order), so only content counts; a view
 // the decoder refuses is compared as written, member by member, so the
 // dropped or changed field is named either way.
-func compareRetrieved(put json.RawMessage, got map[string]any, res *Result) {
-	gotText, _ := json.Marshal(got)
+func compareRetrieved(put json.RawMessage, got Answer, res *Result) {
+	gotText := got.Raw
+	if gotText == nil {
+		gotText, _ = json.Marshal(got.View)
+	}
 	want, wok := storedForm(put)
 	have, hok := storedForm(gotText)
 	if !wok || !hok {
 		var w map[string]any
 		_ = json.Unmarshal(put, &w)
-		want, have = w, got
+		want, have = w, got.View
 	}
 	diffJSON("view", want, have, func(path string, w, g any) {
 		if _, extra := w.(absent); extra && !hok {

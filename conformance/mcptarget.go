@@ -238,7 +238,10 @@ func (t *mcpTarget) call(ctx context.Context, name string, args map[string]any) 
 		return Answer{Refusal: &Refusal{Refused: true, Code: r.Error, Error: r.Message}}, nil
 	}
 	body := []byte(text)
-	if res.StructuredContent != nil {
+	switch {
+	case len(res.RawStructuredContent) > 0:
+		body = res.RawStructuredContent
+	case res.StructuredContent != nil:
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			body = b
 		}
@@ -247,6 +250,7 @@ func (t *mcpTarget) call(ctx context.Context, name string, args map[string]any) 
 	if err != nil {
 		t.drop()
 	}
+	a.Raw = body
 	return a, err
 }
 
@@ -309,7 +313,9 @@ func (t *mcpTarget) Get(ctx context.Context, propositionID, viewID string) (Answ
 		return a, err
 	}
 	view, _ := a.View["view"].(map[string]any)
-	return Answer{View: view}, nil
+	var members map[string]json.RawMessage
+	_ = json.Unmarshal(a.Raw, &members)
+	return Answer{View: view, Raw: members["view"]}, nil
 }
 
 func (t *mcpTarget) EvaluateStored(ctx context.Context, propositionID, viewID, evaluatedAt string) (Answer, error) {

@@ -13,6 +13,9 @@ import (
 type Answer struct {
 	View    map[string]any
 	Refusal *Refusal
+	// Raw is View's JSON text as received, where a target keeps it
+	// (Store.Get), so that number literals are compared as written.
+	Raw json.RawMessage
 }
 
 // Broken is a target that did not answer as the protocol says: it exited,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ewp-go/ewp/conformance"
 	"github.com/ewp-go/ewp/internal/sharedtest"
+	"github.com/ewp-go/ewp/release"
 )
 
 func TestMain(m *testing.M) {
@@ -294,4 +295,22 @@ func readJUnit(t *testing.T, path string) junitDoc {
 		t.Fatalf("JUnit XML unreadable: %v\n%s", err, b)
 	}
 	return d
+}
+
+// Every command answers --version with the protocol, the policy and the
+// release lock it was built with.
+func TestEveryCommandAnswersVersion(t *testing.T) {
+	bin := binaries(t)
+	lock, err := release.Read("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"ewp-conformance", "ewp-mcp", "ewp-ingest"} {
+		out, err := exec.Command(filepath.Join(bin, name), "--version").CombinedOutput()
+		text := string(out)
+		if err != nil || !strings.HasPrefix(text, name+": protocol EWP-0.2.0, policy reference-v2\n") ||
+			!strings.Contains(text, "version "+lock.Version+", digest "+lock.Digest) || !strings.Contains(text, lock.Sets[release.GuardSet]) {
+			t.Errorf("%s --version: %v\n%s", name, err, text)
+		}
+	}
 }
