@@ -26,6 +26,8 @@ type Case struct {
 	// ViewID and Lineage are the corpus's separate expectations.
 	ViewID  *string
 	Lineage *int
+	// Grounding, when set, makes this a grounding case: Doc is unused.
+	Grounding *GroundingCase
 }
 
 // LoadPack reads the cases of a pack laid out like the reference's

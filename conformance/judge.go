@@ -119,6 +119,10 @@ func (r *Runner) call(ctx context.Context, f func(context.Context) (Answer, erro
 }
 
 func (r *Runner) judge(ctx context.Context, c Case, res *Result) {
+	if c.Grounding != nil {
+		r.judgeGrounding(ctx, c, res)
+		return
+	}
 	a, broke := r.call(ctx, func(ctx context.Context) (Answer, error) { return r.Target.Evaluate(ctx, c.Doc) })
 	if broke != nil {
 		res.Findings = append(res.Findings, *broke)

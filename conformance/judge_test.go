@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/ewp-go/ewp/internal/sharedtest"
 )
 
 // storeTarget is the kernel behind a store whose defects a test picks.
@@ -180,5 +183,29 @@ func TestSplitCommand(t *testing.T) {
 		if _, err := SplitCommand(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
+	}
+}
+
+// The grounding pack's 77 cases pass on the kernel; a case whose
+// expectation is changed fails as WARRANT_MISMATCH naming the field.
+func TestGroundingCases(t *testing.T) {
+	cases, err := GroundingCases(sharedtest.Path(t, "vre-pack", "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := (&Runner{Target: Kernel()}).RunCases(t.Context(), nil, cases)
+	if !run.Conformant || run.Classes[Pass] != 77 {
+		t.Fatalf("grounding pack on the kernel: %v", run.Classes)
+	}
+	c := cases[0]
+	changed := *c.Grounding
+	changed.Expect = map[string]any{"grounded": !c.Grounding.Expect["grounded"].(bool)}
+	c.Grounding = &changed
+	r := (&Runner{Target: Kernel()}).Judge(t.Context(), c)
+	if r.Class != WarrantMismatch || len(r.Findings) != 1 || r.Findings[0].Path != "grounding" || !strings.HasPrefix(r.Findings[0].Detail, "grounded: want") {
+		t.Fatalf("%+v", r)
+	}
+	if r := (&Runner{Target: NewEvalTarget([]string{"true"}, TargetOptions{})}).Judge(t.Context(), cases[0]); r.Class != Skipped {
+		t.Errorf("an eval target has no check_grounding: %+v", r)
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -35,6 +37,8 @@ type mcpTarget struct {
 	// fresh, for mcp-stdio with a {tmp} placeholder, starts over on an
 	// empty store.
 	fresh func() bool
+	// graph is the grounding pack graph the server holds, "" for none.
+	graph string
 }
 
 // toolNames are the server's names for the tools the runner uses; ""
@@ -48,8 +52,8 @@ type toolNames struct {
 // server starts, so a command such as "ewp-mcp --db {tmp}/ledger.db
 // --allow-ingest" gets a fresh store whenever two cases of the pack would
 // collide in one.
-func NewMCPStdioTarget(argv []string, _ TargetOptions) (Target, error) {
-	t := &mcpTarget{describe: "mcp-stdio:" + strings.Join(argv, " ")}
+func NewMCPStdioTarget(argv []string, opts TargetOptions) (Target, error) {
+	t := &mcpTarget{describe: "mcp-stdio:" + strings.Join(argv, " "), graph: opts.GroundingGraph}
 	var tmp string
 	usesTmp := strings.Contains(strings.Join(argv, " "), "{tmp}")
 	t.dial = func(ctx context.Context) (*client.Client, func(), error) {
@@ -107,7 +111,7 @@ func dialStdio(argv []string, stderr io.Writer) (*client.Client, func(), error) 
 // opts.IngestToken it sends the token as a bearer token, so the server's
 // write tools can be judged.
 func NewMCPHTTPTarget(url string, opts TargetOptions) (Target, error) {
-	t := &mcpTarget{describe: "mcp:" + url}
+	t := &mcpTarget{describe: "mcp:" + url, graph: opts.GroundingGraph}
 	t.dial = func(ctx context.Context) (*client.Client, func(), error) {
 		var o []transport.StreamableHTTPCOption
 		if opts.IngestToken != "" {
@@ -320,4 +324,33 @@ func (t *mcpTarget) Get(ctx context.Context, propositionID, viewID string) (Answ
 
 func (t *mcpTarget) EvaluateStored(ctx context.Context, propositionID, viewID, evaluatedAt string) (Answer, error) {
 	return t.call(ctx, t.names.warrant, map[string]any{"proposition_id": propositionID, "view_id": viewID, "evaluated_at": evaluatedAt})
+}
+
+// Ground asks check_grounding, when the server has it and holds the
+// case's graph.
+func (t *mcpTarget) Ground(ctx context.Context, c *GroundingCase) (Answer, error) {
+	if err := t.connect(ctx); err != nil {
+		return Answer{}, err
+	}
+	switch {
+	case t.names.grounding == "":
+		return Answer{}, &Broken{Class: Skipped, Detail: "the server has no check_grounding"}
+	case c.Named == "" || c.Named != t.graph:
+		return Answer{}, &Broken{Class: Skipped, Detail: fmt.Sprintf("the case runs on graph %s; the server holds %q (--grounding-graph)", graphName(c), t.graph)}
+	}
+	args := map[string]any{"concepts": c.Query}
+	if c.Query == nil {
+		args["concepts"] = []string{}
+	}
+	if c.MinDepth != nil {
+		args["min_depth"] = *c.MinDepth
+	}
+	return t.call(ctx, t.names.grounding, args)
+}
+
+func graphName(c *GroundingCase) string {
+	if c.Named == "" {
+		return "(inline)"
+	}
+	return strconv.Quote(c.Named)
 }

@@ -162,8 +162,11 @@ func (run *Run) failed() int {
 func (f Finding) describe() string {
 	var b strings.Builder
 	b.WriteString(string(f.Class))
-	if f.Path != "" {
+	switch {
+	case f.Expected != "" || f.Got != "":
 		fmt.Fprintf(&b, " %s: expected %s, got %s", f.Path, f.Expected, f.Got)
+	case f.Path != "":
+		b.WriteString(" " + f.Path)
 	}
 	if f.Detail != "" {
 		b.WriteString(" — ")

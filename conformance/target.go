@@ -116,6 +116,9 @@ type TargetOptions struct {
 	// IngestToken is sent to an mcp:URL target as a bearer token, so its
 	// write tools can be judged. Never printed.
 	IngestToken string
+	// GroundingGraph names the grounding pack graph an MCP target holds
+	// ("filesystem"): its grounding cases are asked, the others skipped.
+	GroundingGraph string
 }
 
 // SplitCommand splits a command line into words the way a POSIX shell

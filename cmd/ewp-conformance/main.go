@@ -49,6 +49,10 @@ Usage:
       --pack DIR        the pack (default ./fixtures/pack; "" for none)
       --corpus FILE     a differential corpus (.jsonl or .jsonl.gz)
       --corpus-limit N  only its first N cases (default all)
+      --grounding FILE  a grounding pack's cases.json (graphs beside it), asked of
+                        check_grounding: all of them of the kernel; of an MCP
+                        server, those on the graph it holds, named with
+                        --grounding-graph NAME (the others are SKIPPED)
       --timeout DUR     the most one call to the target may take (default 10s);
                         a target past it is stopped, reported TIMEOUT, and
                         started afresh for the next case
@@ -104,6 +108,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 type suiteFlags struct {
 	target, pack, corpus, junit string
+	grounding, groundingGraph   string
 	corpusLimit                 int
 	timeout                     time.Duration
 	asJSON                      bool
@@ -117,6 +122,8 @@ func parseSuite(args []string, stderr io.Writer) (suiteFlags, error) {
 	fs.StringVar(&f.target, "target", "kernel", "")
 	fs.StringVar(&f.pack, "pack", "fixtures/pack", "")
 	fs.StringVar(&f.corpus, "corpus", "", "")
+	fs.StringVar(&f.grounding, "grounding", "", "")
+	fs.StringVar(&f.groundingGraph, "grounding-graph", "", "")
 	fs.IntVar(&f.corpusLimit, "corpus-limit", 0, "")
 	fs.DurationVar(&f.timeout, "timeout", conformance.DefaultTimeout, "")
 	fs.BoolVar(&f.asJSON, "json", false, "")
@@ -131,8 +138,10 @@ func parseSuite(args []string, stderr io.Writer) (suiteFlags, error) {
 		return f, fmt.Errorf("--timeout %v: want a positive duration such as 10s", f.timeout)
 	case f.corpusLimit < 0:
 		return f, fmt.Errorf("--corpus-limit %d: want a positive number of cases (0 for all)", f.corpusLimit)
-	case f.pack == "" && f.corpus == "":
-		return f, errors.New("nothing to run: give --pack DIR, --corpus FILE or both")
+	case f.pack == "" && f.corpus == "" && f.grounding == "":
+		return f, errors.New("nothing to run: give --pack DIR, --corpus FILE or --grounding FILE")
+	case f.groundingGraph != "" && f.grounding == "":
+		return f, errors.New("--grounding-graph names the graph an MCP server holds for --grounding FILE; give --grounding too")
 	}
 	return f, nil
 }
@@ -153,7 +162,8 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "ewp-conformance:", err)
 		return 2
 	}
-	target, err := conformance.ParseTarget(f.target, conformance.TargetOptions{IngestToken: os.Getenv("EWP_INGEST_TOKEN")})
+	target, err := conformance.ParseTarget(f.target, conformance.TargetOptions{
+		IngestToken: os.Getenv("EWP_INGEST_TOKEN"), GroundingGraph: f.groundingGraph})
 	if err != nil {
 		fmt.Fprintln(stderr, "ewp-conformance:", err)
 		return 2
@@ -187,6 +197,13 @@ func loadCases(f suiteFlags) ([]conformance.Case, []string, error) {
 			return nil, nil, err
 		}
 		cases, sources = append(cases, cs...), append(sources, fmt.Sprintf("corpus %s (%d cases)", f.corpus, len(cs)))
+	}
+	if f.grounding != "" {
+		cs, err := conformance.GroundingCases(f.grounding)
+		if err != nil {
+			return nil, nil, err
+		}
+		cases, sources = append(cases, cs...), append(sources, "grounding "+f.grounding)
 	}
 	return cases, sources, nil
 }

@@ -314,3 +314,18 @@ func TestEveryCommandAnswersVersion(t *testing.T) {
 		}
 	}
 }
+
+// check_grounding of an MCP server holding the filesystem graph answers
+// that graph's cases of the grounding pack as the pack says; the cases on
+// other graphs are skipped, never failed.
+func TestMCPStdioGrounding(t *testing.T) {
+	bin := binaries(t)
+	graph := sharedtest.Path(t, "vre-pack", "filesystem.json")
+	serve := `sh -c "` + filepath.Join(bin, "ewp-ingest") + ` --db {tmp}/l.db '` + graph + `' >/dev/null 2>&1 && exec ` +
+		filepath.Join(bin, "ewp-mcp") + ` --db {tmp}/l.db --audit off"`
+	run := judged(t, 0, time.Minute, "--target", "mcp-stdio:"+serve, "--pack", "",
+		"--grounding", sharedtest.Path(t, "vre-pack", "cases.json"), "--grounding-graph", "filesystem")
+	if run.Classes[conformance.Pass] != 8 || run.Classes[conformance.Skipped] != 69 {
+		t.Fatalf("want the 8 filesystem cases PASS, 69 SKIPPED:\n%s", summary(run))
+	}
+}
