@@ -287,12 +287,11 @@ func (t *mcpTarget) Evaluate(ctx context.Context, doc []byte) (Answer, error) {
 }
 
 // Stores reports whether the server has the write and read tools and has
-// not refused this caller the ingest role.
+// not refused this caller the ingest role. It is asked right after a case
+// was evaluated, so the connection (and its tool names) is there; it
+// never connects itself, which would have no deadline.
 func (t *mcpTarget) Stores() bool {
-	if err := t.connect(context.Background()); err != nil {
-		return false
-	}
-	return !t.noWrite && t.names.put != "" && t.names.get != ""
+	return t.cl != nil && !t.noWrite && t.names.put != "" && t.names.get != ""
 }
 
 func (t *mcpTarget) Put(ctx context.Context, view json.RawMessage) (Stored, error) {

@@ -329,3 +329,40 @@ func TestMCPStdioGrounding(t *testing.T) {
 		t.Fatalf("want the 8 filesystem cases PASS, 69 SKIPPED:\n%s", summary(run))
 	}
 }
+
+// An implementation that answers one document twice is out of step: the
+// extra line is reported as a CRASH on a following case (the next, or the
+// one after if the runner read the extra line as the next answer), the
+// program is restarted, and the cases after that pass again.
+func TestEvalTargetAnswersTwice(t *testing.T) {
+	on := firstViewID(t)
+	doubled := casesWhere(t, func(wv map[string]any) bool { return wv["view_id"] == on })
+	t.Setenv(fakeEnv, "double")
+	t.Setenv(fakeOnEnv, on)
+	run := judged(t, 1, 20*time.Second, "--target", "eval:"+os.Args[0], "--pack", sharedPack(t), "--timeout", "2s")
+	var hits []int
+	for i, r := range run.Results {
+		if slices.Contains(doubled, r.Section+"/"+r.Case) {
+			hits = append(hits, i)
+		}
+	}
+	for _, h := range hits {
+		if run.Results[h].Class != conformance.Pass {
+			t.Errorf("%s, answered (twice) correctly: %s", run.Results[h].Case, run.Results[h].Class)
+		}
+		crashed := false
+		for i := h + 1; i <= h+2 && i < len(run.Results); i++ {
+			r := run.Results[i]
+			crashed = crashed || (r.Class == conformance.Crash && strings.Contains(r.Findings[0].Detail, "before this document was sent"))
+		}
+		if !crashed && h+1 < len(run.Results) {
+			t.Errorf("the extra line after %s was not reported as a CRASH", run.Results[h].Case)
+		}
+	}
+	for i, r := range run.Results {
+		near := slices.ContainsFunc(hits, func(h int) bool { return h < i && i <= h+2 })
+		if r.Failed() && !near {
+			t.Errorf("case %d %s: %s; only the two cases after a doubled answer may fail", i, r.Case, r.Class)
+		}
+	}
+}
