@@ -1,11 +1,14 @@
 package conformance
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ewp-go/ewp/internal/sharedtest"
 )
@@ -207,5 +210,31 @@ func TestGroundingCases(t *testing.T) {
 	}
 	if r := (&Runner{Target: NewEvalTarget([]string{"true"}, TargetOptions{})}).Judge(t.Context(), cases[0]); r.Class != Skipped {
 		t.Errorf("an eval target has no check_grounding: %+v", r)
+	}
+}
+
+// Eval answers each document as soon as it is read, before its input
+// ends, so a caller can send one document and wait for its answer
+// (PROTOCOL.md rule 2).
+func TestEvalAnswersBeforeInputEnds(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() { _ = Eval(inR, outW); outW.Close() }()
+	defer inW.Close()
+	answers := bufio.NewReader(outR)
+	for _, doc := range []string{`{"proposition_id":"P","evaluated_at":"2026-01-01"}`, `not json`} {
+		if _, err := io.WriteString(inW, doc+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		line := make(chan string, 1)
+		go func() { l, _ := answers.ReadString('\n'); line <- l }()
+		select {
+		case l := <-line:
+			if !strings.HasPrefix(l, "{") {
+				t.Fatalf("answer %q", l)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no answer to %s while the input stays open", doc)
+		}
 	}
 }

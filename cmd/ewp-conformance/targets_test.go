@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -364,5 +365,55 @@ func TestEvalTargetAnswersTwice(t *testing.T) {
 		if r.Failed() && !near {
 			t.Errorf("case %d %s: %s; only the two cases after a doubled answer may fail", i, r.Case, r.Class)
 		}
+	}
+}
+
+// An MCP server over Streamable HTTP is judged through mcp:URL, writing
+// with the ingest token from EWP_INGEST_TOKEN. One store serves the whole
+// run, so the cases that collide with an earlier case's records are
+// judged inline only, and say so.
+func TestMCPHTTPTarget(t *testing.T) {
+	bin := binaries(t)
+	db := filepath.Join(t.TempDir(), "l.db")
+	ingest := exec.Command(filepath.Join(bin, "ewp-ingest"), "--db", db, "-")
+	ingest.Stdin = strings.NewReader("[]")
+	if out, err := ingest.CombinedOutput(); err != nil {
+		t.Fatalf("ewp-ingest: %v\n%s", err, out)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	token := strings.Repeat("k", 40)
+	srv := exec.Command(filepath.Join(bin, "ewp-mcp"), "--db", db, "--http", addr, "--audit", "off")
+	srv.Env = append(os.Environ(), "EWP_INGEST_TOKEN="+token)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("ewp-mcp --http did not start listening")
+		}
+	}
+	t.Setenv("EWP_INGEST_TOKEN", token)
+	run := judged(t, 0, time.Minute, "--target", "mcp:http://"+addr+"/mcp", "--pack", sharedPack(t))
+	if run.Classes[conformance.Pass] != 112 || run.Classes[conformance.Skipped] != 1 {
+		t.Fatalf("want 112 PASS and the one non-JSON document SKIPPED:\n%s", summary(run))
+	}
+	stored := 0
+	for _, r := range run.Results {
+		if r.Section != conformance.Invalid && r.Class == conformance.Pass && !slices.ContainsFunc(r.Observations, func(o conformance.Finding) bool { return o.Class == conformance.Skipped }) {
+			stored++
+		}
+	}
+	if stored < 20 {
+		t.Errorf("only %d valid cases were judged through the store", stored)
 	}
 }
