@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -192,5 +191,3 @@ func (b *tailBuffer) Bytes() []byte {
 	defer b.mu.Unlock()
 	return bytes.Clone(b.buf)
 }
-
-func (b *tailBuffer) String() string { return fmt.Sprint(string(b.Bytes())) }

@@ -278,9 +278,9 @@ func (r *Runner) judgeStore(ctx context.Context, c Case, inline map[string]any, 
 	if !ok {
 		return
 	}
+	acks := map[string]string{"proposition_id": put.PropositionID, "view_id": put.ViewID}
 	for _, k := range []string{"proposition_id", "view_id"} {
-		ack := map[string]string{"proposition_id": put.PropositionID, "view_id": put.ViewID}[k]
-		if !equalJSON(field(inline, k), ack) {
+		if ack := acks[k]; !equalJSON(field(inline, k), ack) {
 			res.Findings = append(res.Findings, Finding{Class: IngestLoss, Path: k, Expected: show(field(inline, k)), Got: show(ack),
 				Detail: "the write tool acknowledged the view under another id than its evaluator gives it"})
 			return
