@@ -17,11 +17,13 @@ import (
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/ingest"
+	"github.com/ewp-go/ewp/release"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
 )
 
 func main() {
+	release.AnswerVersion("ewp-ingest")
 	ingest.LimitMemory()
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
