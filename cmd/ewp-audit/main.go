@@ -20,6 +20,7 @@ import (
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditstore"
+	"github.com/ewp-go/ewp/release"
 )
 
 // Exit codes (documented in usage).
@@ -34,6 +35,7 @@ const (
 )
 
 func main() {
+	release.AnswerVersion("ewp-audit")
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
