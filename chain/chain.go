@@ -7,6 +7,7 @@
 package chain
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -73,6 +74,22 @@ func Hash(prev, payload []byte) []byte {
 	h.Write(prev)
 	h.Write(payload)
 	return h.Sum(nil)
+}
+
+// CheckLink checks one event against the one before it (want is the
+// sequence number it must have, head that event's hash); "" when intact,
+// else what is wrong. Both stores' Verify run it on every event, and the
+// SQLite store's writers on the chain's tail before they append.
+func CheckLink(seq, want int64, prev, head, hash []byte, payload string) string {
+	switch {
+	case seq != want:
+		return fmt.Sprintf("event %d is missing (events jump from %d to %d)", want, want-1, seq)
+	case !bytes.Equal(prev, head):
+		return fmt.Sprintf("prev_hash does not match the hash of event %d", seq-1)
+	case !bytes.Equal(hash, Hash(prev, []byte(payload))):
+		return "hash is not sha256(prev_hash || payload): the event itself was edited"
+	}
+	return ""
 }
 
 func hexSum(b []byte) string {

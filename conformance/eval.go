@@ -1,6 +1,9 @@
-// Package conformance proves the kernel against a pack laid out like the
-// reference's implementer pack (fixtures/, expected/, invalid/, goldens/)
-// and serves the JSON Lines differential interface `ewp-conformance eval`.
+// Package conformance judges an EWP implementation — this kernel, a
+// program speaking the eval JSON Lines protocol (PROTOCOL.md), or an MCP
+// server — against a pack laid out like the reference's implementer pack
+// (fixtures/, expected/, invalid/, goldens/) and a differential corpus,
+// naming each case's failure by class with field diffs (Runner), and it
+// serves the eval protocol itself (Eval).
 package conformance
 
 import (
@@ -68,6 +71,14 @@ func Eval(r io.Reader, w io.Writer) error {
 		if len(line) > 0 {
 			if werr := writeAnswer(out, &dec, trimEOL(line)); werr != nil {
 				return werr
+			}
+		}
+		// A caller that sends one document and waits for its answer
+		// (PROTOCOL.md) gets it at once; a stream of documents is still
+		// answered in large writes.
+		if in.Buffered() == 0 {
+			if ferr := out.Flush(); ferr != nil {
+				return ferr
 			}
 		}
 		if err == io.EOF {

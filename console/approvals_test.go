@@ -126,7 +126,7 @@ func testInboxGroupsRetries(t *testing.T, st backend) {
 		t.Fatalf("reject-all: %d %s", code, hdr.Get("Location"))
 	}
 	aps, _ := e.log.ApprovalsFor(t.Context(), stale.ID)
-	if len(aps) != 1 || aps[0].Note != "stale; ask again" || aps[0].Approver != "Ada Operator" {
+	if len(aps) != 1 || aps[0].Note != "stale; ask again" || aps[0].Approver != "console/Ada Operator" {
 		t.Fatalf("stale decision answered %+v", aps)
 	}
 }

@@ -27,7 +27,7 @@ import (
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/grounding"
 	"github.com/ewp-go/ewp/internal/pgtest"
-	"github.com/ewp-go/ewp/ledger"
+	ledgersqlite "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -77,7 +77,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func openSQLite(t testing.TB, now func() time.Time) (store.Ledger, auditstore.Log) {
 	dir := t.TempDir()
-	l, err := ledger.Create(filepath.Join(dir, "ledger.db"), ledger.Options{Now: now})
+	l, err := ledgersqlite.Create(filepath.Join(dir, "ledger.db"), ledgersqlite.Options{Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/ewp-go/ewp/console/ledgersource"
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
-	"github.com/ewp-go/ewp/ledger"
+	ledgersqlite "github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -42,16 +42,16 @@ func perfSize(t *testing.T) int {
 }
 
 // perfLedger builds (or reopens) a ledger of n synthetic propositions.
-func perfLedger(t *testing.T, n int) *ledger.Ledger {
+func perfLedger(t *testing.T, n int) *ledgersqlite.Ledger {
 	dir := os.Getenv("EWP_CONSOLE_PERF_DIR")
 	if dir == "" {
 		dir = t.TempDir()
 	}
 	path := filepath.Join(dir, fmt.Sprintf("console-perf-%d.db", n))
-	if l, err := ledger.Open(path, ledger.Options{}); err == nil {
+	if l, err := ledgersqlite.Open(path, ledgersqlite.Options{}); err == nil {
 		return l
 	}
-	l, err := ledger.Create(path, ledger.Options{Now: func() time.Time { return clockAt.Add(-48 * time.Hour) }})
+	l, err := ledgersqlite.Create(path, ledgersqlite.Options{Now: func() time.Time { return clockAt.Add(-48 * time.Hour) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/ewp-go/ewp/ledger"
 )
 
-// Ledger is what the store needs from *ledger.Ledger.
+// Ledger is what the store needs of a ledger.Ledger.
 type Ledger interface {
 	CurrentPrimitives(ctx context.Context) ([]ledger.PrimitiveRow, error)
 	GraphVersion(ctx context.Context) (int64, error)

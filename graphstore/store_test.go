@@ -13,15 +13,16 @@ import (
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/grounding"
 	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 var t0 = time.Date(2026, 9, 21, 12, 0, 0, 0, time.UTC)
 
 func clock() time.Time { return t0 }
 
-func newLedger(t testing.TB) *ledger.Ledger {
+func newLedger(t testing.TB) *sqlite.Ledger {
 	t.Helper()
-	l, err := ledger.Create(filepath.Join(t.TempDir(), "ewp.db"), ledger.Options{})
+	l, err := sqlite.Create(filepath.Join(t.TempDir(), "ewp.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func newLedger(t testing.TB) *ledger.Ledger {
 // countingLedger counts full graph reads and catch-ups, to show the cache
 // works.
 type countingLedger struct {
-	*ledger.Ledger
+	*sqlite.Ledger
 	loads, catchUps atomic.Int32
 }
 

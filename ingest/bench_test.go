@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/ewp-go/ewp/internal/sharedtest"
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 )
 
@@ -50,7 +50,7 @@ func benchLoad(b *testing.B, data []byte, views, records int) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		l, err := ledger.Create(filepath.Join(b.TempDir(), "bench.db"), ledger.Options{})
+		l, err := sqlite.Create(filepath.Join(b.TempDir(), "bench.db"), sqlite.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ewp-go/ewp/internal/pgtest"
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/store"
 )
 
@@ -71,7 +71,7 @@ func newFactory(t testing.TB, k storeKind) *ledgerFactory {
 		t.Cleanup(func() { os.RemoveAll(d) })
 	}
 	tpl := filepath.Join(dir, "template.db")
-	l, err := ledger.Create(tpl, ledger.Options{})
+	l, err := sqlite.Create(tpl, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func (f *ledgerFactory) fresh(t testing.TB) (store.Ledger, func()) {
 		t.Fatal(err)
 	}
 	f.last = p
-	l, err := ledger.Open(p, ledger.Options{})
+	l, err := sqlite.Open(p, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 type GraphLoader func(ctx context.Context, l graphstore.Ledger, raw []byte) (string, error)
 
 // Ledger is what a Loader needs of a ledger: the SQLite one
-// (*ledger.Ledger) or the PostgreSQL one (ledger/postgres), both opened
+// (ledger/sqlite) or the PostgreSQL one (ledger/postgres), both opened
 // by store.Open, with the concept graph's methods GraphLoader needs.
 type Ledger interface {
 	PutStream(ctx context.Context, s ledger.Stream) (ledger.PutResult, error)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // memoryChildViews, when set, makes TestIngestPeakMemoryChild load that
@@ -69,7 +69,7 @@ func TestIngestPeakMemoryChild(t *testing.T) {
 		t.Skip("runs only as TestIngestPeakMemoryIndependentOfInputSize's child")
 	}
 	LimitMemory()
-	l, err := ledger.Create(filepath.Join(t.TempDir(), "m.db"), ledger.Options{})
+	l, err := sqlite.Create(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

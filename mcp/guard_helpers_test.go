@@ -12,19 +12,19 @@ import (
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/ingest"
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // guardLedger is a real ledger file with graph documents loaded through
 // ewp-ingest's code path (ingest.Loader with graphstore.LoadDocument).
 type guardLedger struct {
-	l     *ledger.Ledger
+	l     *sqlite.Ledger
 	store *graphstore.Store
 }
 
 func newGuardLedger(t testing.TB, docs ...[]byte) *guardLedger {
 	t.Helper()
-	l, err := ledger.Create(filepath.Join(t.TempDir(), "ewp.db"), ledger.Options{})
+	l, err := sqlite.Create(filepath.Join(t.TempDir(), "ewp.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

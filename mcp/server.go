@@ -43,6 +43,9 @@ type Server struct {
 	// slots caps the tool calls evaluated at once (WithMaxConcurrentCalls):
 	// a semaphore, one token per running evaluation.
 	slots chan struct{}
+	// toolNames is the name set the EWP tools are served under
+	// (WithToolNames).
+	toolNames string
 }
 
 // DefaultRequestTimeout is how long a tool call or resource read may run
@@ -153,20 +156,28 @@ func (s *Server) registerTools() {
 	if s.guard != nil {
 		tools = append(tools, s.checkGroundingTool(), s.gapTemplateTool(), s.learnGapTool())
 	}
-	tools = s.withDecisionTools(tools)
+	tools = s.referenceTools(s.withDecisionTools(tools))
 	s.tools = make(map[string]*toolSpec, len(tools))
 	for i := range tools {
 		t := &tools[i]
-		s.tools[t.tool.Name] = t
-		s.mcp.AddTool(t.tool, s.handler(t))
+		listed := t.tool
+		if t.listed != nil {
+			listed = *t.listed
+		}
+		s.tools[listed.Name] = t
+		s.mcp.AddTool(listed, s.handler(t))
 	}
 }
 
 // toolSpec is one tool: its MCP definition and its implementation.
 type toolSpec struct {
-	tool  mcp.Tool
-	write bool     // needs the ingest role, checked before the payload
-	names []string // accepted argument names (the input schema's properties)
+	tool mcp.Tool
+	// listed, when set, is how the tool is listed and called (another
+	// name and argument shape, WithToolNames); tool keeps its own name,
+	// which the decision log and the logs use.
+	listed *mcp.Tool
+	write  bool     // needs the ingest role, checked before the payload
+	names  []string // accepted argument names (the input schema's properties)
 	// pre runs on the raw arguments before unknown names are refused, for
 	// refusals more specific than "unknown argument".
 	pre func(context.Context, args) error

@@ -45,7 +45,13 @@ func (s *Server) memoryContext(ctx context.Context, a args) (any, error) {
 	if t == "" {
 		t = s.clock()
 	}
-	v, err := s.snapshot(ctx, pid, "")
+	// view_id is accepted only under the reference's names
+	// (reference_names.go); our own memory_context has no such argument.
+	vid, _, err := a.id("", "view_id")
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.snapshot(ctx, pid, vid)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,11 @@
 // Package store opens an EWP ledger by its --db value: a postgres:// or
 // postgresql:// URL selects the PostgreSQL ledger (package ledger/postgres),
-// anything else is an SQLite file (package ledger). Both stores keep the
-// same rules and the same hash chain; [Ledger] is the method set they
-// share, which is what ingest, the MCP server and the concept graph use.
+// anything else is an SQLite file (package ledger/sqlite). Both stores
+// keep the same rules and the same hash chain and implement
+// ledger.Ledger, which is what ingest, the MCP server and the concept
+// graph use. This is the one package that knows both stores (and the
+// decision log's PostgreSQL schema, which Create makes beside the
+// ledger's); the stores never import each other.
 package store
 
 import (
@@ -15,47 +18,15 @@ import (
 	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/postgres"
-	"github.com/ewp-go/ewp/snapshot"
-	"github.com/ewp-go/ewp/warrant"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 )
 
-// Ledger is what both stores offer.
-type Ledger interface {
-	Put(ctx context.Context, views []*warrant.View) (ledger.PutResult, error)
-	PutEach(ctx context.Context, n int, view func(i int) (*warrant.View, error)) (ledger.PutResult, error)
-	PutStream(ctx context.Context, s ledger.Stream) (ledger.PutResult, error)
-	AppendEvidence(ctx context.Context, propositionID string, e warrant.Evidence) (ledger.AppendResult, error)
-	AppendCheck(ctx context.Context, propositionID string, c warrant.Check) (ledger.AppendResult, error)
-	Append(ctx context.Context, propositionID string, r snapshot.Records) (ledger.AppendResult, error)
-
-	Latest(ctx context.Context, propositionID string) (*warrant.View, error)
-	Get(ctx context.Context, propositionID, viewID string) (*warrant.View, error)
-	LatestSnapshot(ctx context.Context, propositionID string) (*ledger.Snapshot, error)
-	GetSnapshot(ctx context.Context, propositionID, viewID string) (*ledger.Snapshot, error)
-	// LatestHashed is Latest with the snapshot's stored canonical_sha256
-	// (sha256 of warrant.Canonical(view)), read in the same query: the MCP
-	// server records it with each decision.
-	LatestHashed(ctx context.Context, propositionID string) (*warrant.View, [32]byte, error)
-	LatestViewID(ctx context.Context, propositionID string) (string, error)
-	History(ctx context.Context, propositionID string) ([]ledger.Snapshot, error)
-	List(ctx context.Context, query string, limit int) ([]ledger.PropositionSummary, error)
-
-	Head(ctx context.Context) (ledger.Head, error)
-	Verify(ctx context.Context) (ledger.VerifyReport, error)
-	VerifyHead(ctx context.Context, h ledger.Head) error
-
-	AppendPrimitives(ctx context.Context, validate func(current []ledger.PrimitiveRow) ([]ledger.PrimitiveRow, error)) error
-	CurrentPrimitives(ctx context.Context) ([]ledger.PrimitiveRow, error)
-	GraphVersion(ctx context.Context) (int64, error)
-	PrimitivesSince(ctx context.Context, seq int64) ([]ledger.PrimitiveRow, error)
-
-	Path() string
-	ReadOnly() bool
-	Close() error
-}
+// Ledger is what both stores offer: ledger.Ledger, named here too
+// because Open returns it.
+type Ledger = ledger.Ledger
 
 var (
-	_ Ledger = (*ledger.Ledger)(nil)
+	_ Ledger = (*sqlite.Ledger)(nil)
 	_ Ledger = (*postgres.Ledger)(nil)
 )
 
@@ -71,7 +42,7 @@ type Options struct {
 	Create bool
 	// Now stamps created_at; nil means time.Now.
 	Now func() time.Time
-	// MaxViewBytes bounds a snapshot's stored form (see ledger.Options).
+	// MaxViewBytes bounds a snapshot's stored form (see sqlite.Options).
 	MaxViewBytes int
 	// Postgres holds the PostgreSQL-only settings (pool size, statement
 	// timeout); ReadOnly and Now above override its fields.
@@ -103,11 +74,11 @@ func open(ctx context.Context, dsn string, opt Options) (Ledger, error) {
 		po.ReadOnly, po.Now, po.MaxViewBytes = opt.ReadOnly, opt.Now, opt.MaxViewBytes
 		return done(postgres.Open(ctx, dsn, po))
 	}
-	lo := ledger.Options{ReadOnly: opt.ReadOnly, Now: opt.Now, MaxViewBytes: opt.MaxViewBytes}
+	lo := sqlite.Options{ReadOnly: opt.ReadOnly, Now: opt.Now, MaxViewBytes: opt.MaxViewBytes}
 	if opt.Create {
-		return done(ledger.OpenOrCreate(dsn, lo))
+		return done(sqlite.OpenOrCreate(dsn, lo))
 	}
-	return done(ledger.Open(dsn, lo))
+	return done(sqlite.Open(dsn, lo))
 }
 
 // initIfMissing makes the ledger's and the decision log's schemas and the

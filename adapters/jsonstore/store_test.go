@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -139,7 +139,7 @@ func TestTamperedFileIsDetected(t *testing.T) {
 // answer: outcomes, refusals, appended view ids, stored bytes and List.
 func TestSameAnswersAsLedger(t *testing.T) {
 	ctx := context.Background()
-	l, err := ledger.Create(filepath.Join(tempDir(t), "l.db"), ledger.Options{})
+	l, err := sqlite.Create(filepath.Join(tempDir(t), "l.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

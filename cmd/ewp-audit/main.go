@@ -22,6 +22,7 @@ import (
 	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/internal/termtext"
+	"github.com/ewp-go/ewp/release"
 )
 
 // Exit codes (documented in usage).
@@ -36,6 +37,7 @@ const (
 )
 
 func main() {
+	release.AnswerVersion("ewp-audit")
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -187,7 +187,7 @@ to approve: the replicas' role (ewp_server) cannot store approvals.
 Every command takes --db LEDGER (the log is LEDGER.audit beside it, as
 ewp-mcp finds it, or in the same database for a postgres:// URL) or
 --audit PATH, and --json. 'ewp-audit COMMAND --help'
-explains each.
+explains each; 'ewp-audit --version' prints the protocol, policy and lock.
 
 EXAMPLES
   # Once: make your key; add the line it prints to the server's --operator-keys file.

@@ -18,11 +18,13 @@ import (
 	"github.com/ewp-go/ewp/ingest"
 	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/internal/termtext"
+	"github.com/ewp-go/ewp/release"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
 )
 
 func main() {
+	release.AnswerVersion("ewp-ingest")
 	ingest.LimitMemory()
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

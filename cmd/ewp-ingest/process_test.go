@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -64,7 +64,7 @@ func openRaw(t *testing.T, path string) *sql.DB {
 
 func verifyLedger(t *testing.T, path string) {
 	t.Helper()
-	l, err := ledger.Open(path, ledger.Options{ReadOnly: true})
+	l, err := sqlite.Open(path, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatalf("ledger does not open after the kill: %v", err)
 	}
@@ -180,7 +180,7 @@ func TestConcurrentProcessesAndReaders(t *testing.T) {
 			}
 		}
 	}
-	l, err := ledger.Open(db, ledger.Options{ReadOnly: true})
+	l, err := sqlite.Open(db, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestConcurrentProcessesAndReaders(t *testing.T) {
 // appendWhileLoading appends n evidence items to P-shared and returns n.
 func appendWhileLoading(t *testing.T, db string, n int) int {
 	t.Helper()
-	l, err := ledger.Open(db, ledger.Options{})
+	l, err := sqlite.Open(db, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,6 +137,13 @@ Flags:
                             Give it only to a server run as another OS user than the agent's:
                             whoever can read it can approve. (On stdio the server runs as the
                             agent's user, so there is no console there.)
+  --tool-names default|reference
+                            Serve the eight EWP tools under this server's names (default) or
+                            under the EWP reference's names and argument shapes
+                            (ewp_warrant_now, ewp_may_act, ewp_check_record {proposition_id,
+                            check}, …), for clients and prompts written for the reference.
+                            The guard and decision tools keep their names. See MCP_CONTRACT.md.
+  --version                 The protocol, policy and release lock this binary was built with.
   --help                    This text.
 
 Environment:
@@ -185,6 +192,7 @@ type config struct {
 	// operatorKeys is the operator public keys file; consoleKey the
 	// console's private key file ("" when none).
 	operatorKeys, consoleKey string
+	toolNames                string // --tool-names: mcp.ToolNamesDefault or mcp.ToolNamesReference
 	// PostgreSQL only (--db postgres://…)
 	standby            string        // --standby: a streaming-replication standby's URL for reads
 	standbyMaxLag      int64         // --standby-max-lag: bytes of WAL behind past which reads go to the primary
@@ -231,6 +239,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&c.audit, "audit", "", "")
 	fs.StringVar(&c.operatorKeys, "operator-keys", "", "")
 	fs.StringVar(&c.consoleKey, "console-key", "", "")
+	fs.StringVar(&c.toolNames, "tool-names", mcp.ToolNamesDefault, "")
 	fs.Func("redact-arguments", "", func(v string) error {
 		c.redact = []string{} // given, even empty: the operator's list replaces the default
 		for _, n := range strings.Split(v, ",") {
@@ -257,6 +266,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	}
 	c.allowHosts = hosts
 	switch {
+	case c.toolNames != mcp.ToolNamesDefault && c.toolNames != mcp.ToolNamesReference:
+		return c, fmt.Errorf("--tool-names %q: want default (warrant_now, may_act, …) or reference (the EWP reference's ewp_warrant_now, ewp_may_act, …)", c.toolNames)
 	case c.timeout <= 0:
 		return c, fmt.Errorf("--request-timeout %v: want a positive duration such as 10s or 1m", c.timeout)
 	case c.maxCalls <= 0:

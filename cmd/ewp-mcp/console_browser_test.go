@@ -20,7 +20,7 @@ import (
 
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -98,7 +98,7 @@ func historyLedger(t *testing.T) string {
 	now := time.Now().UTC().Truncate(time.Second)
 	clock := now.AddDate(0, 0, -60)
 	path := filepath.Join(t.TempDir(), "ewp.sqlite")
-	l, err := ledger.Create(path, ledger.Options{Now: func() time.Time { return clock }})
+	l, err := sqlite.Create(path, sqlite.Options{Now: func() time.Time { return clock }})
 	if err != nil {
 		t.Fatal(err)
 	}

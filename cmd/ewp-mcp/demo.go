@@ -10,7 +10,7 @@ import (
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -47,7 +47,7 @@ func fillDemo(ctx context.Context, path string) error {
 		}
 		views[i] = v
 	}
-	l, err := ledger.Create(path, ledger.Options{})
+	l, err := sqlite.Create(path, sqlite.Options{})
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/internal/pgtest"
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // TestMain lets a test run this package's main() as a real process (the
@@ -52,7 +52,7 @@ func process(t *testing.T, stdin string, args ...string) (int, string, string) {
 func graphLedger(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "ewp.sqlite")
-	l, err := ledger.Create(path, ledger.Options{})
+	l, err := sqlite.Create(path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -19,7 +19,7 @@ import (
 func seededLedger(t *testing.T) string {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "ewp.sqlite")
-	l, err := ledger.Create(db, ledger.Options{})
+	l, err := sqlite.Create(db, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func seededLedger(t *testing.T) string {
 // evidenceIDs are the evidence ids of P's latest snapshot in db.
 func evidenceIDs(t *testing.T, db string) []string {
 	t.Helper()
-	l, err := ledger.Open(db, ledger.Options{ReadOnly: true})
+	l, err := sqlite.Open(db, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

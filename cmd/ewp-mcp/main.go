@@ -20,10 +20,12 @@ import (
 	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/mcp"
+	"github.com/ewp-go/ewp/release"
 	"github.com/ewp-go/ewp/store"
 )
 
 func main() {
+	release.AnswerVersion("ewp-mcp")
 	if os.Getenv("GOGC") == "" { // GOGC, when set, wins
 		debug.SetGCPercent(mcp.GCPercent)
 	}
@@ -91,7 +93,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 	defer closer.Close()
 	opts := []mcp.Option{mcp.WithLogger(log), mcp.WithRequestTimeout(cfg.timeout),
 		mcp.WithMaxRequestBytes(cfg.maxRequest), mcp.WithLimits(cfg.limits),
-		mcp.WithMaxConcurrentCalls(cfg.maxCalls)}
+		mcp.WithMaxConcurrentCalls(cfg.maxCalls), mcp.WithToolNames(cfg.toolNames)}
 	guard, policyHash, err := guardOption(ctx, cfg, store, log)
 	if err != nil {
 		return err

@@ -3,7 +3,7 @@ package main
 import (
 	"io"
 
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/mcp/ledgerstore"
 	"github.com/ewp-go/ewp/store"
@@ -16,7 +16,7 @@ import (
 // opened read-only (so even a bug in the server cannot write), and a
 // missing file is refused ("ledger not found"), never created.
 func openStore(path string, writable bool) (mcp.Store, io.Closer, error) {
-	l, err := ledger.Open(path, ledger.Options{ReadOnly: !writable})
+	l, err := sqlite.Open(path, sqlite.Options{ReadOnly: !writable})
 	if err != nil {
 		return nil, nil, err
 	}

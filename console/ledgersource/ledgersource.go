@@ -12,11 +12,12 @@ import (
 
 	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
 )
 
-// Ledger is what the adapter reads: both stores (*ledger.Ledger and
+// Ledger is what the adapter reads: both stores (*sqlite.Ledger and
 // *postgres.Ledger) have it.
 type Ledger interface {
 	Latest(ctx context.Context, propositionID string) (*warrant.View, error)
@@ -36,7 +37,7 @@ var _ console.EvidenceSource = (*Source)(nil)
 
 // New adapts the SQLite ledger l. It cannot fail; the error is kept so
 // existing callers compile.
-func New(l *ledger.Ledger) (*Source, error) { return &Source{l: l}, nil }
+func New(l *sqlite.Ledger) (*Source, error) { return &Source{l: l}, nil }
 
 // ForStore adapts the ledger store.Open returned, whichever store it is.
 // A store.Ledger without SnapshotsSince (a test fake, say) is refused with

@@ -10,6 +10,7 @@ import (
 	"github.com/ewp-go/ewp/console/ledgersource"
 	"github.com/ewp-go/ewp/internal/pgtest"
 	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
@@ -20,7 +21,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // Since pages through the snapshots in storage order, and agrees with
 // History and Head, on the SQLite ledger through New.
 func TestSinceFollowsStorageOrder(t *testing.T) {
-	l, err := ledger.Create(filepath.Join(t.TempDir(), "l.db"), ledger.Options{})
+	l, err := sqlite.Create(filepath.Join(t.TempDir(), "l.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

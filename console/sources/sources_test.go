@@ -8,7 +8,7 @@ import (
 	"github.com/ewp-go/ewp/audit/memlog"
 	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/console/sources"
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 )
 
 // Without a ledger there is nothing to show: refused with the flag to set.
@@ -23,7 +23,7 @@ func TestForNeedsALedger(t *testing.T) {
 // (Both stores with their extras: the console's page tests, which wire
 // through For on SQLite and PostgreSQL.)
 func TestApplyWithAndWithoutLog(t *testing.T) {
-	l, err := ledger.Create(filepath.Join(t.TempDir(), "l.db"), ledger.Options{})
+	l, err := sqlite.Create(filepath.Join(t.TempDir(), "l.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

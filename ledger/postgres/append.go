@@ -49,7 +49,7 @@ func (l *Ledger) Append(ctx context.Context, propositionID string, r snapshot.Re
 		if body == nil {
 			return bodyLimit(propositionID, "", n, w.maxBody)
 		}
-		latest, err := decodeStored(body)
+		latest, err := ledger.DecodeStored(body)
 		if err != nil {
 			return err
 		}

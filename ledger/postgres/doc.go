@@ -5,7 +5,7 @@
 // snapshot), appends that read latest under the write lock, and the same
 // canonical event payloads and hash chain (package chain), so a ledger
 // copied between the stores event by event has the same chain head, and
-// Verify agrees on both. Its methods are those of *ledger.Ledger that
+// Verify agrees on both. It implements ledger.Ledger, the interface
 // ingest, the MCP server and the concept graph use, with the same result
 // and error types: a refusal of the input is a *warrant.Error, a storage
 // failure a *ledger.Error, a broken chain a *ledger.Break.

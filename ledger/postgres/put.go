@@ -17,7 +17,7 @@ import (
 )
 
 // Put stores views as one all-or-nothing batch, with the SQLite ledger's
-// rules (see ledger.Ledger.Put): an identical re-put is a no-op, a
+// rules (see ledger/sqlite's Ledger.Put): an identical re-put is a no-op, a
 // different snapshot under an existing (proposition_id, view_id) or a
 // record id reused with other content is refused with
 // CodeImmutableRecord, and then nothing of the batch is written.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
 
@@ -83,7 +82,7 @@ func (l *Ledger) readView(ctx context.Context, sum *[32]byte, prop, view, query 
 	if body == nil {
 		return nil, bodyLimit(prop, view, n, l.maxBody)
 	}
-	return decodeStored(body)
+	return ledger.DecodeStored(body)
 }
 
 // scanHashed scans a hashed read's row, canonical_sha256 into sum; apart
@@ -221,20 +220,6 @@ func (l *Ledger) VerifyHead(ctx context.Context, h ledger.Head) error {
 }
 
 func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
-
-// decodeStored reads a stored body back; a body the kernel refuses is a
-// ledger failure, not a refusal of the caller's input.
-func decodeStored(body []byte) (*warrant.View, error) {
-	d := decoders.Get().(*warrant.Decoder)
-	v, err := d.DecodeView(body)
-	decoders.Put(d)
-	if err != nil {
-		return nil, ledgerErr("decode stored snapshot (run ewp-ingest verify)", err)
-	}
-	return v, nil
-}
-
-var decoders = sync.Pool{New: func() any { return new(warrant.Decoder) }}
 
 func missingProposition(prop string) error {
 	return &warrant.Error{Code: warrant.CodeMissingView, Field: "proposition_id",

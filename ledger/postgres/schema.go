@@ -14,9 +14,10 @@ import (
 	"github.com/ewp-go/ewp/ledger"
 )
 
-// SchemaVersion is the layout this build reads and writes; the same number
-// as the SQLite ledger's, whose tables it mirrors.
-const SchemaVersion = ledger.SchemaVersion
+// SchemaVersion is the layout this build reads and writes. It mirrors the
+// SQLite ledger's tables (ledger/sqlite.SchemaVersion, also 1), but each
+// store numbers its own layout: a change to one need not touch the other.
+const SchemaVersion = 1
 
 // Ids and texts that came from a view are bytea, not text: a view may hold
 // a NUL or, in older stores, bytes that are not UTF-8, which PostgreSQL's
@@ -308,7 +309,8 @@ func isCode(err error, code string) bool {
 	return errors.As(err, &pe) && pe.Code == code
 }
 
-// ErrSchemaVersion is the SQLite ledger's, so callers test one error.
+// ErrSchemaVersion is package ledger's, so callers test one error for
+// either store.
 var ErrSchemaVersion = ledger.ErrSchemaVersion
 
 type queryRower interface {

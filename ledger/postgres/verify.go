@@ -113,13 +113,8 @@ func (v *verifier) event(e *eventRow) *ledger.Break {
 	brk := func(format string, args ...any) *ledger.Break {
 		return &ledger.Break{Seq: e.seq, Table: e.tbl, RowSeq: e.rowSeq, What: fmt.Sprintf(format, args...)}
 	}
-	switch {
-	case e.seq != v.rep.Events:
-		return brk("event %d is missing (events jump from %d to %d)", v.rep.Events, v.rep.Events-1, e.seq)
-	case !bytes.Equal(e.prev, v.head):
-		return brk("prev_hash does not match the hash of event %d", e.seq-1)
-	case !bytes.Equal(e.hash, chain.Hash(e.prev, []byte(e.payload))):
-		return brk("hash is not sha256(prev_hash || payload): the event itself was edited")
+	if b := chain.CheckLink(e.seq, v.rep.Events, e.prev, v.head, e.hash, e.payload); b != "" {
+		return brk("%s", b)
 	}
 	v.head = e.hash
 	switch e.tbl {

@@ -92,8 +92,9 @@ func (l *Ledger) write(ctx context.Context, fn func(w *wtx) error) error {
 	return ledgerErrOrNil("commit", tx.Commit(ctx))
 }
 
-// ErrBrokenChain is the SQLite ledger's: wrapped by the error of a write
-// refused because the chain is visibly broken at its tail.
+// ErrBrokenChain is package ledger's, as the SQLite store's is: wrapped
+// by the error of a write refused because the chain is visibly broken at
+// its tail.
 var ErrBrokenChain = ledger.ErrBrokenChain
 
 func brokenChain(what string) error {

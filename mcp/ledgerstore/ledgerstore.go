@@ -1,5 +1,5 @@
 // Package ledgerstore serves the evidence ledger to the MCP server: it
-// adapts a ledger — *ledger.Ledger (SQLite) or ledger/postgres's — to
+// adapts a ledger — ledger/sqlite's or ledger/postgres's — to
 // mcp.Store. It translates three things: "no such snapshot"
 // (warrant.CodeMissingView) into mcp.ErrNotFound, a stored snapshot the
 // kernel refuses into an internal failure (see damaged), and, when told

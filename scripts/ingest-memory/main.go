@@ -23,7 +23,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
 )
 
@@ -140,7 +140,7 @@ func streamRun(bin, work string) {
 // visible polls the ledger as a reader until prop has a snapshot.
 func visible(db, prop string, since time.Time) time.Duration {
 	for time.Since(since) < 10*time.Second {
-		if l, err := ledger.Open(db, ledger.Options{ReadOnly: true}); err == nil {
+		if l, err := sqlite.Open(db, sqlite.Options{ReadOnly: true}); err == nil {
 			_, err = l.Latest(context.Background(), prop)
 			l.Close()
 			if err == nil {

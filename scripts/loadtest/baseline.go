@@ -9,7 +9,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/mcp"
 )
 
@@ -33,7 +33,7 @@ type baselineAnswer struct{ parts [][]byte }
 // newBaselineAnswer asks the real server, in this process, for the
 // sample proposition's warrant.
 func newBaselineAnswer(db string) (*baselineAnswer, error) {
-	l, err := ledger.Open(db, ledger.Options{ReadOnly: true})
+	l, err := sqlite.Open(db, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}

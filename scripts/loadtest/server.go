@@ -19,7 +19,7 @@ import (
 	"time"
 
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
-	"github.com/ewp-go/ewp/ledger"
+	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/mcp/ledgerstore"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
@@ -41,7 +41,7 @@ func cachedLedger(dir string, props int) (string, error) {
 	}
 	fmt.Fprintf(os.Stderr, "building %s (once)...\n", path)
 	start := time.Now()
-	l, err := ledger.Create(tmp, ledger.Options{})
+	l, err := sqlite.Create(tmp, sqlite.Options{})
 	if err != nil {
 		return "", err
 	}
@@ -309,7 +309,7 @@ func startInProcess(db, logPath string) (*server, error) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(mcp.GCPercent)
 	}
-	l, err := ledger.Open(db, ledger.Options{ReadOnly: true})
+	l, err := sqlite.Open(db, sqlite.Options{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}
@@ -343,7 +343,7 @@ func startInProcess(db, logPath string) (*server, error) {
 }
 
 // ewpHandler is ewp-mcp's HTTP handler over l, logging nothing.
-func ewpHandler(l *ledger.Ledger, addr string, opts ...mcp.Option) (http.Handler, error) {
+func ewpHandler(l *sqlite.Ledger, addr string, opts ...mcp.Option) (http.Handler, error) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	opts = append([]mcp.Option{mcp.WithLogger(quiet)}, opts...)
 	return mcp.New(ledgerstore.New(l), opts...).HTTPHandler(mcp.HTTPConfig{Addr: addr})
