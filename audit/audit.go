@@ -64,7 +64,11 @@ type Decision struct {
 	PropositionID string `json:"proposition_id,omitempty"`
 	ViewID        string `json:"view_id,omitempty"`
 	ViewHash      string `json:"view_hash,omitempty"`
-	// The action as decoded; its arguments appear only by hash.
+	// The action as decoded. ArgumentsHash binds its arguments (what an
+	// approval covers); Arguments shows them to whoever answers: the
+	// arguments with the fields the operator named redacted, bounded in
+	// size (ArgumentsTruncated: a JSON string holding the start of their
+	// text). See package mcp, MaxRecordedArgumentsBytes.
 	ActionID   string   `json:"action_id,omitempty"`
 	ActionKind string   `json:"action_kind,omitempty"`
 	Risk       string   `json:"risk,omitempty"`
@@ -73,10 +77,12 @@ type Decision struct {
 	// Cardinality and MinDepth are action.cardinality and
 	// action.min_depth as sent (the edge-policy layer reads them); ""
 	// and nil when the caller did not say.
-	Cardinality   string `json:"cardinality,omitempty"`
-	MinDepth      *int   `json:"min_depth,omitempty"`
-	ToolName      string `json:"tool_name,omitempty"`
-	ArgumentsHash string `json:"arguments_hash,omitempty"` // sha256 hex of the canonical arguments JSON
+	Cardinality        string          `json:"cardinality,omitempty"`
+	MinDepth           *int            `json:"min_depth,omitempty"`
+	ToolName           string          `json:"tool_name,omitempty"`
+	ArgumentsHash      string          `json:"arguments_hash,omitempty"` // sha256 hex of the canonical arguments JSON
+	Arguments          json.RawMessage `json:"arguments,omitempty"`
+	ArgumentsTruncated bool            `json:"arguments_truncated,omitempty"`
 	// What it was judged under.
 	GraphVersion  int64    `json:"graph_version,omitempty"`
 	PolicyIDs     []string `json:"policy_ids,omitempty"`

@@ -1,11 +1,14 @@
 package console
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -13,23 +16,78 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
-// Cookie names. The session cookie is the operator's credential for the
-// console; the login cookie carries the sign-in form's CSRF token before
-// any session exists (so a foreign page cannot sign a browser in).
+// The session cookie is the operator's credential for the console; forms
+// carry their CSRF token in csrfField.
 const (
 	sessionCookie = "ewp_console"
-	loginCookie   = "ewp_console_login"
 	csrfField     = "csrf"
 )
 
 // Sign-in throttling: after maxFailures wrong tokens from one address
-// within failureWindow, that address is refused until the window ends.
+// within failureWindow, that address's wrong tokens are answered 429
+// until the window ends. A right token is never refused: any process on
+// the host shares the operator's loopback address, and could otherwise
+// lock the operator out by failing on purpose. Guessing is bounded by the
+// token's strength instead (OperatorTokenProblem).
 const (
 	maxFailures   = 5
 	failureWindow = time.Minute
 )
+
+// The sign-in form's CSRF token (before any session exists, so a foreign
+// page cannot sign a browser in) is minted by the server: its expiry and
+// a nonce, with their HMAC under a key drawn when the console starts. A
+// token the client chose does not verify; one from a page served more
+// than loginTokenTTL ago has expired.
+const loginTokenTTL = 10 * time.Minute
+
+// loginTokens mints and checks sign-in CSRF tokens.
+type loginTokens struct {
+	key []byte
+	now func() time.Time
+}
+
+func newLoginTokens(now func() time.Time) *loginTokens {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		panic("console: no randomness: " + err.Error()) // crypto/rand never fails on supported systems
+	}
+	return &loginTokens{key: key, now: now}
+}
+
+func (l *loginTokens) mac(body []byte) []byte {
+	m := hmac.New(sha256.New, l.key)
+	m.Write([]byte("ewp-console-login\x00"))
+	m.Write(body)
+	return m.Sum(nil)
+}
+
+// mint is a fresh token: base64url of expiry (8 bytes), nonce (16), HMAC.
+func (l *loginTokens) mint() string {
+	body := make([]byte, 24)
+	binary.BigEndian.PutUint64(body, uint64(l.now().Add(loginTokenTTL).Unix()))
+	if _, err := rand.Read(body[8:]); err != nil {
+		panic("console: no randomness: " + err.Error())
+	}
+	return base64.RawURLEncoding.EncodeToString(append(body, l.mac(body)...))
+}
+
+// valid reports whether tok is a token this console minted that has not
+// expired.
+func (l *loginTokens) valid(tok string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil || len(b) != 24+sha256.Size {
+		return false
+	}
+	body, sum := b[:24], b[24:]
+	if !hmac.Equal(sum, l.mac(body)) {
+		return false
+	}
+	return l.now().Unix() <= int64(binary.BigEndian.Uint64(body))
+}
 
 // session is one signed-in operator. The CSRF token is bound to it: a form
 // posted with another session's token, or none, is refused.
@@ -83,6 +141,34 @@ func (s *sessions) end(id string) {
 	delete(s.m, id)
 }
 
+// MinOperatorTokenBits is the least strength OperatorTokenProblem takes,
+// estimated as length × log2(distinct characters): an upper bound on a
+// token's entropy, which refuses a short or repetitive token (a word, a
+// name, "aaaa…") though it cannot prove one random. Since a right token
+// is never throttled, this is what bounds guessing: at a million guesses a
+// second, 2^96 takes longer than the universe has existed.
+const MinOperatorTokenBits = 96
+
+// OperatorTokenProblem says why token is too weak to be the operator
+// token, or "" when it is strong enough. New refuses a weak one.
+func OperatorTokenProblem(token string) string {
+	distinct := map[rune]bool{}
+	for _, r := range token {
+		distinct[r] = true
+	}
+	n := utf8.RuneCountInString(token)
+	bits := 0.0
+	if len(distinct) > 1 {
+		bits = float64(n) * math.Log2(float64(len(distinct)))
+	}
+	if bits >= MinOperatorTokenBits {
+		return ""
+	}
+	return fmt.Sprintf("the operator token is too weak to guard the console: %d characters, %d different, about %.0f bits "+
+		"(length × log2 of the different characters); it needs at least %d, since a right token is never locked out "+
+		"and only its strength bounds guessing: make one with `openssl rand -hex 32`", n, len(distinct), bits, MinOperatorTokenBits)
+}
+
 // randomToken is 32 bytes from the system's CSPRNG, URL-safe.
 func randomToken() string {
 	b := make([]byte, 32)
@@ -111,7 +197,7 @@ type failures struct {
 	since time.Time
 }
 
-// blocked reports whether addr has used up its attempts.
+// blocked reports whether addr has used up its wrong attempts.
 func (t *throttle) blocked(addr string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -130,7 +216,9 @@ func (t *throttle) blocked(addr string) bool {
 // expired entries are swept.
 const maxTracked = 10_000
 
-func (t *throttle) fail(addr string) {
+// fail counts a wrong token from addr and reports whether that attempt
+// used up its last one (the moment to tell the operator).
+func (t *throttle) fail(addr string) (limitReached bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.m) >= maxTracked {
@@ -146,6 +234,7 @@ func (t *throttle) fail(addr string) {
 		t.m[addr] = f
 	}
 	f.n++
+	return f.n == maxFailures
 }
 
 func remoteHost(r *http.Request) string {
@@ -226,13 +315,12 @@ func (c *Console) sessionOf(r *http.Request) *session {
 
 // loginPage serves the sign-in form with a fresh pre-session CSRF token.
 func (c *Console) loginPage(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	tok := randomToken()
-	http.SetCookie(w, c.cookie(loginCookie, tok, 600))
-	c.render(w, r, status, "login", &page{Title: "Sign in", CSRF: tok, Message: msg})
+	c.render(w, r, status, "login", &page{Title: "Sign in", CSRF: c.logins.mint(), Message: msg})
 }
 
-// login checks the sign-in form: the pre-session CSRF token, the throttle,
-// then the operator token.
+// login checks the sign-in form: the pre-session CSRF token, the name,
+// then the operator token; a wrong token is counted, and past the limit
+// answered 429. A right one always signs in (see maxFailures).
 func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		if c.sessionOf(r) != nil {
@@ -242,13 +330,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.loginPage(w, r, http.StatusOK, "")
 		return
 	}
-	addr := remoteHost(r)
-	if c.throttle.blocked(addr) {
-		c.loginPage(w, r, http.StatusTooManyRequests, "Too many wrong tokens from your address: wait a minute and try again.")
-		return
-	}
-	ck, err := r.Cookie(loginCookie)
-	if err != nil || !equalSecret(ck.Value, r.PostFormValue(csrfField)) || r.PostFormValue(csrfField) == "" {
+	if !c.logins.valid(r.PostFormValue(csrfField)) {
 		c.loginPage(w, r, http.StatusForbidden, "The form expired or did not come from this console (CSRF token missing or wrong): sign in again from this page.")
 		return
 	}
@@ -258,14 +340,29 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !equalSecret(r.PostFormValue("token"), c.cfg.OperatorToken) {
-		c.throttle.fail(addr)
-		c.loginPage(w, r, http.StatusUnauthorized, "Wrong operator token. Use the operator token (EWP_OPERATOR_TOKEN), not the agent's ingest token.")
+		c.wrongToken(w, r)
 		return
 	}
 	s := c.sessions.create(name)
-	http.SetCookie(w, c.cookie(loginCookie, "", -1))
 	http.SetCookie(w, c.cookie(sessionCookie, s.id, int(c.cfg.SessionTTL/time.Second)))
 	http.Redirect(w, r, BasePath, http.StatusSeeOther)
+}
+
+// wrongToken answers a wrong operator token: 401, or 429 once its address
+// has failed maxFailures times within failureWindow; reaching the limit is
+// logged, so the operator learns someone is guessing.
+func (c *Console) wrongToken(w http.ResponseWriter, r *http.Request) {
+	addr := remoteHost(r)
+	over := c.throttle.blocked(addr) // the limit was reached before this one
+	if c.throttle.fail(addr) {
+		c.cfg.Logger.Warn("console: wrong operator tokens keep arriving; a right token still signs in",
+			"from", addr, "wrong", maxFailures, "within", failureWindow)
+	}
+	if over {
+		c.loginPage(w, r, http.StatusTooManyRequests, "Too many wrong tokens from your address: wait a minute and try again.")
+		return
+	}
+	c.loginPage(w, r, http.StatusUnauthorized, "Wrong operator token. Use the operator token (EWP_OPERATOR_TOKEN), not the agent's ingest token.")
 }
 
 func (c *Console) logout(w http.ResponseWriter, r *http.Request, s *session) {

@@ -66,6 +66,10 @@ func TestWrongTokenRefused(t *testing.T) {
 	}
 }
 
+// TestSignInThrottled: wrong tokens past the limit are answered 429, but
+// the right token still signs in from the same address: a local process
+// (the agent, on a loopback bind) failing on purpose cannot lock the
+// operator out.
 func TestSignInThrottled(t *testing.T) {
 	e := newEnv(t)
 	c := e.client()
@@ -74,9 +78,64 @@ func TestSignInThrottled(t *testing.T) {
 			t.Fatalf("attempt %d: %d, want 401", i+1, code)
 		}
 	}
-	// Even the right token is refused while the address is throttled.
-	if code, _ := c.signIn("Ada", testToken); code != http.StatusTooManyRequests {
-		t.Fatalf("sixth attempt: %d, want 429", code)
+	for i := 0; i < 20; i++ {
+		if code, _ := c.signIn("Mallory", "guess"); code != http.StatusTooManyRequests {
+			t.Fatalf("wrong attempt %d past the limit: %d, want 429", 6+i, code)
+		}
+	}
+	op := e.client() // the operator's browser, from the same loopback address
+	if code, _ := op.signIn("Ada", testToken); code != http.StatusSeeOther {
+		t.Fatalf("the right token while the address is throttled: %d, want 303 (signed in)", code)
+	}
+	if code, _ := op.get("/console/"); code != http.StatusOK {
+		t.Fatalf("signed in, the overview answered %d", code)
+	}
+}
+
+// TestLoginCSRFIsMintedByTheServer: the sign-in form's CSRF token must be
+// one the console minted (any value sent with a matching cookie of the
+// client's choosing once passed), and expires.
+func TestLoginCSRFIsMintedByTheServer(t *testing.T) {
+	var later atomic.Int64 // the clock's advance, read by the server's goroutines
+	e := newEnv(t, func(c *console.Config) { c.Now = func() time.Time { return clockAt.Add(time.Duration(later.Load())) } })
+	c := e.client()
+	chosen := url.Values{"csrf": {"client-chosen"}, "operator": {"Ada"}, "token": {testToken}}
+	code, _, _ := c.do("POST", "/console/login", chosen, map[string]string{"Cookie": "ewp_console_login=client-chosen"})
+	if code != http.StatusForbidden {
+		t.Fatalf("a client-chosen CSRF token: %d, want 403", code)
+	}
+	_, page := c.get("/console/login")
+	tok := csrfOf(t, page)
+	forged := []byte(tok)
+	forged[len(forged)-2] ^= 1
+	for _, bad := range []string{string(forged), tok + "x", tok[:len(tok)-4]} {
+		if code, _, _ := c.do("POST", "/console/login", url.Values{"csrf": {bad}, "operator": {"Ada"}, "token": {testToken}}, nil); code != http.StatusForbidden {
+			t.Errorf("altered token %q: %d, want 403", bad, code)
+		}
+	}
+	later.Store(int64(11 * time.Minute))
+	if code, _, _ := c.do("POST", "/console/login", url.Values{"csrf": {tok}, "operator": {"Ada"}, "token": {testToken}}, nil); code != http.StatusForbidden {
+		t.Errorf("a token from a page served 11 minutes ago: %d, want 403", code)
+	}
+	_, page = c.get("/console/login")
+	if code, _, _ := c.do("POST", "/console/login", url.Values{"csrf": {csrfOf(t, page)}, "operator": {"Ada"}, "token": {testToken}}, nil); code != http.StatusSeeOther {
+		t.Errorf("a fresh minted token: %d, want 303", code)
+	}
+}
+
+func TestNewRefusesWeakOperatorToken(t *testing.T) {
+	for _, weak := range []string{"short", "operator-secret-for-tests", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"} {
+		if _, err := console.New(console.Config{OperatorToken: weak, Addr: "127.0.0.1:1"}); err == nil || !strings.Contains(err.Error(), "too weak") {
+			t.Errorf("New with %q: %v", weak, err)
+		}
+		if console.OperatorTokenProblem(weak) == "" {
+			t.Errorf("%q passes", weak)
+		}
+	}
+	for _, strong := range []string{testToken, "4f9c2a61b07e83d5c1a9e6f20b4d7381", "0123456789abcdef-operator"} {
+		if p := console.OperatorTokenProblem(strong); p != "" {
+			t.Errorf("%q refused: %s", strong, p)
+		}
 	}
 }
 
@@ -161,12 +220,12 @@ func TestSessionExpiresAndThrottleWindowEnds(t *testing.T) {
 	for range 5 {
 		m.signIn("Mallory", "guess")
 	}
-	if code, _ := m.signIn("Ada", testToken); code != http.StatusTooManyRequests {
+	if code, _ := m.signIn("Mallory", "guess"); code != http.StatusTooManyRequests {
 		t.Fatalf("throttled: %d, want 429", code)
 	}
 	now.Add(int64(61 * time.Second))
-	if code, _ := m.signIn("Ada", testToken); code != http.StatusSeeOther {
-		t.Fatalf("after the window: %d, want a sign-in", code)
+	if code, _ := m.signIn("Mallory", "guess"); code != http.StatusUnauthorized {
+		t.Fatalf("a wrong token after the window: %d, want 401 (the throttle forgot the address)", code)
 	}
 }
 

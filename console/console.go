@@ -94,6 +94,7 @@ type Console struct {
 	hosts    map[string]bool
 	sessions *sessions
 	throttle *throttle
+	logins   *loginTokens
 	pages    map[string]*template.Template
 	static   http.Handler
 	summary  *summary
@@ -110,6 +111,9 @@ type Console struct {
 func New(cfg Config) (*Console, error) {
 	if cfg.OperatorToken == "" {
 		return nil, ErrNoOperatorToken
+	}
+	if problem := OperatorTokenProblem(cfg.OperatorToken); problem != "" {
+		return nil, errors.New("console: " + problem)
 	}
 	if cfg.Evidence == nil {
 		return nil, errors.New("console: Config.Evidence is required (the evidence store to show)")
@@ -128,6 +132,7 @@ func New(cfg Config) (*Console, error) {
 		cfg: cfg, hosts: hosts, pages: pages,
 		sessions: &sessions{m: map[string]*session{}, ttl: cfg.SessionTTL, now: cfg.Now},
 		throttle: &throttle{m: map[string]*failures{}, now: cfg.Now},
+		logins:   newLoginTokens(cfg.Now),
 		static:   http.StripPrefix(BasePath+"static/", http.FileServerFS(static)),
 		summary:  newSummary(cfg.Evidence, cfg.Now),
 		tail:     newDecisionTail(cfg.Log),

@@ -32,7 +32,7 @@ import (
 	"github.com/ewp-go/ewp/warrant"
 )
 
-const testToken = "operator-secret-for-tests"
+const testToken = "op-5f1c9a7e3b2d8046-test-token"
 
 // clockAt is the fixed server clock of the tests: after the quickstart's
 // evidence (November 2026).
@@ -215,6 +215,7 @@ func (e *env) seedDecisions() {
 			Tool: audit.ToolMayAct, Caller: audit.Caller{ClientName: "claude-code", Transport: "http", Role: "evaluate", Credential: "agent"},
 			PropositionID: "P-api-cert-valid", ViewID: "example-cert-1", ActionKind: "delete", ToolName: "fs_delete",
 			Concepts: []string{"delete", "file"}, ArgumentsHash: strings.Repeat("0f", 32), Outcome: outcome,
+			Arguments: json.RawMessage(`{"path":"protected/other.txt","why":"\u003cscript\u003ealert(1)\u003c/script\u003e \u202etxt.exe"}`),
 			PolicyIDs: []string{"protected_file"}, Risk: "high", Reversible: new(false), ViewHash: strings.Repeat("5e", 32),
 			GraphVersion: 10, PolicySetHash: strings.Repeat("c1", 32),
 			Layers: []audit.Layer{{Layer: "warrant", Decision: "MAY_ACT", Reasons: []string{"ACCEPTED"}},

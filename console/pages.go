@@ -2,6 +2,8 @@ package console
 
 import (
 	"context"
+	"errors"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -117,7 +119,7 @@ const maxSearch = 500
 
 func (c *Console) propositions(w http.ResponseWriter, r *http.Request, s *session) {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	d := propositionsData{Query: q, State: r.URL.Query().Get("state"), Filters: stateFilters, Page: atoiMin(r.URL.Query().Get("page"), 1)}
+	d := propositionsData{Query: q, State: r.URL.Query().Get("state"), Filters: stateFilters, Page: pageNumber(r.URL.Query().Get("page"))}
 	if !validState(d.State) {
 		d.State = ""
 	}
@@ -172,10 +174,21 @@ func (c *Console) keepState(ids []string, key string) []string {
 	return out
 }
 
-func atoiMin(s string, lo int) int {
+// maxPage bounds a ?page= number so that its offset, (page-1)*pageSize,
+// and the next page's number fit an int even on 32-bit platforms: a page
+// past the end is an empty page, never an overflow into a negative slice
+// bound.
+const maxPage = math.MaxInt32 / pageSize
+
+// pageNumber is a ?page= value as a page number from 1 to maxPage; what
+// is not a number, or below 1, is page 1.
+func pageNumber(s string) int {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < lo {
-		return lo
+	switch {
+	case err != nil && errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-"):
+		return maxPage
+	case err != nil || n < 1:
+		return 1
 	}
-	return n
+	return min(n, maxPage)
 }

@@ -319,3 +319,45 @@ func testApprovalTrailShowsPresentedCalls(t *testing.T, st backend) {
 		t.Fatalf("the approval trail does not list the call that presented the approval")
 	}
 }
+
+// TestPageNumbersNeverPanic: any ?page= value is a page, the ones past the
+// end empty: (page-1)*pageSize once overflowed into a negative slice
+// bound and the handler panicked.
+func TestPageNumbersNeverPanic(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	c.mustSignIn()
+	for _, page := range []string{"9223372036854775807", "9223372036854775808", "184467440737095516", "-9223372036854775808", "42949673", "0", "x"} {
+		for _, path := range []string{"/console/propositions?page=", "/console/propositions?q=certificate&page=", "/console/propositions?state=stale&page="} {
+			code, body := c.get(path + url.QueryEscape(page))
+			if code != http.StatusOK || !strings.Contains(body, "Propositions") {
+				t.Errorf("GET %s%s: %d\n%s", path, page, code, body)
+			}
+		}
+	}
+}
+
+// TestApprovalScreensShowArguments: the inbox card and the decision page
+// show the action's arguments, not only their hash, escaped: markup as
+// text, a bidi override made visible.
+func TestApprovalScreensShowArguments(t *testing.T) { eachStore(t, testApprovalScreensShowArguments) }
+
+func testApprovalScreensShowArguments(t *testing.T, st backend) {
+	e := newEnvOn(t, st)
+	c := e.client()
+	c.mustSignIn()
+	for _, path := range []string{"/console/inbox", "/console/decision?id=" + e.pending.ID} {
+		code, body := c.get(path)
+		if code != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, code)
+		}
+		for _, want := range []string{"Arguments", `&#34;path&#34;: &#34;protected/other.txt&#34;`, `&lt;script&gt;alert(1)&lt;/script&gt;`, `\u202etxt.exe`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("GET %s lacks %q", path, want)
+			}
+		}
+		if strings.Contains(body, "<script>alert") || strings.Contains(body, "\u202e") {
+			t.Errorf("GET %s shows the arguments unescaped", path)
+		}
+	}
+}

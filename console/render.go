@@ -9,6 +9,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/ewp-go/ewp/audit"
 )
 
 // page is what every template gets: the layout's fields and the page's own
@@ -83,6 +85,17 @@ var funcs = template.FuncMap{
 			return "not said"
 		}
 		return map[bool]string{true: "yes", false: "no"}[*b]
+	},
+	"arguments": func(d any) string { // what the operator approves, not only its hash
+		switch x := d.(type) {
+		case *audit.Decision:
+			return x.ArgumentsText()
+		case audit.Decision:
+			return x.ArgumentsText()
+		case inboxRow:
+			return x.ArgumentsText()
+		}
+		return ""
 	},
 	"safeSVG":  func(s string) template.HTML { return template.HTML(s) }, //nolint:gosec // built by svg.go, every text escaped
 	"isoLocal": func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04") },

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -150,13 +151,13 @@ func (r *Report) WriteRefusals(w io.Writer, told bool) {
 		}
 		for i, x := range f.Refused {
 			if i == maxRefusalsShown {
-				fmt.Fprintf(w, "%s: ... and %d more refused views\n", f.Name, len(f.Refused)-i+f.RefusedOmitted)
+				fmt.Fprintf(w, "%s: ... and %d more refused views\n", esc(f.Name), len(f.Refused)-i+f.RefusedOmitted)
 				break
 			}
-			fmt.Fprintln(w, x.String())
+			fmt.Fprintln(w, esc(x.String()))
 		}
 		if f.RefusedOmitted > 0 && len(f.Refused) <= maxRefusalsShown {
-			fmt.Fprintf(w, "%s: ... and %d more refused views\n", f.Name, f.RefusedOmitted)
+			fmt.Fprintf(w, "%s: ... and %d more refused views\n", esc(f.Name), f.RefusedOmitted)
 		}
 	}
 }
@@ -164,7 +165,7 @@ func (r *Report) WriteRefusals(w io.Writer, told bool) {
 // WriteText prints the per-file lines, the summary and the warrants.
 func (r *Report) WriteText(w io.Writer) {
 	for _, f := range r.Files {
-		fmt.Fprintf(w, "%s: %s\n", f.Name, fileLine(f))
+		fmt.Fprintf(w, "%s: %s\n", esc(f.Name), esc(fileLine(f)))
 	}
 	over := ""
 	if r.PropositionsCapped {
@@ -176,7 +177,7 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintln(w, "chain head 0: the ledger is empty")
 	} else if r.Head != nil {
 		fmt.Fprintf(w, "chain head %s\n  keep it to prove later that nothing was removed: ewp-ingest verify --db %s --head %s\n",
-			r.Head, shellQuote(r.DB), r.Head)
+			r.Head, esc(shellQuote(r.DB)), r.Head)
 	}
 	if len(r.Warrants) == 0 {
 		return
@@ -184,11 +185,11 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "warrant at %s (latest snapshot of each proposition):\n", r.EvaluatedAt)
 	for _, p := range r.Warrants {
 		if p.Error != "" {
-			fmt.Fprintf(w, "  %s  %s\n", p.PropositionID, p.Error)
+			fmt.Fprintf(w, "  %s  %s\n", esc(p.PropositionID), esc(p.Error))
 			continue
 		}
 		fmt.Fprintf(w, "  %s  view %s  acceptance=%s conflict=%s verification=%s currency=%s sufficiency=%s\n",
-			p.PropositionID, p.ViewID, p.Acceptance, p.Conflict, p.Verification, p.Currency, p.Sufficiency)
+			esc(p.PropositionID), esc(p.ViewID), p.Acceptance, p.Conflict, p.Verification, p.Currency, p.Sufficiency)
 	}
 	if r.WarrantsOmitted > 0 {
 		fmt.Fprintf(w, "  ... and %d more\n", r.WarrantsOmitted)
@@ -215,6 +216,10 @@ func fileLine(f FileReport) string {
 	}
 	return fmt.Sprintf("%s: %d stored, %d unchanged", what, f.Stored, f.Unchanged)
 }
+
+// esc is how the text report prints what an input or the ledger holds
+// (file names, ids, refusals that quote them): escaped for a terminal.
+func esc(s string) string { return termtext.Escape(s) }
 
 // shellQuote quotes a path for a command line a person may paste.
 func shellQuote(p string) string {

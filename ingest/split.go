@@ -138,6 +138,12 @@ type splitter struct {
 	emit     func(Item) error
 	format   Format
 	depth    int
+	// inLines is set while JSON Lines values after the first are read,
+	// from line valueLine; cut, when a line that starts with '{'
+	// interrupted one of them: the input then reads as ended until resync.
+	inLines   bool
+	valueLine int
+	cut       *SyntaxError
 	// capture of the current value's text
 	capOn   bool
 	capFrom int   // buf position where the uncopied captured bytes start
@@ -158,7 +164,7 @@ func (s *splitter) offset() int64 { return s.base + int64(s.pos) }
 
 // more makes sure a byte is available; false at the end of the input.
 func (s *splitter) more() bool {
-	return s.pos < s.end || s.fill()
+	return s.cut == nil && (s.pos < s.end || s.fill())
 }
 
 func (s *splitter) fill() bool {
@@ -193,6 +199,9 @@ func (s *splitter) errorf(format string, args ...any) *SyntaxError {
 // unexpected describes the byte at the current position (or the end of
 // the input) where want was expected.
 func (s *splitter) unexpected(want string) error {
+	if s.cut != nil {
+		return s.cut
+	}
 	if err := s.readErr(); err != nil {
 		return err
 	}
@@ -228,17 +237,35 @@ func (s *splitter) advance(n int) {
 	s.pos += n
 }
 
-// space skips JSON white space.
+// space skips JSON white space. Inside a JSON Lines value, a line that
+// starts with '{' is the next view (resync's rule too): the value is cut
+// there, so an incomplete view is reported on its own line and does not
+// swallow the view after it.
 func (s *splitter) space() {
 	for s.more() {
 		switch s.buf[s.pos] {
 		case '\n':
+			if s.inLines && s.depth > 0 {
+				s.newline()
+				continue
+			}
 			s.advance(1)
 		case ' ', '\t', '\r':
 			s.pos++
 		default:
 			return
 		}
+	}
+}
+
+// newline consumes a newline inside a JSON Lines value, and cuts the
+// value when the next line starts with '{'.
+func (s *splitter) newline() {
+	end := s.errorf("the view that starts on line %d is incomplete at the end of line %d: line %d starts with '{', a new view "+
+		"(in JSON Lines, the lines of a view after its first must not start with '{')", s.valueLine, s.line, s.line+1)
+	s.advance(1)
+	if s.more() && s.buf[s.pos] == '{' {
+		s.cut = end
 	}
 }
 
@@ -451,6 +478,7 @@ func (s *splitter) lines() error {
 			return nil
 		}
 		s.format = FormatLines
+		s.inLines, s.valueLine = true, s.line
 		it, err := s.item(-1, s.opt.MaxViewBytes)
 		var se *SyntaxError
 		if errors.As(err, &se) {
@@ -468,7 +496,7 @@ func (s *splitter) lines() error {
 // error in JSON Lines: the next view, if the input is JSON Lines (an
 // indented view's inner objects do not start in column 1).
 func (s *splitter) resync(se *SyntaxError) *SyntaxError {
-	s.depth = 0
+	s.depth, s.cut = 0, nil
 	for s.more() {
 		if s.offset() == s.lineOff && s.buf[s.pos] == '{' {
 			break

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -217,5 +218,37 @@ func TestSplitReaderResync(t *testing.T) {
 		if strings.Contains(in, `"b"`) && n != 2 {
 			t.Errorf("%q: %d views after the error, want the one after it too", in, n)
 		}
+	}
+}
+
+// TestSplitReaderIncompleteLine: a JSON Lines value left open at the end
+// of its line (`{"x": `) is refused on its own line, and the view on the
+// next line, which starts with '{', is read as the next view, not
+// swallowed as the open value's member.
+func TestSplitReaderIncompleteLine(t *testing.T) {
+	in := "{\"a\": 1}\n{\"x\": \n{\"b\": 2}\n{\"c\": 3}\n"
+	var lines []int
+	var errs []*SyntaxError
+	_, err := SplitReader(strings.NewReader(in), SplitOptions{}, func(it Item) error {
+		if it.Err != nil {
+			errs = append(errs, it.Err)
+			return nil
+		}
+		lines = append(lines, it.Line)
+		return nil
+	})
+	if err != nil || len(errs) != 1 {
+		t.Fatalf("%v %v", err, errs)
+	}
+	if e := errs[0]; e.Line != 2 || !strings.Contains(e.Error(), "line 2") || !strings.Contains(e.Msg, "starts on line 2 is incomplete") || e.Skipped > e.Line {
+		t.Errorf("error: %v (line %d, skipped %d)", e, e.Line, e.Skipped)
+	}
+	if fmt.Sprint(lines) != "[1 3 4]" {
+		t.Errorf("views read on lines %v, want [1 3 4]", lines)
+	}
+	// Indented inner lines are a view's own: a multi-line view still reads.
+	in = "{\"a\": 1}\n{\"b\": [\n  {\"c\": 3}\n]}\n"
+	if _, items, err := Split([]byte(in)); err != nil || len(items) != 2 {
+		t.Errorf("multi-line view: %v, %d items", err, len(items))
 	}
 }

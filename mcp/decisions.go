@@ -40,7 +40,13 @@ type DecisionLog struct {
 	// them, or read from the log other than as its chain recorded it, is
 	// refused with a reason naming why; with no keys every approval is.
 	OperatorKeys *audit.OperatorKeys
+	// RedactArguments names the members of an action's arguments whose
+	// values are recorded as RedactedMarker (a member is redacted when its
+	// name contains one, ignoring case); nil means
+	// DefaultRedactedArguments, empty none.
+	RedactArguments []string
 
+	redact   redactor
 	keys     *keyLocks
 	hashes   *viewHashes
 	policies *riskPolicies
@@ -56,6 +62,7 @@ func WithDecisionLog(d DecisionLog) Option {
 	return func(s *Server) {
 		if d.Log != nil {
 			d.keys, d.hashes, d.policies = &keyLocks{}, &viewHashes{}, &riskPolicies{}
+			d.redact = newRedactor(d.RedactArguments)
 			s.decisions = &d
 		}
 	}
@@ -79,6 +86,8 @@ type draft struct {
 	unlock func()
 	// policies encodes the risk policy the call is judged under.
 	policies *riskPolicies
+	// redact is how the action's arguments are recorded.
+	redact redactor
 }
 
 // release ends the call's hold on its idempotency key, if any. run defers
@@ -143,7 +152,8 @@ func (s *Server) beginRecord(ctx context.Context, t *toolSpec) (context.Context,
 	if s.decisions == nil || !recordedTools[t.tool.Name] {
 		return ctx, nil
 	}
-	dr := &draft{d: audit.Decision{Tool: t.tool.Name, Time: s.now().UTC(), Caller: callerFrom(ctx)}, policies: s.decisions.policies}
+	dr := &draft{d: audit.Decision{Tool: t.tool.Name, Time: s.now().UTC(), Caller: callerFrom(ctx)},
+		policies: s.decisions.policies, redact: s.decisions.redact}
 	if s.guard != nil && s.guard.policies != nil {
 		dr.d.PolicyIDs, dr.d.PolicySetHash = s.guard.policies.IDs(), s.decisions.PolicySetHash
 	}
@@ -184,7 +194,7 @@ func (s *Server) finishRecord(ctx context.Context, dr *draft, out any, err error
 		te := asToolError(err)
 		// A refusal does not bind the idempotency key: the retry that
 		// fixes the arguments is decided afresh.
-		d.Outcome, d.Code, d.Message, d.IdempotencyKey = audit.OutcomeRefused, te.Error, te.Message, ""
+		d.Outcome, d.Code, d.Message, d.IdempotencyKey = audit.OutcomeRefused, te.Error, recordedMessage(te.Message), ""
 	} else {
 		dr.fill(out)
 	}
@@ -203,7 +213,7 @@ func (s *Server) finishRecord(ctx context.Context, dr *draft, out any, err error
 			"(the operator must check the log's storage): %w", d.ID, rerr)
 	}
 	if err != nil {
-		return nil, err
+		return nil, &recordedError{err: err, id: d.ID} // the refusal names its record too
 	}
 	return withDecisionID(out, d.ID), nil
 }
@@ -267,6 +277,7 @@ func noteAction(ctx context.Context, pid string, act warrant.Action, gc *guardCa
 		d.Cardinality, d.MinDepth = gc.act.cardinality, gc.act.minDepth
 		if gc.act.arguments != nil {
 			d.ArgumentsHash = argumentsHash(gc.act.arguments)
+			d.Arguments, d.ArgumentsTruncated = dr.redact.recorded(gc.act.arguments)
 		}
 	}
 }

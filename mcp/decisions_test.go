@@ -347,8 +347,11 @@ func TestRefusalsRecorded(t *testing.T) {
 		{obj{"proposition_id": "P-tentative", "action": obj{"action_id": "a"}}, warrant.CodeInvalidAction},
 		{mergeObj(confirmArgs(), obj{"view": obj{}}), CodeInvalidArgument},
 	}
+	var ids []string
 	for _, r := range refusals {
-		mustRefuse(t, call(t, c, "may_act", r.args), r.code)
+		o := call(t, c, "may_act", r.args)
+		mustRefuse(t, o, r.code)
+		ids = append(ids, o.decisionID)
 	}
 	got, err := ml.List(context.Background(), audit.Filter{Outcome: audit.OutcomeRefused})
 	if err != nil || len(got) != len(refusals) {
@@ -357,6 +360,10 @@ func TestRefusalsRecorded(t *testing.T) {
 	for i, d := range got {
 		if d.Code != refusals[i].code || d.Message == "" || d.Tool != audit.ToolMayAct || d.ID == "" {
 			t.Errorf("refusal %d: %+v", i, d)
+		}
+		// The contract: every recorded call's answer carries its decision_id.
+		if ids[i] != d.ID {
+			t.Errorf("refusal %d answered decision_id %q, recorded as %q", i, ids[i], d.ID)
 		}
 	}
 	if got[2].PropositionID != "P-tentative" || got[2].ActionID != "act-1" {

@@ -39,7 +39,19 @@ var ErrStoreUnavailable = errors.New("the evidence store is unavailable")
 type toolError struct {
 	Error   string `json:"error"`
 	Message string `json:"message"`
+	// DecisionID is the record of a refused call that was recorded (a
+	// refused may_act or check_grounding), as on every answer.
+	DecisionID string `json:"decision_id,omitempty"`
 }
+
+// recordedError is a refusal that is on record as decision id.
+type recordedError struct {
+	err error
+	id  string
+}
+
+func (e *recordedError) Error() string { return e.err.Error() }
+func (e *recordedError) Unwrap() error { return e.err }
 
 // refuse builds a refusal. The rule is formatted like fmt.Sprintf.
 func refuse(code, field, rule string, args ...any) *warrant.Error {
@@ -58,6 +70,15 @@ func badArg(field, rule string, args ...any) *warrant.Error {
 // *warrant.Error carries a refusal code; everything else is internal,
 // because guessing a code for an unknown failure would mislead the caller.
 func asToolError(err error) toolError {
+	te := codeOf(err)
+	var rec *recordedError
+	if errors.As(err, &rec) {
+		te.DecisionID = rec.id
+	}
+	return te
+}
+
+func codeOf(err error) toolError {
 	if errors.Is(err, ErrStoreUnavailable) {
 		return toolError{Error: CodeStoreUnavailable, Message: err.Error() +
 			"; nothing was decided: retry in a moment (on this replica or another), and tell the operator if it lasts"}
@@ -75,7 +96,7 @@ func asToolError(err error) toolError {
 
 // failure is the isError result of a refused or failed call.
 func failure(err error) toolResult {
-	body, _ := json.Marshal(asToolError(err)) // two strings never fail to marshal
+	body, _ := json.Marshal(asToolError(err)) // strings never fail to marshal
 	return toolResult{body: body, isError: true}
 }
 

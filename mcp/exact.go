@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ewp-go/ewp/warrant"
 )
 
 // Exact keys. encoding/json matches object keys to struct fields without
@@ -56,6 +58,9 @@ func (m message) paramsProblem(p message, dup string) (problem string, data *too
 	}
 	if key, want := caseVariant(p, paramKeys); key != "" {
 		return fmt.Sprintf("params.%s is not a parameter; keys are matched exactly (did you mean %q?)", key, want), nil
+	}
+	if problem := clientInfoProblem(m, p); problem != "" {
+		return problem, &toolError{Error: warrant.CodeLimitExceeded, Message: problem}
 	}
 	skip := ""
 	if m.method() == "tools/call" {

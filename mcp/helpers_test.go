@@ -222,9 +222,10 @@ func start(t testing.TB, c *client.Client) *client.Client {
 // outcome is a tool call's result: the structured content, or the
 // refusal.
 type outcome struct {
-	out  obj
-	code string
-	msg  string
+	out        obj
+	code       string
+	msg        string
+	decisionID string // a refusal's record, when it is recorded
 }
 
 func call(t testing.TB, c *client.Client, tool string, arguments any) outcome {
@@ -252,7 +253,7 @@ func callCtx(ctx context.Context, t testing.TB, c *client.Client, tool string, a
 		if err := json.Unmarshal([]byte(text), &te); err != nil || te.Error == "" {
 			t.Fatalf("%s: isError text is not {error, message}: %q", tool, text)
 		}
-		return outcome{code: te.Error, msg: te.Message}
+		return outcome{code: te.Error, msg: te.Message, decisionID: te.DecisionID}
 	}
 	var o obj
 	if err := json.Unmarshal(mustJSONText(t, res.StructuredContent), &o); err != nil || o == nil {

@@ -37,7 +37,7 @@ const limitFlags = "the operator raises the limits with ewp-mcp --max-view-bytes
 
 // withLimitHint adds limitFlags to a limit refusal's message once.
 func withLimitHint(msg string) string {
-	if strings.Contains(msg, "--max-") {
+	if strings.Contains(msg, "--max-") || strings.Contains(msg, entranceNote) {
 		return msg
 	}
 	return msg + " (" + limitFlags + ")"

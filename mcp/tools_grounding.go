@@ -35,6 +35,9 @@ type groundingOutput struct {
 }
 
 func (s *Server) checkGrounding(ctx context.Context, a args) (any, error) {
+	if err := s.entrance(a); err != nil {
+		return nil, err
+	}
 	concepts, ok, err := a.strings("", "concepts")
 	if err == nil && !ok {
 		err = badArg("concepts", "is required: the list of concepts the action touches, e.g. [\"delete\", \"file\"]")

@@ -92,6 +92,9 @@ func refuseInlineEvidence(_ context.Context, a args) error {
 // arguments, the clock skew, that the proposition is stored, that a named
 // view is the latest; then it asks every layer.
 func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
+	if err := s.entrance(a); err != nil {
+		return nil, err
+	}
 	policy, err := riskPolicy(ctx, a)
 	if err != nil {
 		return nil, err

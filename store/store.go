@@ -10,12 +10,12 @@ package store
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/ledger/sqlite"
@@ -50,12 +50,20 @@ type Options struct {
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database.
-func IsPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
-}
+func IsPostgres(dsn string) bool { return pgurl.IsPostgres(dsn) }
 
 // Open opens the ledger dsn names.
 func Open(ctx context.Context, dsn string, opt Options) (Ledger, error) {
+	l, err := open(ctx, dsn, opt)
+	if err != nil {
+		// It may quote dsn: a password in it (a URL, or a libpq key=value
+		// string taken for a file name) never reaches the message.
+		return nil, pgurl.Scrub(dsn, err)
+	}
+	return l, nil
+}
+
+func open(ctx context.Context, dsn string, opt Options) (Ledger, error) {
 	if IsPostgres(dsn) {
 		if opt.Create && !opt.ReadOnly {
 			if err := initIfMissing(ctx, dsn); err != nil {

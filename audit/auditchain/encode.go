@@ -48,6 +48,15 @@ func AppendDecision(dst []byte, d *audit.Decision) ([]byte, error) {
 	}
 	e.str("tool_name", d.ToolName, true)
 	e.str("arguments_hash", d.ArgumentsHash, true)
+	if len(d.Arguments) > 0 {
+		if err := e.value("arguments", d.Arguments); err != nil {
+			return nil, err
+		}
+	}
+	if d.ArgumentsTruncated {
+		e.key("arguments_truncated")
+		e.b = append(e.b, "true"...)
+	}
 	if d.GraphVersion != 0 {
 		e.key("graph_version")
 		e.b = strconv.AppendInt(e.b, d.GraphVersion, 10)

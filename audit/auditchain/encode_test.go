@@ -39,6 +39,14 @@ func randomDecision(r *rand.Rand) *audit.Decision {
 	if r.IntN(2) == 0 {
 		d.Reversible = new(r.IntN(2) == 0)
 	}
+	switch r.IntN(4) {
+	case 0:
+		d.Arguments = json.RawMessage(`{"path":"` + "x" + `","n":[1,2.50]}`)
+	case 1:
+		d.Arguments, d.ArgumentsTruncated = json.RawMessage(`"{\"path\":\"<a&b>"`), true
+	case 2:
+		d.Arguments = json.RawMessage(` { "spaced" : true } `) // not compact: encoding/json compacts it
+	}
 	if r.IntN(2) == 0 {
 		d.MinDepth = new(r.IntN(9) - 4)
 	}

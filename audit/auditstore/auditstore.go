@@ -11,13 +11,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditchain"
 	"github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/internal/pgurl"
 )
 
 // Log is what both stores offer.
@@ -54,9 +54,7 @@ type Options struct {
 }
 
 // IsPostgres reports whether s names a PostgreSQL database.
-func IsPostgres(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
-}
+func IsPostgres(s string) bool { return pgurl.IsPostgres(s) }
 
 // Where is the log --db db and --audit auditFlag name: a database URL or
 // a file path.
@@ -72,28 +70,30 @@ func Where(db, auditFlag string) (string, error) {
 	return "", errors.New("say which log: --db LEDGER (the log is beside it: LEDGER.audit for a file, schema ewp_audit in a PostgreSQL database) or --audit PATH|URL")
 }
 
-// Redact is where (a path or a URL) with a URL's password hidden, for
-// messages and logs.
-func Redact(where string) string {
-	if IsPostgres(where) {
-		return postgres.Redact(where)
-	}
-	return where
-}
-
 // Open opens the log --db db and --audit auditFlag name (see Where).
 func Open(ctx context.Context, db, auditFlag string, opt Options) (Log, error) {
+	l, err := open(ctx, db, auditFlag, opt)
+	if err != nil {
+		// It may quote db or auditFlag: a password in either (a URL, or a
+		// libpq key=value string taken for a file name) never reaches the
+		// message.
+		return nil, pgurl.Scrub(auditFlag, pgurl.Scrub(db, err))
+	}
+	return l, nil
+}
+
+func open(ctx context.Context, db, auditFlag string, opt Options) (Log, error) {
 	where, err := Where(db, auditFlag)
 	if err != nil {
 		return nil, err
 	}
 	if !IsPostgres(where) {
 		so := sqlite.Options{ReadOnly: opt.ReadOnly, Now: opt.Now}
-		open := sqlite.Open
+		openFile := sqlite.Open
 		if opt.Create && !opt.ReadOnly {
-			open = sqlite.OpenOrCreate
+			openFile = sqlite.OpenOrCreate
 		}
-		l, err := open(where, so)
+		l, err := openFile(where, so)
 		if err != nil {
 			return nil, err // not a nil *sqlite.Log in a non-nil Log
 		}

@@ -68,12 +68,3 @@ func TestOpenBothStores(t *testing.T) {
 		ro.Close()
 	}
 }
-
-func TestRedact(t *testing.T) {
-	if got := auditstore.Redact("postgres://mcp:s3cret@db/ewp"); got != "postgres://mcp:xxxxx@db/ewp" {
-		t.Errorf("Redact = %q", got)
-	}
-	if got := auditstore.Redact("/srv/ewp.db.audit"); got != "/srv/ewp.db.audit" {
-		t.Errorf("Redact of a path = %q", got)
-	}
-}

@@ -8,6 +8,7 @@ package audittest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -123,6 +124,7 @@ func PendingDecision(prop string, i int) *audit.Decision {
 		PropositionID: prop, ViewID: "v1", ViewHash: "9f86",
 		ActionID: fmt.Sprintf("act-%d", i), ActionKind: "migrate", Risk: "high", Reversible: new(false),
 		Concepts: []string{"database"}, ToolName: "psql", ArgumentsHash: "ab12",
+		Arguments:    json.RawMessage(`{"command":"ALTER TABLE orders \u003c…","password":"[redacted]"}`),
 		GraphVersion: 3, PolicyIDs: []string{"prod-writes"}, PolicySetHash: "cafe",
 		Layers: []audit.Layer{{Layer: "warrant", Decision: "REQUIRE_CONFIRMATION", Reasons: []string{"risk high"}}},
 	}

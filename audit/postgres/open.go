@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"runtime"
 	"strconv"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditchain"
+	"github.com/ewp-go/ewp/internal/pgurl"
 )
 
 // Options tune how a log is opened.
@@ -67,9 +67,9 @@ func Open(ctx context.Context, dsn string, opt Options) (*Log, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("decision log %s: connect: %w", redact(dsn), err)
+		return nil, fmt.Errorf("decision log %s: connect: %w", pgurl.Redact(dsn), pgurl.Scrub(dsn, err))
 	}
-	l, err := open(ctx, pool, redact(dsn), opt)
+	l, err := open(ctx, pool, pgurl.Redact(dsn), opt)
 	if err != nil {
 		pool.Close()
 		return nil, err
@@ -83,7 +83,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*Log, error) {
 // is read-only (default_transaction_read_only), so a replica opens the log
 // with Open instead. ReadOnly here only refuses writes in this process.
 func OpenPool(ctx context.Context, pool *pgxpool.Pool, opt Options) (*Log, error) {
-	return open(ctx, pool, redact(pool.Config().ConnString()), opt)
+	return open(ctx, pool, pgurl.Redact(pool.Config().ConnString()), opt)
 }
 
 func open(ctx context.Context, pool *pgxpool.Pool, name string, opt Options) (*Log, error) {
@@ -112,7 +112,7 @@ func open(ctx context.Context, pool *pgxpool.Pool, name string, opt Options) (*L
 func poolConfig(dsn string, opt Options) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("decision log URL %s: %w", redact(dsn), err)
+		return nil, fmt.Errorf("decision log URL %s: %w", pgurl.Redact(dsn), pgurl.Scrub(dsn, err))
 	}
 	cfg.MaxConns = int32(opt.PoolSize)
 	if opt.PoolSize <= 0 {
@@ -134,21 +134,6 @@ func poolConfig(dsn string, opt Options) (*pgxpool.Config, error) {
 		cc.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	return cfg, nil
-}
-
-// Redact is dsn with its password hidden, for messages and logs.
-func Redact(dsn string) string { return redact(dsn) }
-
-// redact drops the password from a URL for messages.
-func redact(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.User == nil {
-		return dsn
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
 }
 
 // Path is the database URL the log was opened from, password hidden.

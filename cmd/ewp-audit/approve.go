@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/internal/termtext"
 )
 
 type answerFlags struct {
@@ -54,6 +56,9 @@ func (f *answerFlags) approval(pos []string, now time.Time) (*audit.Approval, st
 	if len(pos) != 1 {
 		return nil, "give exactly one DECISION_ID (from the may_act answer or `ewp-audit list --pending`)"
 	}
+	if msg := approverProblem(f.approver); msg != "" {
+		return nil, msg
+	}
 	scoped := f.scope || f.prop != "" || f.kind != "" || f.concepts != "" || f.toolName != ""
 	switch {
 	case f.once && scoped:
@@ -84,6 +89,18 @@ func (f *answerFlags) approval(pos []string, now time.Time) (*audit.Approval, st
 	return a, ""
 }
 
+// approverProblem says what is wrong with an --approver name, or "" (an
+// empty one is the key's name). The name is recorded and shown on every
+// screen that lists the approval, so it must print as it reads: no
+// control or format characters (as the console refuses them at sign-in;
+// the key's NAME/SOMEONE form lets the part after the slash be anything).
+func approverProblem(name string) string {
+	if !termtext.Printable(name) {
+		return fmt.Sprintf("--approver %s: a name must not hold control or format characters (newlines, escapes, bidi overrides) or invalid UTF-8", esc(name))
+	}
+	return ""
+}
+
 func runReject(e *env, args []string) int {
 	var f answerFlags
 	fs := flag.NewFlagSet("reject", flag.ContinueOnError)
@@ -101,6 +118,8 @@ func runReject(e *env, args []string) int {
 		return usageError(e.stderr, "reject: give a DECISION_ID or --stale DURATION, not both")
 	case f.stale < 0:
 		return usageError(e.stderr, "reject: --stale wants a positive duration, e.g. 1h: the calls waiting longer are rejected")
+	case approverProblem(f.approver) != "":
+		return usageError(e.stderr, "reject: "+approverProblem(f.approver))
 	case f.stale > 0 && strings.TrimSpace(f.note) == "":
 		return usageError(e.stderr, "reject --stale: --note TEXT is required (it is what every agent is told)")
 	case f.stale > 0:
@@ -174,7 +193,7 @@ func (f *answerFlags) signer(e *env, name, approver string) (*audit.Signer, int)
 	}
 	signer, err := audit.LoadSigner(path)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "ewp-audit %s: %v\nAn approval counts only when signed by an operator key the server trusts; make one with `ewp-audit keygen`.\n", name, err)
+		fmt.Fprintf(e.stderr, "ewp-audit %s: %s\nAn approval counts only when signed by an operator key the server trusts; make one with `ewp-audit keygen`.\n", name, esc(err.Error()))
 		return nil, exitUsage
 	}
 	if approver != "" && !signer.SignsAs(approver) {
@@ -225,18 +244,18 @@ func printApproval(w io.Writer, a *audit.Approval) {
 	if a.Verdict == audit.Rejected {
 		verb = "rejected"
 	}
-	fmt.Fprintf(w, "%s decision %s\n", verb, a.DecisionID)
-	fmt.Fprintf(w, "  approval_id  %s\n", a.ID)
-	fmt.Fprintf(w, "  approver     %s at %s\n", a.Approver, a.CreatedAt.Format(time.RFC3339))
+	fmt.Fprintf(w, "%s decision %s\n", verb, esc(a.DecisionID))
+	fmt.Fprintf(w, "  approval_id  %s\n", esc(a.ID))
+	fmt.Fprintf(w, "  approver     %s at %s\n", esc(a.Approver), a.CreatedAt.Format(time.RFC3339))
 	if a.KeyID != "" {
-		fmt.Fprintf(w, "  signed by    %s\n", a.KeyID)
+		fmt.Fprintf(w, "  signed by    %s\n", esc(a.KeyID))
 	}
 	if a.Verdict == audit.Approved {
 		switch {
 		case a.Once:
 			fmt.Fprintf(w, "  covers       once: exactly this action, one may_act call\n")
 		case a.Scope != nil:
-			fmt.Fprintf(w, "  covers       scope: %s\n", scopeText(a.Scope))
+			fmt.Fprintf(w, "  covers       scope: %s\n", esc(scopeText(a.Scope)))
 		}
 		if a.Until.IsZero() {
 			fmt.Fprintf(w, "  until        none given: the gate honours it at most its --approval-max-lifetime (default %s) after %s\n",
@@ -246,13 +265,13 @@ func printApproval(w io.Writer, a *audit.Approval) {
 		}
 	}
 	if a.Note != "" {
-		fmt.Fprintf(w, "  note         %s\n", a.Note)
+		fmt.Fprintf(w, "  note         %s\n", esc(a.Note))
 	}
 	if act := a.Action; act != nil {
-		fmt.Fprintf(w, "  action       %s\n", actionText(*act))
+		fmt.Fprintf(w, "  action       %s\n", esc(actionText(*act)))
 	}
 	if a.Verdict == audit.Approved {
-		fmt.Fprintf(w, "The agent repeats its may_act call with \"approval_id\": %q.\n", a.ID)
+		fmt.Fprintf(w, "The agent repeats its may_act call with \"approval_id\": %s.\n", strconv.Quote(a.ID))
 	}
 }
 
@@ -302,7 +321,7 @@ func actionText(a audit.Action) string {
 }
 
 func printJSON(e *env, v any) int {
-	enc := json.NewEncoder(e.stdout)
+	enc := json.NewEncoder(termtext.JSONWriter(e.stdout))
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		fmt.Fprintf(e.stderr, "ewp-audit: write output: %v\n", err)

@@ -20,6 +20,8 @@ import (
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditstore"
+	"github.com/ewp-go/ewp/internal/pgurl"
+	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/release"
 )
 
@@ -66,7 +68,7 @@ var commands = map[string]command{
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "ewp-audit: internal error: %v\nThis is a bug; please report it with the command line.\n", r)
+			fmt.Fprintf(stderr, "ewp-audit: internal error: %s\nThis is a bug; please report it with the command line.\n", esc(fmt.Sprint(r)))
 			code = exitInternal
 		}
 	}()
@@ -107,9 +109,9 @@ func (lf *logFlags) register(fs *flag.FlagSet) {
 // hints.
 func (lf *logFlags) where() string {
 	if lf.audit != "" {
-		return "--audit " + lf.audit
+		return "--audit " + esc(pgurl.Redact(lf.audit))
 	}
-	return "--db " + lf.db
+	return "--db " + esc(pgurl.Redact(lf.db))
 }
 
 // open opens the log --audit names, or the one beside --db (in the same
@@ -121,7 +123,7 @@ func (lf *logFlags) open(e *env, name string, readOnly bool) (auditstore.Log, in
 	}
 	l, err := auditstore.Open(e.ctx, lf.db, lf.audit, auditstore.Options{ReadOnly: readOnly, Now: e.now})
 	if err != nil {
-		fmt.Fprintf(e.stderr, "ewp-audit %s: %v\n", name, err)
+		printErr(e, name, err)
 		return nil, exitLog
 	}
 	return l, -1
@@ -150,7 +152,7 @@ func parse(e *env, fs *flag.FlagSet, text string, args []string) ([]string, int)
 
 // failed reports a store error with the exit code its kind calls for.
 func failed(e *env, name string, err error) int {
-	fmt.Fprintf(e.stderr, "ewp-audit %s: %v\n", name, err)
+	printErr(e, name, err)
 	switch {
 	case errors.Is(err, audit.ErrNotFound):
 		return exitNotFound
@@ -159,6 +161,16 @@ func failed(e *env, name string, err error) int {
 	}
 	return exitLog
 }
+
+// printErr prints an error of command name. Errors quote ids and names
+// from the log, which an agent may have written: escaped.
+func printErr(e *env, name string, err error) {
+	fmt.Fprintf(e.stderr, "ewp-audit %s: %s\n", name, esc(err.Error()))
+}
+
+// esc is the one escaping every string from the log goes through before
+// it is printed as text (JSON output goes through termtext.JSONWriter).
+func esc(s string) string { return termtext.Escape(s) }
 
 // parseTime reads an instant (RFC 3339) or a duration: ago for --since
 // and list's --until (past), ahead for approve's --until (future).

@@ -14,6 +14,7 @@ import (
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/internal/termtext"
 )
 
 // filterFlags select decisions (list and export).
@@ -48,7 +49,7 @@ func (f *filterFlags) filter(now time.Time) (audit.Filter, error) {
 	switch flt.Outcome {
 	case "", audit.OutcomeMayAct, audit.OutcomeRequireConfirmation, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered:
 	default:
-		return flt, fmt.Errorf("--outcome %s: want MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED or ANSWERED", f.outcome)
+		return flt, fmt.Errorf("--outcome %q: want MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED or ANSWERED", f.outcome)
 	}
 	return flt, nil
 }
@@ -65,7 +66,7 @@ func runList(e *env, args []string) int {
 		return code
 	}
 	if len(pos) > 0 {
-		return usageError(e.stderr, fmt.Sprintf("list: unexpected argument %q (filters are flags, e.g. --proposition %s)", pos[0], pos[0]))
+		return usageError(e.stderr, fmt.Sprintf("list: unexpected argument %q (filters are flags, e.g. --proposition %s)", pos[0], esc(pos[0])))
 	}
 	flt, err := f.filter(e.now())
 	if err != nil {
@@ -175,11 +176,11 @@ func printList(w io.Writer, rows []listRow, next string) {
 		if r.Count > 1 {
 			state += fmt.Sprintf(" (asked %d times)", r.Count)
 		}
-		fmt.Fprintf(w, "%s  %s  %-15s  %-20s  %-14s  %s  %s\n", r.Time.Format(time.RFC3339), r.ID, r.Tool, r.Outcome,
-			orDash(r.PropositionID), orDash(strings.TrimSpace(what)), state)
+		fmt.Fprintf(w, "%s  %s  %-15s  %-20s  %-14s  %s  %s\n", r.Time.Format(time.RFC3339), esc(r.ID), esc(r.Tool), esc(r.Outcome),
+			orDash(esc(r.PropositionID)), orDash(esc(strings.TrimSpace(what))), esc(state))
 	}
 	if next != "" {
-		fmt.Fprintf(w, "(more: --after %s)\n", next)
+		fmt.Fprintf(w, "(more: --after %s)\n", esc(next))
 	}
 }
 
@@ -294,10 +295,10 @@ func approvalTrailOf(e *env, l auditstore.Log, a *audit.Approval) (*approvalTrai
 
 func printTrail(w io.Writer, t *trail, where string) {
 	d := t.Decision
-	fmt.Fprintf(w, "decision %s\n", d.ID)
-	row := func(k, v string) {
+	fmt.Fprintf(w, "decision %s\n", esc(d.ID))
+	row := func(k, v string) { // v is escaped here, whatever it was built from
 		if v != "" {
-			fmt.Fprintf(w, "  %-12s %s\n", k, v)
+			fmt.Fprintf(w, "  %-12s %s\n", k, esc(v))
 		}
 	}
 	row("time", d.Time.Format(time.RFC3339Nano))
@@ -307,6 +308,7 @@ func printTrail(w io.Writer, t *trail, where string) {
 		row("proposition", fmt.Sprintf("%s (view %s, sha256 %s)", d.PropositionID, orDash(d.ViewID), orDash(d.ViewHash)))
 	}
 	row("action", actionText(d.Action()))
+	printArguments(w, d)
 	if d.GraphVersion != 0 || len(d.PolicyIDs) > 0 {
 		row("judged under", fmt.Sprintf("graph version %d, policies %s (set sha256 %s)", d.GraphVersion, orDash(strings.Join(d.PolicyIDs, ",")), orDash(d.PolicySetHash)))
 	}
@@ -321,14 +323,34 @@ func printTrail(w io.Writer, t *trail, where string) {
 		fmt.Fprintf(w, "presented approval\n")
 		printApprovalTrail(w, p)
 	} else if d.ApprovalID != "" {
-		fmt.Fprintf(w, "presented approval %s (not in this log)\n", d.ApprovalID)
+		fmt.Fprintf(w, "presented approval %s (not in this log)\n", esc(d.ApprovalID))
 	}
 	if d.Outcome == audit.OutcomeRequireConfirmation && len(t.Answers) == 0 {
-		fmt.Fprintf(w, "pending: answer it with (signed with your operator key, --key FILE)\n  ewp-audit approve %s %s --once\n  ewp-audit reject %s %s --note WHY\n", where, d.ID, where, d.ID)
+		id := esc(d.ID)
+		fmt.Fprintf(w, "pending: answer it with (signed with your operator key, --key FILE)\n  ewp-audit approve %s %s --once\n  ewp-audit reject %s %s --note WHY\n", where, id, where, id)
 	}
 	for i := range t.Answers {
 		fmt.Fprintf(w, "answered by\n")
 		printApprovalTrail(w, &t.Answers[i])
+	}
+}
+
+// printArguments prints the action's recorded arguments, one line of
+// their indented JSON a line, under the action: what the operator
+// approves, not only its hash. ArgumentsText made them visible already;
+// a line that still holds a control character is escaped whole.
+func printArguments(w io.Writer, d *audit.Decision) {
+	text := d.ArgumentsText()
+	if text == "" {
+		return
+	}
+	label := "arguments"
+	for _, line := range strings.Split(text, "\n") {
+		if !termtext.Printable(line) {
+			line = esc(line)
+		}
+		fmt.Fprintf(w, "  %-12s %s\n", label, line)
+		label = ""
 	}
 }
 
@@ -345,17 +367,17 @@ func printApprovalTrail(w io.Writer, at *approvalTrail) {
 	if !a.Until.IsZero() {
 		desc += ", until " + a.Until.Format(time.RFC3339)
 	}
-	fmt.Fprintf(w, "  %s  %s by %s at %s\n", a.ID, desc, a.Approver, a.CreatedAt.Format(time.RFC3339))
+	fmt.Fprintf(w, "  %s  %s by %s at %s\n", esc(a.ID), esc(desc), esc(a.Approver), a.CreatedAt.Format(time.RFC3339))
 	if a.Note != "" {
-		fmt.Fprintf(w, "    note: %s\n", a.Note)
+		fmt.Fprintf(w, "    note: %s\n", esc(a.Note))
 	}
 	if at.Use != nil {
-		fmt.Fprintf(w, "    used by decision %s at %s\n", at.Use.UsedBy, time.Unix(0, at.Use.UsedNS).UTC().Format(time.RFC3339Nano))
+		fmt.Fprintf(w, "    used by decision %s at %s\n", esc(at.Use.UsedBy), time.Unix(0, at.Use.UsedNS).UTC().Format(time.RFC3339Nano))
 	} else if a.Once && a.Verdict == audit.Approved {
 		fmt.Fprintf(w, "    unused\n")
 	}
 	for _, p := range at.PresentedBy {
-		fmt.Fprintf(w, "    presented by %s → %s %s\n", p.DecisionID, p.Outcome, p.Code)
+		fmt.Fprintf(w, "    presented by %s → %s %s\n", esc(p.DecisionID), esc(p.Outcome), esc(p.Code))
 	}
 }
 
@@ -413,7 +435,7 @@ func runVerify(e *env, args []string) int {
 	}
 	var brk *sqlite.Break
 	if err != nil && !errors.As(err, &brk) {
-		fmt.Fprintf(e.stderr, "ewp-audit verify: %v\n", err)
+		printErr(e, "verify", err)
 		return exitLog
 	}
 	if f.json {
@@ -439,7 +461,7 @@ func runVerify(e *env, args []string) int {
 	}
 	if brk != nil {
 		if !f.json {
-			fmt.Fprintf(e.stderr, "ewp-audit verify: %v\n", brk)
+			printErr(e, "verify", brk)
 		}
 		return exitBroken
 	}
@@ -469,7 +491,7 @@ func runExport(e *env, args []string) int {
 	// One line per decision, written as it is read: memory stays flat
 	// however long the log.
 	bw := bufio.NewWriterSize(e.stdout, 64<<10)
-	enc := json.NewEncoder(bw)
+	enc := json.NewEncoder(termtext.JSONWriter(bw))
 	n := 0
 	err = l.Each(e.ctx, sqlite.Query{Filter: flt}, func(d *audit.Decision) error {
 		n++

@@ -33,7 +33,7 @@ func runUpgrade(e *env, args []string) int {
 	}
 	rep, err := sqlite.Upgrade(e.ctx, where, sqlite.Options{})
 	if err != nil {
-		fmt.Fprintf(e.stderr, "ewp-audit upgrade: %v\n", err)
+		printErr(e, "upgrade", err)
 		var brk *sqlite.Break
 		if errors.As(err, &brk) {
 			return exitBroken

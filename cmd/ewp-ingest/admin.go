@@ -11,6 +11,8 @@ import (
 
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/ingest"
+	"github.com/ewp-go/ewp/internal/pgurl"
+	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/store"
 )
@@ -53,7 +55,7 @@ func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		after, err = inventory(ctx, *db)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "ewp-ingest init: %v\n", err)
+		fmt.Fprintf(stderr, "ewp-ingest init: %s\n", termtext.Escape(err.Error()))
 		return ingest.ExitLedger
 	}
 	for _, line := range before.changes(after) {
@@ -77,7 +79,7 @@ func inventory(ctx context.Context, url string) (initState, error) {
 	st := initState{roles: map[string]bool{}}
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
-		return st, fmt.Errorf("connect to %s: %w", auditpg.Redact(url), err)
+		return st, fmt.Errorf("connect to %s: %w", pgurl.Redact(url), pgurl.Scrub(url, err))
 	}
 	defer conn.Close(ctx)
 	var have []string
@@ -133,7 +135,7 @@ func runCopy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	rep, err := store.Copy(ctx, *from, *to)
 	if err != nil {
-		fmt.Fprintf(stderr, "ewp-ingest copy: %v\n", err)
+		fmt.Fprintf(stderr, "ewp-ingest copy: %s\n", termtext.Escape(err.Error()))
 		return ingest.ExitLedger
 	}
 	fmt.Fprintf(stdout, "copied %d events; both ledgers have head %s\n", rep.Events, rep.Head)

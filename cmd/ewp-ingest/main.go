@@ -14,9 +14,10 @@ import (
 	"strings"
 	"time"
 
-	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/ingest"
+	"github.com/ewp-go/ewp/internal/pgurl"
+	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/release"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
@@ -44,7 +45,7 @@ type config struct {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "ewp-ingest: internal error: %v\nThis is a bug; please report it with the command line and input.\n", r)
+			fmt.Fprintf(stderr, "ewp-ingest: internal error: %s\nThis is a bug; please report it with the command line and input.\n", termtext.Escape(fmt.Sprint(r)))
 			code = ingest.ExitInternal
 		}
 	}()
@@ -64,12 +65,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	inputs, err := checkInputs(cfg.files)
 	if err != nil {
-		fmt.Fprintf(stderr, "ewp-ingest: %v\n", err)
+		fmt.Fprintf(stderr, "ewp-ingest: %s\n", termtext.Escape(err.Error()))
 		return ingest.ExitUsage
 	}
 	l, err := store.Open(ctx, cfg.db, store.Options{Create: true})
 	if err != nil {
-		fmt.Fprintf(stderr, "ewp-ingest: %v\n", err)
+		fmt.Fprintf(stderr, "ewp-ingest: %s\n", termtext.Escape(err.Error()))
 		return ingest.ExitLedger
 	}
 	defer l.Close()
@@ -175,24 +176,24 @@ func load(ctx context.Context, l store.Ledger, cfg config, files []string, stdin
 		AttestTrustedOrigins: cfg.attest, Partial: cfg.partial, Limits: cfg.limits, Graph: graphLoader, Progress: bar.update,
 	}}
 	if !cfg.json { // a stream's refusals are told at once, not when it ends
-		ld.Opt.OnRefusal = func(r ingest.Refusal) { fmt.Fprintln(stderr, r.String()) }
+		ld.Opt.OnRefusal = func(r ingest.Refusal) { fmt.Fprintln(stderr, termtext.Escape(r.String())) }
 	}
-	rep := ingest.Report{DB: auditpg.Redact(cfg.db)} // a URL's password never reaches the report
+	rep := ingest.Report{DB: pgurl.Redact(cfg.db)} // a URL's password never reaches the report
 	for _, name := range files {
 		fr, err := loadOne(ctx, ld, name, stdin)
 		bar.clear()
 		if err != nil {
-			fmt.Fprintf(stderr, "ewp-ingest: %s: %v\n", name, err)
+			fmt.Fprintf(stderr, "ewp-ingest: %s: %s\n", termtext.Escape(name), termtext.Escape(err.Error()))
 			return ingest.ExitLedger
 		}
 		rep.Add(fr)
 	}
 	if err := rep.SetHead(ctx, l); err != nil {
-		fmt.Fprintf(stderr, "ewp-ingest: reading the chain head: %v\n", err)
+		fmt.Fprintf(stderr, "ewp-ingest: reading the chain head: %s\n", termtext.Escape(err.Error()))
 		return ingest.ExitLedger
 	}
 	if err := rep.Evaluate(ctx, l, cfg.evaluatedAt, cfg.axes); err != nil {
-		fmt.Fprintf(stderr, "ewp-ingest: reading back the warrants: %v\n", err)
+		fmt.Fprintf(stderr, "ewp-ingest: reading back the warrants: %s\n", termtext.Escape(err.Error()))
 		return ingest.ExitLedger
 	}
 	write(&rep, cfg, stdout, stderr)
@@ -236,7 +237,7 @@ func isRegular(r io.Reader) bool {
 
 func write(rep *ingest.Report, cfg config, stdout, stderr io.Writer) {
 	if cfg.json {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(termtext.JSONWriter(stdout))
 		enc.SetIndent("", "  ")
 		enc.Encode(rep) //nolint:errcheck // stdout gone: nothing left to tell
 		return

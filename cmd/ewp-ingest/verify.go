@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/ewp-go/ewp/ingest"
+	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/store"
 )
@@ -46,7 +47,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	l, err := store.Open(ctx, *db, store.Options{ReadOnly: true})
 	if err != nil {
-		fmt.Fprintf(stderr, "ewp-ingest verify: %v\n", err)
+		fmt.Fprintf(stderr, "ewp-ingest verify: %s\n", termtext.Escape(err.Error()))
 		return ingest.ExitLedger
 	}
 	defer l.Close()
@@ -56,13 +57,13 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	var brk *ledger.Break
 	if err != nil && !errors.As(err, &brk) {
-		fmt.Fprintf(stderr, "ewp-ingest verify: %v\n", err)
+		fmt.Fprintf(stderr, "ewp-ingest verify: %s\n", termtext.Escape(err.Error()))
 		return ingest.ExitLedger
 	}
 	report(rep, kept, brk, *asJSON, stdout)
 	if brk != nil {
 		if !*asJSON {
-			fmt.Fprintf(stderr, "ewp-ingest verify: %v\n", brk)
+			fmt.Fprintf(stderr, "ewp-ingest verify: %s\n", termtext.Escape(brk.Error()))
 		}
 		return ingest.ExitBroken
 	}
@@ -83,7 +84,7 @@ func report(rep ledger.VerifyReport, kept *ledger.Head, brk *ledger.Break, asJSO
 		if brk != nil {
 			out["broken"] = map[string]any{"event": brk.Seq, "table": brk.Table, "row_seq": brk.RowSeq, "what": brk.What, "message": brk.Error()}
 		}
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(termtext.JSONWriter(stdout))
 		enc.SetIndent("", "  ")
 		enc.Encode(out) //nolint:errcheck // stdout gone: nothing left to tell
 		return

@@ -10,6 +10,7 @@ import (
 	"github.com/ewp-go/ewp/audit/memlog"
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/mcp"
 )
@@ -70,16 +71,16 @@ func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Opt
 	if cfg.demo && cfg.audit == "" {
 		l = memlog.New(nil)
 	} else if l, err = openDecisionLog(path, auditPGOptions(cfg), log); err != nil {
-		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", auditstore.Redact(path), err)
+		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", pgurl.Redact(path), err)
 	}
-	log.Info("decision log ready", "audit", auditstore.Redact(path))
+	log.Info("decision log ready", "audit", pgurl.Redact(path))
 	keys, err := operatorKeys(cfg, log)
 	if err != nil {
 		_ = l.Close()
 		return nil, nil, err
 	}
 	dl := mcp.DecisionLog{Log: l, PolicySetHash: policyHash, OperatorKeys: keys,
-		MaxApprovalLifetime: cfg.approvalMaxLifetime, ReplayWindow: cfg.replayWindow}
+		MaxApprovalLifetime: cfg.approvalMaxLifetime, ReplayWindow: cfg.replayWindow, RedactArguments: cfg.redact}
 	if auditstore.IsPostgres(path) {
 		dl.Unavailable = postgres.IsUnavailable
 	}

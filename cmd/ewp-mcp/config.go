@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/store"
 	"github.com/ewp-go/ewp/warrant"
@@ -110,6 +111,13 @@ Flags:
   --replay-window DUR       How long after a decision a retry with its idempotency_key
                             gets it back (default 10m); later, the key is refused with
                             EWP_REFUSE_IDEMPOTENCY_KEY_EXPIRED.
+  --redact-arguments NAMES  Comma-separated member names whose values the decision log
+                            records as "[redacted]" in an action's arguments (which the
+                            operator reads before approving), at any depth; a member is
+                            redacted when its name contains one, ignoring case. Default:
+                            password,passwd,passphrase,secret,token,api_key,apikey,api-key,
+                            private_key,authorization,cookie,credential,session.
+                            "" redacts nothing. arguments_hash always covers them whole.
   --operator-token-file FILE
                             HTTP only: the operator token, in a file readable by you alone.
                             With it (or EWP_OPERATOR_TOKEN) the operator console is served at
@@ -176,7 +184,8 @@ type config struct {
 	maxRequest  int
 	maxCalls    int
 	limits      warrant.Limits
-	audit       string // --audit: the decision log's path, "off", or "" for the default
+	audit       string   // --audit: the decision log's path, "off", or "" for the default
+	redact      []string // --redact-arguments; nil: mcp.DefaultRedactedArguments
 	// approvalMaxLifetime and replayWindow bound approvals and replays
 	// (mcp.DecisionLog); 0 is package audit's default.
 	approvalMaxLifetime, replayWindow time.Duration
@@ -231,6 +240,15 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&c.operatorKeys, "operator-keys", "", "")
 	fs.StringVar(&c.consoleKey, "console-key", "", "")
 	fs.StringVar(&c.toolNames, "tool-names", mcp.ToolNamesDefault, "")
+	fs.Func("redact-arguments", "", func(v string) error {
+		c.redact = []string{} // given, even empty: the operator's list replaces the default
+		for _, n := range strings.Split(v, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				c.redact = append(c.redact, n)
+			}
+		}
+		return nil
+	})
 	fs.StringVar(&c.standby, "standby", "", "")
 	fs.Int64Var(&c.standbyMaxLag, "standby-max-lag", 0, "")
 	fs.IntVar(&c.dbPool, "db-pool", 0, "")
@@ -263,7 +281,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	case !store.IsPostgres(c.db) && (c.standby != "" || c.dbPool != 0 || c.dbStatementTimeout != 0):
 		return c, errors.New("--standby, --db-pool and --db-statement-timeout are for a PostgreSQL ledger (--db postgres://…)")
 	case c.standby != "" && !store.IsPostgres(c.standby):
-		return c, fmt.Errorf("--standby %q: want a postgres:// URL of a streaming-replication standby", c.standby)
+		return c, fmt.Errorf("--standby %q: want a postgres:// URL of a streaming-replication standby", pgurl.Redact(c.standby))
 	case c.standbyMaxLag != 0 && c.standby == "":
 		return c, errors.New("--standby-max-lag needs --standby")
 	case c.approvalMaxLifetime <= 0 || c.replayWindow <= 0:

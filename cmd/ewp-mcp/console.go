@@ -22,6 +22,9 @@ func consoleConfig(c config, operatorFile string, getenv func(string) string) (c
 	if err != nil {
 		return c, err
 	}
+	if problem := console.OperatorTokenProblem(token); token != "" && problem != "" {
+		return c, fmt.Errorf("%s (%s or %s)", problem, operatorSpec.env, operatorSpec.flag)
+	}
 	if token != "" && token == c.token {
 		return c, errors.New("the operator token equals the ingest token: an agent holding its ingest token " +
 			"could then sign in to the console and approve its own actions; give the operator a different token " +

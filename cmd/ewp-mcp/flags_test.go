@@ -76,3 +76,25 @@ func TestIngestTokenStrength(t *testing.T) {
 		t.Errorf("a 16-byte token: %+v %v", c.notes, err)
 	}
 }
+
+// --redact-arguments replaces the default list (nil in the config, which
+// mcp reads as DefaultRedactedArguments); given empty, it redacts nothing;
+// the usage text lists the default.
+func TestRedactArgumentsFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, nil},
+		{[]string{"--redact-arguments", "pin, otp ,"}, []string{"pin", "otp"}},
+		{[]string{"--redact-arguments", ""}, []string{}},
+	} {
+		c, err := parseConfig(append([]string{"--db", "x"}, tc.args...), env())
+		if err != nil || (c.redact == nil) != (tc.want == nil) || strings.Join(c.redact, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%v: %q %v", tc.args, c.redact, err)
+		}
+	}
+	if !strings.Contains(strings.Join(strings.Fields(usage), ""), strings.Join(mcp.DefaultRedactedArguments, ",")) {
+		t.Error("the usage text does not list the default redacted names")
+	}
+}

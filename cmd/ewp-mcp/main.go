@@ -17,8 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/console"
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/release"
 	"github.com/ewp-go/ewp/store"
@@ -81,14 +81,14 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 	}
 	if pg := store.IsPostgres(cfg.db); !cfg.writable() && !pg {
 		if _, err := os.Stat(cfg.db); err != nil {
-			return fmt.Errorf("ledger not found: %s (create it with ewp-ingest): %w", cfg.db, err)
+			return fmt.Errorf("ledger not found: %s (create it with ewp-ingest): %w", pgurl.Redact(cfg.db), err)
 		}
 	} else if pg {
 		open = func(string, bool) (mcp.Store, io.Closer, error) { return openPostgres(ctx, cfg) }
 	}
 	store, closer, err := open(cfg.db, cfg.writable())
 	if err != nil {
-		return fmt.Errorf("open ledger %s: %w", auditstore.Redact(cfg.db), err)
+		return fmt.Errorf("open ledger %s: %w", pgurl.Redact(cfg.db), err)
 	}
 	defer closer.Close()
 	opts := []mcp.Option{mcp.WithLogger(log), mcp.WithRequestTimeout(cfg.timeout),
@@ -111,7 +111,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 	}
 	srv := mcp.New(store, opts...)
 	if cfg.httpAddr == "" {
-		log.Info("serving MCP on stdio", "db", auditstore.Redact(cfg.db), "ingest", cfg.allowIngest)
+		log.Info("serving MCP on stdio", "db", pgurl.Redact(cfg.db), "ingest", cfg.allowIngest)
 		return srv.ServeStdio(ctx, stdin, stdout, cfg.allowIngest)
 	}
 	return serveHTTP(ctx, cfg, store, srv, log)
@@ -141,7 +141,7 @@ func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server
 	hs.WriteTimeout = mcp.WriteTimeoutFor(srv.RequestTimeout())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	log.Info("serving MCP over HTTP", "url", "http://"+addr+mcp.EndpointPath, "db", auditstore.Redact(cfg.db), "ingest_token", cfg.token != "")
+	log.Info("serving MCP over HTTP", "url", "http://"+addr+mcp.EndpointPath, "db", pgurl.Redact(cfg.db), "ingest_token", cfg.token != "")
 	if con != nil {
 		log.Info("serving the operator console", "console", "http://"+addr+console.BasePath)
 	}

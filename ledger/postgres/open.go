@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -65,9 +66,9 @@ func Open(ctx context.Context, dsn string, opt Options) (*Ledger, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, ledgerErr("connect", err)
+		return nil, ledgerErr("connect", pgurl.Scrub(dsn, err))
 	}
-	l := &Ledger{url: redact(dsn), ro: opt.ReadOnly, now: opt.Now, pool: pool, maxBody: maxBody(opt.MaxViewBytes)}
+	l := &Ledger{url: pgurl.Redact(dsn), ro: opt.ReadOnly, now: opt.Now, pool: pool, maxBody: maxBody(opt.MaxViewBytes)}
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -91,7 +92,7 @@ func maxBody(n int) int64 {
 func poolConfig(dsn string, opt Options) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("ledger URL %s: %w", redact(dsn), err)
+		return nil, fmt.Errorf("ledger URL %s: %w", pgurl.Redact(dsn), pgurl.Scrub(dsn, err))
 	}
 	// A setting in the URL (pool_max_conns, connect_timeout,
 	// statement_timeout) holds unless Options set it: the operator can
@@ -136,18 +137,6 @@ func urlParams(dsn string) map[string]bool {
 		out[k] = true
 	}
 	return out
-}
-
-// redact drops the password from a URL for messages.
-func redact(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.User == nil {
-		return dsn
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
 }
 
 // Path is the database URL the ledger was opened from, password hidden.
