@@ -137,7 +137,12 @@ func TestRetriesWithBackoff(t *testing.T) {
 	var mu sync.Mutex
 	var waits []time.Duration
 	cfg := Config{URL: srv.URL, Secret: secret, Backoff: ExponentialBackoff(time.Second, time.Minute),
-		Sleep: func(_ context.Context, d time.Duration) error { mu.Lock(); waits = append(waits, d); mu.Unlock(); return nil }}
+		Sleep: func(_ context.Context, d time.Duration) error {
+			mu.Lock()
+			waits = append(waits, d)
+			mu.Unlock()
+			return nil
+		}}
 	l, _ := newLog(t, cfg)
 	if err := l.Record(context.Background(), decision("d1", audit.OutcomeRequireConfirmation)); err != nil {
 		t.Fatal(err)
