@@ -74,6 +74,12 @@ func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Opt
 		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", pgurl.Redact(path), err)
 	}
 	log.Info("decision log ready", "audit", pgurl.Redact(path))
+	notifying, err := withNotifications(cfg.notify, l, log)
+	if err != nil {
+		_ = l.Close()
+		return nil, nil, err
+	}
+	l = notifying
 	keys, err := operatorKeys(cfg, log)
 	if err != nil {
 		_ = l.Close()

@@ -118,6 +118,17 @@ Flags:
                             password,passwd,passphrase,secret,token,api_key,apikey,api-key,
                             private_key,authorization,cookie,credential,session.
                             "" redacts nothing. arguments_hash always covers them whole.
+  --notify-url URL          POST a notice to this webhook for each new decision awaiting
+                            confirmation (REQUIRE_CONFIRMATION), signed: header X-EWP-Signature
+                            is "sha256=" and the hex HMAC-SHA256, keyed with the secret, of
+                            X-EWP-Timestamp's value, ".", and the body. Sent from a queue of 256,
+                            retried with backoff (1s doubling, 6 tries); the gate never waits
+                            for it, and a full queue drops notices, logging the count.
+  --notify-secret-file FILE The webhook's signing secret (16 bytes at least); never printed.
+  --notify-format generic|slack|teams
+                            generic: the notice's JSON fields (decision_id, action, reasons,
+                            the approve command); slack or teams: {"text": …} for an incoming
+                            webhook, with what the agent wrote escaped for the app's markup.
   --operator-token-file FILE
                             HTTP only: the operator token, in a file readable by you alone.
                             With it (or EWP_OPERATOR_TOKEN) the operator console is served at
@@ -198,6 +209,7 @@ type config struct {
 	standbyMaxLag      int64         // --standby-max-lag: bytes of WAL behind past which reads go to the primary
 	dbPool             int           // --db-pool: most connections per pool (0: the default)
 	dbStatementTimeout time.Duration // --db-statement-timeout (0: the request timeout)
+	notify             notifyFlags   // --notify-url, --notify-secret-file, --notify-format
 	notes              []string
 }
 
@@ -255,6 +267,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.DurationVar(&c.dbStatementTimeout, "db-statement-timeout", 0, "")
 	fs.DurationVar(&c.approvalMaxLifetime, "approval-max-lifetime", audit.DefaultMaxLifetime, "")
 	fs.DurationVar(&c.replayWindow, "replay-window", audit.DefaultReplayWindow, "")
+	c.notify.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, errHelp
@@ -288,6 +301,9 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return c, errors.New("--approval-max-lifetime and --replay-window want a positive duration such as 24h or 10m")
 	case c.dbPool < 0 || c.dbStatementTimeout < 0 || c.standbyMaxLag < 0:
 		return c, errors.New("--db-pool and --db-statement-timeout must be positive (0 for the default)")
+	}
+	if err := c.notify.check(c.audit == auditOff); err != nil {
+		return c, err
 	}
 	if c.httpAddr == "" {
 		return stdioConfig(c, tokenFile, operatorFile, getenv)
