@@ -60,11 +60,17 @@ Flags:
   --db-statement-timeout DUR
                             PostgreSQL: the server cancels a statement running longer
                             (default: --request-timeout, or statement_timeout=MS in the URL).
-  --demo                    Build a throwaway ledger from the embedded example evidence
-                            (four propositions: accepted, contradicted, stale, incomplete)
-                            and the filesystem demo concept graph, guarded by the demo
-                            edge policies (unless --policies names others), in a
-                            temporary directory; serve it, and delete it on exit.
+  --demo                    Build a ledger from the embedded example evidence (four
+                            propositions: accepted, contradicted, stale, incomplete; one
+                            with a history) and the filesystem demo concept graph, guarded
+                            by the demo edge policies (unless --policies names others),
+                            with a decision log (DIR/demo.sqlite.audit) and an operator key
+                            pair (DIR/operator.key); ask may_act once as an agent, so a
+                            confirmation waits in the inbox; serve it, and print the
+                            ewp-audit, curl and console commands to try next.
+  --demo-dir DIR            Where --demo keeps its files, kept on exit; a DIR that holds a
+                            demo already is served as it is. Default: a new temporary
+                            directory, deleted on exit.
   --policies FILE.cedar     Edge policies for the grounding guard (Cedar forbid policies,
                             each placed on one APPLIES_TO edge by @source, @target and
                             @source_depth annotations). Loaded once at start, never from
@@ -185,6 +191,7 @@ Logs go to standard error; over stdio, standard output carries only MCP messages
 type config struct {
 	db          string
 	demo        bool   // serve a temporary ledger of the embedded examples
+	demoDir     string // --demo-dir: where the demo keeps its files ("" a temporary directory)
 	httpAddr    string // "" means stdio
 	allowHosts  []string
 	allowIngest bool
@@ -235,6 +242,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.SetOutput(io.Discard) // errors are reported once, by main
 	fs.StringVar(&c.db, "db", "", "")
 	fs.BoolVar(&c.demo, "demo", false, "")
+	fs.StringVar(&c.demoDir, "demo-dir", "", "")
 	fs.StringVar(&c.httpAddr, "http", "", "")
 	fs.Var(&hosts, "allow-host", "")
 	fs.BoolVar(&c.allowIngest, "allow-ingest", false, "")
@@ -289,6 +297,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return c, fmt.Errorf("--max-request-bytes %d: want a positive number of bytes", c.maxRequest)
 	case c.demo && c.db != "":
 		return c, errors.New("--demo builds its own ledger; leave out --db")
+	case c.demoDir != "" && !c.demo:
+		return c, errors.New("--demo-dir is where --demo keeps its files; give --demo too")
 	case c.db == "" && !c.demo:
 		return c, errors.New("--db PATH is required: the ledger to serve (or try --demo; see --help)")
 	case !store.IsPostgres(c.db) && (c.standby != "" || c.dbPool != 0 || c.dbStatementTimeout != 0):
