@@ -116,7 +116,8 @@ func (d *demoRun) hints(w io.Writer, pendingID, addr string, consoleOn bool) {
 	}
 	if addr == "" {
 		fmt.Fprintf(w, "  then the agent repeats its may_act call with \"approval_id\" (what approve printed)\n")
-		fmt.Fprintf(w, "  for the console, run the demo over HTTP with EWP_OPERATOR_TOKEN set and the same --demo-dir\n\n")
+		fmt.Fprintf(w, "  the console is served over HTTP only, with an operator token:\n")
+		d.consoleHint(w, "127.0.0.1:8765")
 		return
 	}
 	url := "http://" + addr + mcp.EndpointPath
@@ -133,6 +134,12 @@ func (d *demoRun) hints(w io.Writer, pendingID, addr string, consoleOn bool) {
 		return
 	}
 	fmt.Fprintf(w, "  the console is off: restart with an operator token to open it at http://%s%s\n", addr, console.BasePath)
+	d.consoleHint(w, addr)
+}
+
+// consoleHint prints how to serve this demo with the console at addr: on
+// its files when they are kept, else a new demo.
+func (d *demoRun) consoleHint(w io.Writer, addr string) {
 	fmt.Fprintf(w, "  $ export EWP_OPERATOR_TOKEN=\"$(openssl rand -hex 32)\"; echo \"$EWP_OPERATOR_TOKEN\"\n")
 	if d.kept {
 		fmt.Fprintf(w, "  $ ewp-mcp --demo --demo-dir %s --http %s\n\n", shellQuote(d.dir), addr)

@@ -190,3 +190,36 @@ func TestDemoHintsReachAnApproval(t *testing.T) {
 		t.Error("the title still counts a pending decision after the answer")
 	}
 }
+
+// TestDemoDirKeepsItsLog: over stdio (a client that starts the server
+// itself), --demo-dir keeps the demo's ledger, decision log and key; a
+// second start reuses them, so the decision that waited still waits and
+// the printed approve line names it and the same files. Without
+// --demo-dir the temporary directory is gone after exit.
+func TestDemoDirKeepsItsLog(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	code, _, first := process(t, "", "--demo", "--demo-dir", dir)
+	m := waitingRE.FindStringSubmatch(first)
+	if code != 0 || m == nil || !strings.Contains(first, "built in "+dir) {
+		t.Fatalf("first start: exit %d\n%s", code, first)
+	}
+	approve := "ewp-audit approve " + m[1] + " --once --key " + filepath.Join(dir, "operator.key") + " --audit " + filepath.Join(dir, "demo.sqlite.audit")
+	if !strings.Contains(first, "  $ "+approve+"\n") {
+		t.Fatalf("no approve line %q in\n%s", approve, first)
+	}
+	code, _, second := process(t, "", "--demo", "--demo-dir", dir)
+	if code != 0 || !strings.Contains(second, "reusing "+dir) || !strings.Contains(second, "  $ "+approve+"\n") {
+		t.Fatalf("second start: exit %d\n%s", code, second)
+	}
+	code, _, temp := process(t, "", "--demo")
+	built := regexp.MustCompile(`built in (\S+)`).FindStringSubmatch(temp)
+	if code != 0 || built == nil {
+		t.Fatalf("temporary demo: exit %d\n%s", code, temp)
+	}
+	if _, err := os.Stat(built[1]); !os.IsNotExist(err) {
+		t.Errorf("the temporary demo directory %s outlived the demo: %v", built[1], err)
+	}
+	if r := runWith(t, []string{"--demo-dir", dir}, env(), ""); r.code != 2 || !strings.Contains(r.stderr, "give --demo too") {
+		t.Errorf("--demo-dir alone: exit %d %q", r.code, r.stderr)
+	}
+}
