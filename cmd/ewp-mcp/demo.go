@@ -91,13 +91,15 @@ func (d *demoRun) build(ctx context.Context, cfg *config) error {
 	return nil
 }
 
-// The story's clock: the examples were stored demoStoredDaysAgo days
-// before the demo started, and demoDrillDaysAgo days before it a restore
-// drill was recorded for P-backup-restores, fresh then and past its
-// 30-day freshness policy now.
-const (
-	demoStoredDaysAgo = 60
-	demoDrillDaysAgo  = 40
+// The story's clock, fixed like the examples' own dates (so a warrant
+// asked at a fixed evaluated_at, as the README's and the client checks'
+// are, does not depend on the day the demo runs): the examples are
+// stored on demoStored, and a restore drill on demoDrill makes
+// P-backup-restores CURRENT for its 30-day freshness policy, STALE again
+// from demoDrill + 30 days on.
+var (
+	demoStored = time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC)
+	demoDrill  = time.Date(2026, 9, 15, 10, 0, 0, 0, time.UTC)
 )
 
 // fillDemo writes the embedded example evidence, the demo concept graph
@@ -119,8 +121,7 @@ func fillDemo(ctx context.Context, path string) error {
 		}
 		views[i] = v
 	}
-	now := time.Now().UTC().Truncate(time.Second)
-	clock := now.AddDate(0, 0, -demoStoredDaysAgo)
+	clock := demoStored
 	l, err := sqlite.Create(path, sqlite.Options{Now: func() time.Time { return clock }})
 	if err != nil {
 		return err
@@ -134,18 +135,18 @@ func fillDemo(ctx context.Context, path string) error {
 	if _, err := graphstore.LoadDocument(ctx, l, fixtures.DemoGraph); err != nil {
 		return fmt.Errorf("demo concept graph: %w", err)
 	}
-	clock = now.AddDate(0, 0, -demoDrillDaysAgo)
-	if _, err := l.AppendCheck(ctx, "P-backup-restores", restoreDrill(clock)); err != nil {
+	clock = demoDrill.Add(time.Hour) // stored an hour after the drill
+	if _, err := l.AppendCheck(ctx, "P-backup-restores", restoreDrill(demoDrill)); err != nil {
 		return fmt.Errorf("demo history: %w", err)
 	}
 	return nil
 }
 
-// restoreDrill is a human-attested restore drill made an hour before at:
-// it makes P-backup-restores CURRENT again until its freshness policy
-// runs out, so its warrant changes twice over the demo's history.
+// restoreDrill is a human-attested restore drill made at at: it makes
+// P-backup-restores CURRENT again until its freshness policy runs out, so
+// its warrant changes twice over the demo's history.
 func restoreDrill(at time.Time) warrant.Check {
-	when := at.Add(-time.Hour).Format(time.RFC3339)
+	when := at.Format(time.RFC3339)
 	return warrant.Check{CheckID: "k-drill-2", Method: "human_attestation", Scope: "restore drill OPS-5120",
 		Subjects: []string{"backup-nightly"}, Result: warrant.Supports, ObservedAt: when,
 		Source: warrant.SourceRef{SourceID: "restore-drill-2", LineageID: "L-drill-2", OriginType: "human",

@@ -103,7 +103,8 @@ func (d *demoRun) hints(w io.Writer, pendingID, addr string, consoleOn bool) {
 	logFlag := "--audit " + shellQuote(d.audit)
 	fmt.Fprintf(w, "\newp-mcp demo: the story so far\n")
 	fmt.Fprintf(w, "  P-db-major-version: a remembered version that a psql check contradicts\n")
-	fmt.Fprintf(w, "  P-backup-restores: a restore drill %d days ago made it CURRENT; it is STALE now (30-day policy)\n", demoDrillDaysAgo)
+	fmt.Fprintf(w, "  P-backup-restores: a restore drill on %s made it CURRENT; STALE again since %s (30-day policy)\n",
+		demoDrill.Format("2 Jan 2006"), demoDrill.AddDate(0, 0, 30).Format("2 Jan 2006"))
 	if pendingID == "" {
 		fmt.Fprintf(w, "  no decision is waiting for you; ask may_act to delete protected/report.txt to make one\n")
 	} else {

@@ -146,6 +146,21 @@ func TestDemoHintsReachAnApproval(t *testing.T) {
 		t.Fatalf("the agent's retry with the approval: %v", out)
 	}
 
+	// The story's other half: P-backup-restores's warrant changed over time
+	// (a drill made it CURRENT, then it went STALE), on its second snapshot.
+	mcpURL := regexp.MustCompile(`curl -s (\S+/mcp) `).FindStringSubmatch(retry)[1]
+	for at, want := range map[string]string{"2026-10-01T12:00:00Z": "CURRENT", "2026-11-28T12:00:00Z": "STALE"} {
+		b, err := post(mcpURL, callBody(1, "warrant_now", map[string]any{"proposition_id": "P-backup-restores", "evaluated_at": at}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, r := decodeReply(t, b)
+		w, _ := r.out["warrant"].(map[string]any)
+		if w["currency"] != want || r.out["view_id"] == "example-backup-1" {
+			t.Errorf("P-backup-restores at %s: %v, want %s on the drill's snapshot", at, r.out, want)
+		}
+	}
+
 	// The console's hint: an operator token, and the demo again.
 	restart := pick(t, cmds, "ewp-mcp --demo")
 	token := pick(t, cmds, "export EWP_OPERATOR_TOKEN")
