@@ -191,7 +191,7 @@ func demoKeys(cfg *config, dir string, fresh bool) error {
 	return nil
 }
 
-// demoNote is the log line that names the demo's directory.
+// note prints the line that names the demo's directory, first of all.
 func (d *demoRun) note(w io.Writer) {
 	if d.fresh {
 		fmt.Fprintf(w, "ewp-mcp demo: built in %s (ledger, decision log, operator key)\n", d.dir)

@@ -73,7 +73,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		}
 		defer demo.cleanup()
 		demo.note(stderr)
-		log.Info("demo ledger built from the embedded examples", "db", cfg.db, "fresh", demo.fresh)
+		log.Info("demo ledger built from the embedded examples", "db", cfg.db, "fresh", demo.fresh) // fresh=false: reused from --demo-dir
 		log.Info("demo operator key: the console signs with it; ewp-audit approve --key uses it too", "key", demo.key)
 	}
 	if pg := store.IsPostgres(cfg.db); !cfg.writable() && !pg {
