@@ -45,8 +45,9 @@ func watch(e *env, every time.Duration, once func() int) int {
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() { // end of input ends the watch
-		_, _ = io.Copy(io.Discard, watchInput)
+	in := watchInput
+	go func() { // end of input ends the watch (the reader outlives it until then)
+		_, _ = io.Copy(io.Discard, in)
 		cancel()
 	}()
 	clear := isTerminal(e.stdout)
