@@ -52,6 +52,9 @@ func demoHints(t *testing.T, bin, line string) (cmds []string, printed string, s
 	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	errb := &syncBuffer{}
 	cmd.Stderr = errb
+	// Stopped as Ctrl-C stops it, so it deletes its temporary directory.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
