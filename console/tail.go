@@ -69,7 +69,7 @@ func (t *decisionTail) add(batch []audit.Decision) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, d := range batch {
-		t.byOutcome[d.Outcome]++
+		t.byOutcome[string(d.Outcome)]++
 	}
 	t.total += len(batch)
 	t.last = batch[len(batch)-1].ID

@@ -56,10 +56,10 @@ func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
 	if q.Outcome != "" {
 		// A literal, not a parameter, so the planner can use the partial
 		// index of pending decisions; it is one of five known words.
-		if !KnownOutcome(q.Outcome) {
+		if !q.Outcome.Valid() {
 			return "", nil, fmt.Errorf("outcome %q: want MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED or ANSWERED", q.Outcome)
 		}
-		add("outcome = '" + q.Outcome + "'")
+		add("outcome = '" + string(q.Outcome) + "'")
 	}
 	if q.PropositionID != "" {
 		add("proposition_id = ?", s.Bind(AsJSON(q.PropositionID)))
@@ -69,7 +69,7 @@ func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
 		add("approval_id = ? AND approval_id <> "+s.EmptyID, s.Bind(AsJSON(q.ApprovalID)))
 	}
 	if q.Pending {
-		add("outcome = '" + audit.OutcomeRequireConfirmation + "' AND NOT EXISTS (SELECT 1 FROM " + s.Approvals + " a WHERE a.decision_id = d.decision_id)")
+		add("outcome = '" + string(audit.OutcomeRequireConfirmation) + "' AND NOT EXISTS (SELECT 1 FROM " + s.Approvals + " a WHERE a.decision_id = d.decision_id)")
 	}
 	const order = "seq"
 	dir, cmp := "ASC", ">"
