@@ -155,13 +155,13 @@ const pageSizeForTest = 50
 // perfDecision is decision i of the timing test's log: one in a thousand
 // waits for confirmation.
 func perfDecision(i, n int) *audit.Decision {
-	outcome := []string{audit.OutcomeMayAct, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered}[i%4]
+	outcome := []audit.Outcome{audit.OutcomeMayAct, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered}[i%4]
 	if i%1000 == 999 {
 		outcome = audit.OutcomeRequireConfirmation
 	}
 	return &audit.Decision{ID: fmt.Sprintf("0192f000-0000-7000-8000-%012d", i), Time: clockAt.Add(time.Duration(i-n) * time.Second),
 		Tool: audit.ToolMayAct, Caller: audit.Caller{Transport: "http", Role: "evaluate"}, PropositionID: fmt.Sprintf("P-%07d", i%n),
-		Outcome: outcome, ActionKind: "delete", Layers: []audit.Layer{{Layer: "warrant", Decision: outcome, Reasons: []string{"r"}}}}
+		Outcome: outcome, ActionKind: "delete", Layers: []audit.Layer{{Layer: "warrant", Decision: audit.Verdict(outcome), Reasons: []string{"r"}}}}
 }
 
 // perfLog builds (or reopens) the SQLite decision log of n decisions,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -116,7 +117,7 @@ type approvalDetail struct {
 // and the action are decoded, notes the action in the decision, and
 // answers a retry from the record: a non-nil replay is the decision an
 // earlier call recorded under the same idempotency key.
-func (s *Server) beginMayAct(ctx context.Context, a args, pid string, act warrant.Action, gc *guardCall, p warrant.RiskPolicy) (replay any, err error) {
+func (s *Server) beginMayAct(ctx context.Context, a args, pid string, act warrant.Action, gc *gate.GuardCall, p warrant.RiskPolicy) (replay any, err error) {
 	approval, hasApproval, err := a.id("", "approval_id")
 	if err != nil {
 		return nil, err
@@ -192,7 +193,7 @@ func (s *Server) replayOf(ctx context.Context, dr *draft, prev *audit.Decision) 
 		"risk_policy": prev.RiskPolicy, "decision_id": prev.ID, "replayed": true}
 	layers := make([]audit.Layer, len(prev.Layers))
 	for i, l := range prev.Layers {
-		if l.Layer == warrantLayer && prev.PropositionID != "" {
+		if l.Layer == gate.WarrantLayerName && prev.PropositionID != "" {
 			out["warrant"], l.Detail = l.Detail, nil // the record keeps the axes as the warrant layer's detail
 		}
 		layers[i] = l
@@ -227,13 +228,13 @@ func (s *Server) liftedBy(ctx context.Context, prev *audit.Decision) (*audit.App
 	if prev.Outcome != audit.OutcomeMayAct || prev.ApprovalID == "" {
 		return nil, nil
 	}
-	var gate []LayerDecision
+	var judged []gate.LayerDecision
 	for _, l := range prev.Layers {
 		if l.Layer != approvalLayerName {
-			gate = append(gate, LayerDecision(l))
+			judged = append(judged, gate.LayerDecision(l))
 		}
 	}
-	if combine(gate) == warrant.MayActDecision {
+	if gate.Combine(judged) == warrant.MayActDecision {
 		return nil, nil
 	}
 	ap, err := s.decisions.Log.Approval(ctx, prev.ApprovalID)
@@ -275,8 +276,8 @@ var argumentOf = map[string]string{
 // approval only ever lifts REQUIRE_CONFIRMATION to MAY_ACT, never DENY,
 // and a refused approval leaves the gate's decision unchanged with the
 // layer saying why.
-func (s *Server) withApproval(ctx context.Context, layers []LayerDecision) ([]LayerDecision, string, error) {
-	base := combine(layers)
+func (s *Server) withApproval(ctx context.Context, layers []gate.LayerDecision) ([]gate.LayerDecision, warrant.Verdict, error) {
+	base := gate.Combine(layers)
 	dr := draftFrom(ctx)
 	if dr == nil || dr.d.ApprovalID == "" {
 		return layers, base, nil
@@ -285,14 +286,14 @@ func (s *Server) withApproval(ctx context.Context, layers []LayerDecision) ([]La
 	if err != nil {
 		return nil, "", err
 	}
-	return append(layers, l), l.Decision, nil
+	return append(layers, l), warrant.Verdict(l.Decision), nil
 }
 
 // approvalLayer judges the approval dr presents against the gate's decision
 // base. Its decision is the call's decision after the approval.
-func (s *Server) approvalLayer(ctx context.Context, dr *draft, base string) (LayerDecision, error) {
+func (s *Server) approvalLayer(ctx context.Context, dr *draft, base warrant.Verdict) (gate.LayerDecision, error) {
 	id := dr.d.ApprovalID
-	l := LayerDecision{Layer: approvalLayerName, Decision: base, Detail: approvalDetail{ApprovalID: id}}
+	l := gate.LayerDecision{Layer: approvalLayerName, Decision: audit.Verdict(base), Detail: approvalDetail{ApprovalID: id}}
 	ap, err := s.decisions.Log.Approval(ctx, id)
 	if errors.Is(err, audit.ErrNotFound) {
 		l.Reasons = []string{reason(ReasonApprovalUnknown, "no approval %q is on record; use the approval_id the operator gave you", id)}
@@ -340,7 +341,7 @@ func (s *Server) approvalLayer(ctx context.Context, dr *draft, base string) (Lay
 		l.Reasons = []string{why}
 		return l, nil
 	}
-	l.Decision = warrant.MayActDecision
+	l.Decision = audit.VerdictMayAct
 	l.Reasons = []string{reason(ReasonApproved, "%s approved this action (%s), answering decision %s", ap.Approver, coverage(ap), ap.DecisionID)}
 	return l, nil
 }

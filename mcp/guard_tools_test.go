@@ -8,6 +8,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/ewp-go/ewp/gate"
 )
 
 // With the guard installed the three guard tools are listed with the
@@ -45,7 +47,7 @@ func TestGuardToolsListed(t *testing.T) {
 		}
 	}
 	action := byName["may_act"].InputSchema.Properties["action"].(map[string]any)["properties"].(map[string]any)
-	for _, k := range guardActionKeys {
+	for _, k := range gate.GuardActionKeys {
 		if _, ok := action[k]; !ok {
 			t.Errorf("may_act's action schema lacks %s", k)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -24,8 +25,8 @@ const (
 type Server struct {
 	store  Store
 	now    func() time.Time
-	layers []GateLayer
-	guard  *guard // nil unless WithGuard
+	layers []gate.Layer
+	guard  *gate.Guard // nil unless WithGuard
 	log    *slog.Logger
 	mcp    *server.MCPServer
 	// tools are the registered tools by name, for the HTTP path that
@@ -92,7 +93,7 @@ func WithClock(now func() time.Time) Option {
 
 // WithGateLayer adds a layer to may_act after the warrant layer. Layers can
 // only restrict: the combined decision is the most restrictive one.
-func WithGateLayer(l GateLayer) Option {
+func WithGateLayer(l gate.Layer) Option {
 	return func(s *Server) { s.layers = append(s.layers, l) }
 }
 

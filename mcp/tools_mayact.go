@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -51,10 +52,11 @@ func (s *Server) guardNote() string {
 // mayActOutput is the result schema. With the guard, the warrant fields are
 // present only when the action named a proposition.
 func mayActOutput(guard bool) schema {
-	decisions := []string{warrant.MayActDecision, warrant.RequireConfirmation, warrant.Deny}
+	verdicts := []string{string(warrant.MayActDecision), string(warrant.RequireConfirmation), string(warrant.Deny)}
+	decisions := append([]string{}, verdicts...)
 	required := []string{"decision", "layers", "proposition_id", "view_id", "evaluated_at", "action", "warrant", "risk_policy"}
 	if guard {
-		decisions = append(decisions, Skipped)
+		decisions = append(decisions, string(gate.Skipped))
 		required = []string{"decision", "layers", "evaluated_at", "action", "risk_policy"}
 	}
 	layer := object("One layer's verdict.", schema{
@@ -64,7 +66,7 @@ func mayActOutput(guard bool) schema {
 		"detail":   schema{"description": "Layer-specific detail."},
 	}, "layer", "decision", "reasons")
 	return object("The gate's decision.", schema{
-		"decision":       enum("The most restrictive decision of all layers.", warrant.MayActDecision, warrant.RequireConfirmation, warrant.Deny),
+		"decision":       enum("The most restrictive decision of all layers.", verdicts...),
 		"layers":         array("Each layer's verdict, warrant first.", layer),
 		"proposition_id": str("The proposition the action relies on (absent when the warrant layer was skipped)."),
 		"view_id":        str("The latest snapshot, which was judged."),
@@ -122,12 +124,12 @@ func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
 	// Sized for every key the answer gets, decision_id included.
 	out := make(map[string]any, 12)
 	out["evaluated_at"], out["action"], out["risk_policy"] = t, action, policy
-	in := GateInput{PropositionID: pid, Action: action, ActionFields: fields, Ingest: hasIngest(ctx), guard: gc}
+	in := gate.Input{PropositionID: pid, Action: action, ActionFields: fields, Ingest: hasIngest(ctx), Guard: gc}
 	first, err := s.warrantLayer(ctx, a, &in, policy, out)
 	if err != nil {
 		return nil, err
 	}
-	layers, err := s.runLayers(ctx, in, first)
+	layers, err := gate.RunLayers(ctx, s.layers, in, first)
 	noteGraph(ctx, gc)
 	if err != nil {
 		return nil, err
@@ -157,29 +159,28 @@ func (s *Server) mayActProposition(a args) (string, error) {
 	return "", badArg("proposition_id", "is required (a non-empty string) unless action.concepts names the concepts the action touches")
 }
 
-// warrantLayer is the EWP layer over the latest stored snapshot; it fills
+// gate.WarrantLayerName is the EWP layer over the latest stored snapshot; it fills
 // in's warrant and the result's warrant fields. Without a proposition it is
 // reported as skipped, never as a verdict.
-func (s *Server) warrantLayer(ctx context.Context, a args, in *GateInput, p warrant.RiskPolicy, out map[string]any) (LayerDecision, error) {
+func (s *Server) warrantLayer(ctx context.Context, a args, in *gate.Input, p warrant.RiskPolicy, out map[string]any) (gate.LayerDecision, error) {
 	if in.PropositionID == "" {
 		if a.has("view_id") {
-			return LayerDecision{}, badArg("view_id", "names a snapshot of proposition_id; give proposition_id too, or drop view_id")
+			return gate.LayerDecision{}, badArg("view_id", "names a snapshot of proposition_id; give proposition_id too, or drop view_id")
 		}
-		return LayerDecision{Layer: warrantLayer, Decision: Skipped, Reasons: []string{
-			"no proposition_id: the action relies on no stored evidence, so the warrant layer did not run; the guard layers alone judged it"}}, nil
+		return gate.SkippedWarrant(), nil
 	}
 	latest, hash, err := s.latestForAction(ctx, a, in.PropositionID)
 	if err != nil {
-		return LayerDecision{}, err
+		return gate.LayerDecision{}, err
 	}
 	w, err := warrant.Evaluate(latest, out["evaluated_at"].(string))
 	if err != nil {
-		return LayerDecision{}, err
+		return gate.LayerDecision{}, err
 	}
 	in.Warrant = *filled(w)
 	s.noteView(ctx, in.PropositionID, latest, hash, in.Warrant.Warrant)
 	out["proposition_id"], out["view_id"], out["warrant"] = in.PropositionID, latest.ViewID, in.Warrant.Warrant
-	return warrantDecision(w.Warrant, in.Action, p)
+	return gate.WarrantDecision(w.Warrant, in.Action, p)
 }
 
 // riskPolicy reads risk_policy, which only an ingest caller may send: an
@@ -236,7 +237,7 @@ func (s *Server) decodeAction(a args) (warrant.Action, map[string]json.RawMessag
 	if err != nil {
 		return warrant.Action{}, nil, asActionError(err)
 	}
-	act, err := actionFields(obj, s.layerKeys())
+	act, err := actionFields(obj, gate.ActionKeys(s.layers))
 	if err != nil {
 		return act, nil, asActionError(err)
 	}
@@ -279,13 +280,13 @@ func asActionError(err error) error {
 }
 
 // checkSkew refuses an evaluated_at that is unparseable or more than
-// MaxEvaluatedAtSkew from now: a caller must not move the gate's clock.
+// gate.MaxEvaluatedAtSkew from now: a caller must not move the gate's clock.
 func checkSkew(a args, now time.Time) error {
 	t, err := evaluatedAt(a, false)
 	if err != nil || t == "" {
 		return err
 	}
-	within, parsed := withinSkew(t, now, MaxEvaluatedAtSkew)
+	within, parsed := withinSkew(t, now, gate.MaxEvaluatedAtSkew)
 	if !parsed {
 		return refuse(warrant.CodeEvaluatedAtSkew, "evaluated_at",
 			"%q is not a parseable instant; omit evaluated_at, may_act decides at the server clock", t)
@@ -293,7 +294,7 @@ func checkSkew(a args, now time.Time) error {
 	if !within {
 		return refuse(warrant.CodeEvaluatedAtSkew, "evaluated_at",
 			"%q is more than %d s from the server clock (%s); omit it, may_act decides at the server clock",
-			t, int(MaxEvaluatedAtSkew.Seconds()), now.UTC().Format(timeLayout))
+			t, int(gate.MaxEvaluatedAtSkew.Seconds()), now.UTC().Format(timeLayout))
 	}
 	return nil
 }

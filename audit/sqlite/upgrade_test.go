@@ -42,7 +42,7 @@ func writeV1(t testing.TB) *v1History {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	dec := func(i int, outcome, prop string) *audit.Decision {
+	dec := func(i int, outcome audit.Outcome, prop string) *audit.Decision {
 		d := pendingDecision(prop, i)
 		d.Outcome, d.Time = outcome, t0.Add(time.Duration(i)*time.Minute)
 		return d
