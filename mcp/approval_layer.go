@@ -113,23 +113,17 @@ type approvalDetail struct {
 	KeyID string `json:"key_id,omitempty"`
 }
 
-// beginMayAct reads approval_id and idempotency_key once the proposition
-// and the action are decoded, notes the action in the decision, and
-// answers a retry from the record: a non-nil replay is the decision an
-// earlier call recorded under the same idempotency key.
-func (s *Server) beginMayAct(ctx context.Context, a args, pid string, act warrant.Action, gc *gate.GuardCall, p warrant.RiskPolicy) (replay any, err error) {
-	approval, hasApproval, err := a.id("", "approval_id")
-	if err != nil {
-		return nil, err
-	}
-	key, hasKey, err := a.id("", "idempotency_key")
-	if err != nil {
-		return nil, err
-	}
+// beginMayAct refuses approval_id and idempotency_key when there is no
+// decision log, notes the action in the decision, and answers a retry
+// from the record: a non-nil replay is the decision an earlier call
+// recorded under the same idempotency key.
+func (s *Server) beginMayAct(ctx context.Context, c *mayActCall) (replay any, err error) {
+	approval, key := c.ApprovalID, c.IdempotencyKey
+	hasKey := key != ""
 	if s.decisions == nil {
-		return nil, logOff(hasApproval, hasKey)
+		return nil, logOff(approval != "", hasKey)
 	}
-	noteAction(ctx, pid, act, gc, p)
+	noteAction(ctx, c.PropositionID, c.Action, c.Guard, c.RiskPolicy)
 	dr := draftFrom(ctx)
 	dr.d.ApprovalID = approval
 	if !hasKey {
@@ -146,7 +140,7 @@ func (s *Server) beginMayAct(ctx context.Context, a args, pid string, act warran
 	}
 	// A replay answers this call, so the call's evaluated_at is held to
 	// the same clock as a fresh one's.
-	if err := checkSkew(a, s.now()); err != nil {
+	if err := c.checkSkew(s.now()); err != nil {
 		return nil, err
 	}
 	return s.replayOf(ctx, dr, prev)
