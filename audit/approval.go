@@ -92,7 +92,7 @@ var codes = []struct {
 	{ErrApprovalOutOfScope, CodeApprovalOutOfScope},
 }
 
-// CodeOf returns the approval refusal code of err (from Covers, Consume
+// CodeOf returns the approval refusal code of err (from Covers, RecordUse
 // or a lookup that found no approval), or "" for any other error.
 func CodeOf(err error) string {
 	for _, c := range codes {
@@ -129,7 +129,7 @@ func (e *CoverageError) Code() string { return CodeOf(e.Reason) }
 // answered decision (id, kind, risk, reversible, concepts as a set, tool,
 // arguments hash), for a scope approval the scope (see Scope). Whether a
 // Once approval is still unused is not its business: that is the store's
-// atomic Consume (ErrApprovalUsed). Nor is the evidence: an approval
+// atomic RecordUse (ErrApprovalUsed). Nor is the evidence: an approval
 // lifts only REQUIRE_CONFIRMATION, which the caller decides.
 func (a *Approval) Covers(d *Decision, now time.Time) error {
 	fail := func(reason error, format string, args ...any) error {

@@ -281,21 +281,45 @@ func (s *Server) callContext(ctx context.Context) (context.Context, context.Canc
 // wait for it. The abandoned call ends on its own and its result is
 // dropped. The caller holds an evaluation slot (acquire); the evaluation
 // releases it when it ends, so abandoned calls still count against the cap.
+//
+// A recorded call's evaluation fills a draft of its own (draft.fork),
+// handed over only with an answer in time: at the deadline the call keeps
+// a snapshot of what was noted so far for its refusal's record, and the
+// evaluation, which writes nothing anywhere (an approval is used only by
+// the record of the decision it lifts), releases its idempotency key
+// when it ends.
 func (s *Server) bounded(ctx context.Context, t *toolSpec, raw []byte) (any, error) {
 	type answer struct {
 		out any
 		err error
 	}
-	done := make(chan answer, 1)
+	dr := draftFrom(ctx)
+	var work *draft
+	if dr != nil {
+		work = dr.fork()
+		ctx = context.WithValue(ctx, draftKey{}, work)
+	}
+	done, abandon := make(chan answer), make(chan struct{})
 	go func() {
 		defer s.release()
 		out, err := s.guarded(ctx, t, raw)
-		done <- answer{out, err}
+		select {
+		case done <- answer{out, err}:
+		case <-abandon:
+			work.release()
+		}
 	}()
 	select {
 	case a := <-done:
+		if dr != nil {
+			dr.adopt(work)
+		}
 		return a.out, a.err
 	case <-ctx.Done():
+		close(abandon)
+		if dr != nil {
+			dr.snapshot(work)
+		}
 		return nil, ctx.Err()
 	}
 }

@@ -69,7 +69,12 @@ func StartGroupCommit[Op any](maxBatch int, run RunBatch[Op]) *GroupCommit[Op] {
 
 // Submit queues op and waits for the commit of its batch. It waits even
 // when ctx ends meanwhile, so its answer is exact: nil means committed.
+// An op whose ctx has already ended is never queued (a call abandoned at
+// its deadline writes nothing afterwards).
 func (g *GroupCommit[Op]) Submit(ctx context.Context, op Op) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	p := pending[Op]{op: op, done: make(chan error, 1)}
 	g.mu.RLock()
 	if g.stopped {

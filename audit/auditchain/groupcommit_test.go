@@ -76,3 +76,28 @@ func TestGroupCommitBatchesAndStops(t *testing.T) {
 		t.Fatalf("after Stop: got %v, want ErrClosed", err)
 	}
 }
+
+// A write whose context ended before it was submitted is never queued:
+// however often it is tried (a select between a free queue and an ended
+// context picks either), nothing runs.
+func TestGroupCommitRefusesAnEndedContext(t *testing.T) {
+	var mu sync.Mutex
+	ran := 0
+	g := StartGroupCommit(8, func(ops []string, errs []error) error {
+		mu.Lock()
+		ran += len(ops)
+		mu.Unlock()
+		return nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 200 {
+		if err := g.Submit(ctx, "late"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("submit on an ended context: got %v, want context.Canceled", err)
+		}
+	}
+	g.Stop()
+	if ran != 0 {
+		t.Fatalf("%d writes of ended contexts ran", ran)
+	}
+}

@@ -44,7 +44,7 @@ func TestSurvivesDatabaseRestart(t *testing.T) {
 		if what == "record" {
 			err = l.Record(cctx, audittest.PendingDecision("P", 99))
 		} else {
-			err = l.Consume(cctx, "some-approval", "some-decision")
+			err = l.RecordUse(cctx, audittest.UsingDecision("some-approval", 99))
 		}
 		cancel()
 		if err == nil {

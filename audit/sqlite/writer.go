@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/ewp-go/ewp/audit/auditchain"
 )
@@ -35,6 +36,10 @@ type writer struct {
 type op struct {
 	rec *auditchain.Record
 	fn  func(*wtx) error
+	// use: rec used its approval (RecordUse) at now, and is written with
+	// the use as a run of its own.
+	use bool
+	now time.Time
 }
 
 // An op is refused without having changed anything when the failing
@@ -103,14 +108,18 @@ func (w *writer) runBatch(ops []op, errs []error) error {
 func (t *wtx) run(ops []op, errs []error) error {
 	t.pend = t.pend[:0]
 	for i, o := range ops {
-		if o.rec != nil {
+		if o.rec != nil && !o.use {
 			t.pend = append(t.pend, i)
 			continue
 		}
 		if err := t.flush(ops, errs); err != nil {
 			return err
 		}
-		errs[i] = o.fn(t)
+		if o.use {
+			errs[i] = t.recordUse(ops, errs, i)
+		} else {
+			errs[i] = o.fn(t)
+		}
 		var te *auditchain.TxError
 		if errors.As(errs[i], &te) {
 			return te.Err
