@@ -66,6 +66,8 @@ func Run(t *testing.T, s Store) {
 		{"GroupCommitSharesCommits", groupCommitSharesCommits},
 		{"InvalidUTF8Ids", invalidUTF8Ids},
 		{"BatchRefusesOnlyTheDuplicate", batchRefusesOnlyTheDuplicate},
+		{"PinnedHead", pinnedHead},
+		{"SameHistorySameHead", sameHistorySameHead},
 	}
 	if s.FailUses != nil {
 		cases = append(cases, struct {
