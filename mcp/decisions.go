@@ -221,6 +221,9 @@ func (s *Server) finishRecord(ctx context.Context, dr *draft, out any, err error
 		dr.fill(out)
 	}
 	rerr := s.record(ctx, dr)
+	if rerr != nil && ctx.Err() != nil && errors.Is(rerr, ctx.Err()) {
+		return nil, s.recordLate(dr)
+	}
 	if errors.Is(rerr, audit.ErrDuplicateKey) && d.IdempotencyKey != "" {
 		// A concurrent retry with the same key was recorded first: answer
 		// as it was answered.
@@ -273,6 +276,29 @@ func unlift(out any, why string) any {
 	last.Decision, last.Reasons = warrant.RequireConfirmation, []string{why}
 	o["decision"] = warrant.RequireConfirmation
 	return o
+}
+
+// recordLate answers a call whose decision the log had not taken up by
+// the call's deadline, so that nothing of it was written (a frozen or
+// stuck store; GroupCommit gives up a write still queued): with
+// EWP_REFUSE_TIMEOUT, at the deadline, which grants nothing. The refusal
+// is then recorded under the decision's id as soon as the log takes it
+// (within recordGrace); a failure to is logged.
+func (s *Server) recordLate(dr *draft) error {
+	refusal := refuse(CodeTimeout, "", "the decision log did not take this call's decision within the server's %v per-request deadline, "+
+		"so it is not answered: do not act, and retry later. The refusal is recorded as decision %s once the log takes it; "+
+		"if this persists, ask the operator to check the decision log's storage", s.timeout, dr.d.ID)
+	te := asToolError(refusal)
+	d := dr.d
+	d.Outcome, d.Code, d.Message, d.IdempotencyKey = audit.OutcomeRefused, te.Error, te.Message, ""
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), recordGrace)
+		defer cancel()
+		if err := s.decisions.Log.Record(ctx, &d); err != nil {
+			s.log.Error("a call answered at its deadline could not have its refusal recorded", "decision_id", d.ID, "err", err)
+		}
+	}()
+	return refusal
 }
 
 // fill completes the decision from a tool's answer.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -56,7 +57,17 @@ type GroupCommit[Op any] struct {
 type pending[Op any] struct {
 	op   Op
 	done chan error
+	// state is queued until the writer takes the op into a batch, or
+	// the submitter gives up on it first (abandoned): exactly one of the
+	// two happens, so an abandoned op is never written.
+	state *atomic.Int32
 }
+
+const (
+	queued int32 = iota
+	taken
+	abandoned
+)
 
 // StartGroupCommit starts the writer goroutine; batches hold at most
 // maxBatch ops.
@@ -67,15 +78,18 @@ func StartGroupCommit[Op any](maxBatch int, run RunBatch[Op]) *GroupCommit[Op] {
 	return g
 }
 
-// Submit queues op and waits for the commit of its batch. It waits even
-// when ctx ends meanwhile, so its answer is exact: nil means committed.
-// An op whose ctx has already ended is never queued (a call abandoned at
-// its deadline writes nothing afterwards).
+// Submit queues op and waits for the commit of its batch; its answer is
+// exact: nil means committed, an error that nothing of op was. An op
+// whose ctx has ended is never written: Submit refuses it before
+// queueing, and gives up on it with ctx's error while it waits in the
+// queue (a writer stuck on an earlier batch, a frozen database). Once the
+// writer has taken it into a batch, Submit waits for that batch's commit
+// even when ctx ends meanwhile.
 func (g *GroupCommit[Op]) Submit(ctx context.Context, op Op) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	p := pending[Op]{op: op, done: make(chan error, 1)}
+	p := pending[Op]{op: op, done: make(chan error, 1), state: new(atomic.Int32)}
 	g.mu.RLock()
 	if g.stopped {
 		g.mu.RUnlock()
@@ -88,7 +102,15 @@ func (g *GroupCommit[Op]) Submit(ctx context.Context, op Op) error {
 		return ctx.Err()
 	}
 	g.mu.RUnlock()
-	return <-p.done
+	select {
+	case err := <-p.done:
+		return err
+	case <-ctx.Done():
+		if p.state.CompareAndSwap(queued, abandoned) {
+			return ctx.Err()
+		}
+		return <-p.done
+	}
 }
 
 // Stats returns how many transactions committed and how many writes they
@@ -165,6 +187,10 @@ func (g *GroupCommit[Op]) gather(batch []pending[Op]) []pending[Op] {
 // writes, or of the commit, fails the whole batch. It returns ops for
 // reuse.
 func (g *GroupCommit[Op]) commit(batch []pending[Op], ops []Op) []Op {
+	batch = slices.DeleteFunc(batch, func(p pending[Op]) bool { return !p.state.CompareAndSwap(queued, taken) })
+	if len(batch) == 0 {
+		return ops
+	}
 	g.commits.Add(1)
 	g.written.Add(int64(len(batch)))
 	ops = ops[:0]

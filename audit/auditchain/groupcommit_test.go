@@ -3,8 +3,10 @@ package auditchain
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // A refused op keeps its own error and the others commit; an op that
@@ -99,5 +101,47 @@ func TestGroupCommitRefusesAnEndedContext(t *testing.T) {
 	g.Stop()
 	if ran != 0 {
 		t.Fatalf("%d writes of ended contexts ran", ran)
+	}
+}
+
+// A write still queued when its context ends (the writer is stuck on an
+// earlier batch, as on a frozen database) is given up at once with the
+// context's error, and is then never written; one the writer has taken
+// is waited for.
+func TestGroupCommitGivesUpAQueuedWrite(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var ran []string
+	g := StartGroupCommit(1, func(ops []string, errs []error) error {
+		if ops[0] == "stuck" {
+			<-release
+		}
+		mu.Lock()
+		ran = append(ran, ops...)
+		mu.Unlock()
+		return nil
+	})
+	stuck := make(chan error)
+	go func() { stuck <- g.Submit(context.Background(), "stuck") }()
+	time.Sleep(20 * time.Millisecond) // the writer takes "stuck" and blocks
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := g.Submit(ctx, "late"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a queued write past its deadline: %v", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("gave up after %v", took)
+	}
+	close(release)
+	if err := <-stuck; err != nil {
+		t.Fatalf("the taken write: %v", err)
+	}
+	if err := g.Submit(context.Background(), "after"); err != nil {
+		t.Fatal(err)
+	}
+	g.Stop()
+	if strings.Join(ran, " ") != "stuck after" {
+		t.Fatalf("written: %v; the abandoned write must not be", ran)
 	}
 }
