@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ErrClosed is what a write submitted after the log was closed returns.
@@ -32,8 +33,11 @@ func InDoubt(err error) error {
 // RunBatch runs a batch of ops in one transaction of a store. It sets
 // errs[i] to op i's own answer (nil, a refusal, or a *TxError) and
 // returns the transaction's failure, if any, which then fails every op
-// that was not refused. The slices are reused after it returns.
-type RunBatch[Op any] func(ops []Op, errs []error) error
+// that was not refused. The slices are reused after it returns. ctx ends
+// at the latest deadline of the batch's submitters (never, if one has
+// none): a store that stops answering (a frozen database) fails the
+// batch then, rather than holding every caller and every later batch.
+type RunBatch[Op any] func(ctx context.Context, ops []Op, errs []error) error
 
 // GroupCommit is the writer both stores share: one goroutine takes every
 // pending write off one channel, and whatever queued while the previous
@@ -57,6 +61,8 @@ type GroupCommit[Op any] struct {
 type pending[Op any] struct {
 	op   Op
 	done chan error
+	// ctx is the submitter's: its deadline bounds the batch (RunBatch).
+	ctx context.Context
 	// state is queued until the writer takes the op into a batch, or
 	// the submitter gives up on it first (abandoned): exactly one of the
 	// two happens, so an abandoned op is never written.
@@ -89,7 +95,7 @@ func (g *GroupCommit[Op]) Submit(ctx context.Context, op Op) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	p := pending[Op]{op: op, done: make(chan error, 1), state: new(atomic.Int32)}
+	p := pending[Op]{op: op, ctx: ctx, done: make(chan error, 1), state: new(atomic.Int32)}
 	g.mu.RLock()
 	if g.stopped {
 		g.mu.RUnlock()
@@ -181,6 +187,22 @@ func (g *GroupCommit[Op]) gather(batch []pending[Op]) []pending[Op] {
 	}
 }
 
+// batchContext ends at the latest deadline of the batch's submitters, or
+// never when one of them has none.
+func batchContext[Op any](batch []pending[Op]) (context.Context, context.CancelFunc) {
+	var latest time.Time
+	for _, p := range batch {
+		dl, ok := p.ctx.Deadline()
+		if !ok {
+			return context.Background(), func() {}
+		}
+		if dl.After(latest) {
+			latest = dl
+		}
+	}
+	return context.WithDeadline(context.Background(), latest)
+}
+
 // commit runs a batch in one transaction and answers its callers. An op
 // that is refused (a duplicate idempotency key, a used approval) has
 // changed nothing and the others still commit; a failure inside an op's
@@ -198,7 +220,9 @@ func (g *GroupCommit[Op]) commit(batch []pending[Op], ops []Op) []Op {
 		ops = append(ops, p.op)
 	}
 	errs := make([]error, len(batch))
-	err := g.run(ops, errs)
+	ctx, cancel := batchContext(batch)
+	err := g.run(ctx, ops, errs)
+	cancel()
 	for i, p := range batch {
 		if err != nil {
 			var te *TxError

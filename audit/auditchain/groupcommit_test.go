@@ -15,7 +15,7 @@ import (
 func TestGroupCommitErrors(t *testing.T) {
 	refused := errors.New("refused")
 	broken := errors.New("statement failed")
-	g := StartGroupCommit(8, func(ops []string, errs []error) error {
+	g := StartGroupCommit(8, func(_ context.Context, ops []string, errs []error) error {
 		for i, op := range ops {
 			switch op {
 			case "refuse":
@@ -46,7 +46,7 @@ func TestGroupCommitBatchesAndStops(t *testing.T) {
 	const n = 64
 	var mu sync.Mutex
 	seen := 0
-	g := StartGroupCommit(16, func(ops []int, errs []error) error {
+	g := StartGroupCommit(16, func(_ context.Context, ops []int, errs []error) error {
 		mu.Lock()
 		seen += len(ops)
 		mu.Unlock()
@@ -85,7 +85,7 @@ func TestGroupCommitBatchesAndStops(t *testing.T) {
 func TestGroupCommitRefusesAnEndedContext(t *testing.T) {
 	var mu sync.Mutex
 	ran := 0
-	g := StartGroupCommit(8, func(ops []string, errs []error) error {
+	g := StartGroupCommit(8, func(_ context.Context, ops []string, errs []error) error {
 		mu.Lock()
 		ran += len(ops)
 		mu.Unlock()
@@ -112,7 +112,7 @@ func TestGroupCommitGivesUpAQueuedWrite(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var ran []string
-	g := StartGroupCommit(1, func(ops []string, errs []error) error {
+	g := StartGroupCommit(1, func(_ context.Context, ops []string, errs []error) error {
 		if ops[0] == "stuck" {
 			<-release
 		}
@@ -143,5 +143,34 @@ func TestGroupCommitGivesUpAQueuedWrite(t *testing.T) {
 	g.Stop()
 	if strings.Join(ran, " ") != "stuck after" {
 		t.Fatalf("written: %v; the abandoned write must not be", ran)
+	}
+}
+
+// A batch runs on a context that ends at its submitters' latest
+// deadline, so a store that stops answering fails it then; with a
+// submitter without deadline it never ends.
+func TestGroupCommitBatchContext(t *testing.T) {
+	deadlines := make(chan bool, 2)
+	g := StartGroupCommit(8, func(ctx context.Context, ops []string, errs []error) error {
+		_, ok := ctx.Deadline()
+		deadlines <- ok
+		if ok {
+			<-ctx.Done() // a frozen store
+			return ctx.Err()
+		}
+		return nil
+	})
+	defer g.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := g.Submit(ctx, "frozen"); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > time.Second {
+		t.Fatalf("a batch on a store that does not answer: %v after %v", err, time.Since(start))
+	}
+	if !<-deadlines {
+		t.Fatal("the batch ran without its submitter's deadline")
+	}
+	if err := g.Submit(context.Background(), "plain"); err != nil || <-deadlines {
+		t.Fatalf("a submitter without deadline: %v", err)
 	}
 }

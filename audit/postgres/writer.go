@@ -79,8 +79,11 @@ func (w *writer) submit(ctx context.Context, o *op) error {
 // lock is held), never by the IDENTITY sequence, which a refused insert
 // or a rolled-back batch would leave with a gap: the seqs are hashed, so
 // one history has one head on both stores.
-func (w *writer) inTx(batch []*op, errs []error) error {
-	ctx := context.Background()
+//
+// The transaction runs on ctx, which ends at the batch's latest deadline:
+// a database that stops answering (frozen) fails the batch then, and
+// whatever it had not committed is rolled back with the connection.
+func (w *writer) inTx(ctx context.Context, batch []*op, errs []error) error {
 	conn, err := w.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)

@@ -101,7 +101,8 @@ func (w *writer) submit(ctx context.Context, o op) error {
 // the first that leaves it in doubt. Decisions wait in t.pend until the
 // next other write or the end of the batch, so the chain keeps the order
 // of the ops.
-func (w *writer) runBatch(ops []op, errs []error) error {
+// The file's busy timeout bounds it, not ctx.
+func (w *writer) runBatch(_ context.Context, ops []op, errs []error) error {
 	return w.inTx(func(t *wtx) error { return t.run(ops, errs) })
 }
 
