@@ -12,6 +12,7 @@ import (
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/console"
+	"github.com/ewp-go/ewp/internal/pgtest"
 )
 
 // frozenLog stands for a decision log on a frozen database (SIGSTOP):
@@ -82,5 +83,25 @@ func TestVerifyEndsWithTheConsole(t *testing.T) {
 	}
 	if !sawEnd.Load() {
 		t.Fatal("the walk's context did not end with the console")
+	}
+}
+
+// The same on a real PostgreSQL server frozen with SIGSTOP (connections
+// open, nothing answers): the page is answered at its deadline.
+func TestPageAnswersAtItsDeadlineWithPostgresFrozen(t *testing.T) {
+	const deadline = time.Second
+	e := newEnvOn(t, postgresStore, func(c *console.Config) { c.RequestTimeout = deadline })
+	c := e.client()
+	c.mustSignIn()
+	c.http.Timeout = 20 * time.Second
+	thaw := pgtest.Get(t).Freeze(t)
+	defer thaw()
+	start := time.Now()
+	code, body := c.get("/console/decision?id=" + url.QueryEscape(e.pending.ID))
+	if took := time.Since(start); took > deadline+2*time.Second {
+		t.Fatalf("answered after %v with a %v deadline", took, deadline)
+	}
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "Timed out") {
+		t.Fatalf("want the timeout page (503), got %d:\n%s", code, body)
 	}
 }
