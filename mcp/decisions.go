@@ -183,11 +183,10 @@ func (s *Server) beginRecord(ctx context.Context, t *toolSpec) (context.Context,
 }
 
 // takeID gives the decision its decision_id unless it has one. It is
-// taken as late as possible, just
-// before the decision is recorded: the SQLite log finds a decision whose
-// id is greater than every id recorded before it without a row of its own
-// (audit/sqlite, schema version 3), so ids taken in recording order keep
-// nearly every decision off that path.
+// taken as late as possible, just before the decision is recorded: the
+// SQLite log finds a decision whose id is greater than every id recorded
+// before it without a row of its own (audit/sqlite, schema version 3), so
+// ids taken in recording order keep nearly every decision off that path.
 func (dr *draft) takeID() error {
 	if dr.d.ID != "" {
 		return nil

@@ -100,8 +100,8 @@ func (w *writer) submit(ctx context.Context, o op) error {
 // runBatch runs the batch's ops in order in one transaction, stopping at
 // the first that leaves it in doubt. Decisions wait in t.pend until the
 // next other write or the end of the batch, so the chain keeps the order
-// of the ops.
-// The file's busy timeout bounds it, not ctx.
+// of the ops. The file's busy timeout bounds it, not ctx (a batch's
+// deadline, which the PostgreSQL log needs against a frozen server).
 func (w *writer) runBatch(_ context.Context, ops []op, errs []error) error {
 	return w.inTx(func(t *wtx) error { return t.run(ops, errs) })
 }
