@@ -220,7 +220,9 @@ func (s *Server) finishRecord(ctx context.Context, dr *draft, out any, err error
 		dr.fill(out)
 	}
 	rerr := s.record(ctx, dr)
-	if rerr != nil && ctx.Err() != nil && errors.Is(rerr, ctx.Err()) {
+	if errors.Is(rerr, context.DeadlineExceeded) {
+		// The log gave the record up at a deadline (the call's, or the
+		// batch's, which ends with it), having written nothing.
 		return nil, s.recordLate(dr)
 	}
 	if errors.Is(rerr, audit.ErrDuplicateKey) && d.IdempotencyKey != "" {
@@ -277,9 +279,10 @@ func unlift(out any, why string) any {
 	return o
 }
 
-// recordLate answers a call whose decision the log had not taken up by
-// the call's deadline, so that nothing of it was written (a frozen or
-// stuck store; GroupCommit gives up a write still queued): with
+// recordLate answers a call whose decision the log gave up at a deadline,
+// having written nothing of it (a frozen or stuck store: GroupCommit
+// gives up a write still queued, and a batch fails at its submitters'
+// deadline): with
 // EWP_REFUSE_TIMEOUT, at the deadline, which grants nothing. The refusal
 // is then recorded under the decision's id as soon as the log takes it
 // (within recordGrace); a failure to is logged.
