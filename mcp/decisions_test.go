@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/audittest"
@@ -258,7 +258,7 @@ func TestNoDecisionLog(t *testing.T) {
 
 func toolNames(t testing.TB, c *client.Client) map[string]bool {
 	t.Helper()
-	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,13 +443,13 @@ func TestDecisionGetAndResource(t *testing.T) {
 	c := dialStdio(t, srv, false)
 	mustRefuse(t, call(t, c, "decision_get", obj{"decision_id": "nope"}), CodeUnknownDecision)
 	id := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
-	req := mcp.ReadResourceRequest{}
+	req := mcpgo.ReadResourceRequest{}
 	req.Params.URI = "ewp://decision/" + id
 	res, err := c.ReadResource(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := res.Contents[0].(mcp.TextResourceContents).Text
+	text := res.Contents[0].(mcpgo.TextResourceContents).Text
 	if !strings.Contains(text, `"decision_id":"`+id+`"`) || !strings.Contains(text, `"approvals":[]`) {
 		t.Errorf("resource: %s", text)
 	}
@@ -466,7 +466,7 @@ func TestDecisionGetAndResource(t *testing.T) {
 func TestAgentCannotApprove(t *testing.T) {
 	srv, ml, _ := loggedServer(t, fuzzGuard(t))
 	c := dialHTTP(t, srv, true)
-	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}

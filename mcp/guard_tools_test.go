@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/ewp-go/ewp/gate"
@@ -16,11 +16,11 @@ import (
 // annotations of reads and writes, and every parameter is described.
 func TestGuardToolsListed(t *testing.T) {
 	c := dialInProcess(t, demoServer(t))
-	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]mcp.Tool{}
+	byName := map[string]mcpgo.Tool{}
 	for _, tool := range res.Tools {
 		byName[tool.Name] = tool
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditchain"
@@ -65,13 +65,13 @@ func TestScriptedHistoryIsByteForByte(t *testing.T) {
 	c := dialInProcess(t, srv)
 	var answers []string
 	for _, step := range scriptedHistory() {
-		req := mcp.CallToolRequest{}
+		req := mcpgo.CallToolRequest{}
 		req.Params.Name, req.Params.Arguments = step.tool, step.args
 		res, err := c.CallTool(context.Background(), req)
 		if err != nil || len(res.Content) == 0 {
 			t.Fatalf("%s %v: %v", step.tool, step.args, err)
 		}
-		answers = append(answers, fmt.Sprintf("%v %s", res.IsError, res.Content[0].(mcp.TextContent).Text))
+		answers = append(answers, fmt.Sprintf("%v %s", res.IsError, res.Content[0].(mcpgo.TextContent).Text))
 	}
 	recorded, err := ml.List(context.Background(), audit.Filter{})
 	if err != nil {
