@@ -184,7 +184,6 @@ func (ln *launcher) startSide(i int) (*server, error) {
 	return ln.startBinary(bin, ln.cfg.audit, []string{".old", ".new"}[i])
 }
 
-
 // sliceOrder is the side of each slice: off on on off off on …, so that
 // each side goes first in half the pairs and a steady drift favours
 // neither.
