@@ -161,7 +161,19 @@ func perfDecision(i, n int) *audit.Decision {
 	}
 	return &audit.Decision{ID: fmt.Sprintf("0192f000-0000-7000-8000-%012d", i), Time: clockAt.Add(time.Duration(i-n) * time.Second),
 		Tool: audit.ToolMayAct, Caller: audit.Caller{Transport: "http", Role: "evaluate"}, PropositionID: fmt.Sprintf("P-%07d", i%n),
-		Outcome: outcome, ActionKind: "delete", Layers: []audit.Layer{{Layer: "warrant", Decision: audit.Verdict(outcome), Reasons: []string{"r"}}}}
+		Outcome: outcome, ActionKind: "delete", Layers: []audit.Layer{{Layer: "warrant", Decision: layerVerdict(outcome), Reasons: []string{"r"}}}}
+}
+
+// layerVerdict is a layer's verdict that fits outcome (a refusal's and a
+// check_grounding answer's are not outcomes of the action gate).
+func layerVerdict(o audit.Outcome) audit.Verdict {
+	switch o {
+	case audit.OutcomeRefused:
+		return audit.VerdictDeny
+	case audit.OutcomeAnswered:
+		return audit.VerdictGrounded
+	}
+	return audit.Verdict(o)
 }
 
 // perfLog builds (or reopens) the SQLite decision log of n decisions,
