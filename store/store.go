@@ -12,8 +12,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/ledger"
@@ -88,7 +86,7 @@ func open(ctx context.Context, dsn string, opt Options) (Ledger, error) {
 // roles, so an ingest into a ledger made by `ewp-ingest init` must not
 // run Init again.
 func initIfMissing(ctx context.Context, dsn string) error {
-	conn, err := pgx.Connect(ctx, dsn)
+	conn, err := pgurl.Connect(ctx, dsn, pgurl.SchemaWork)
 	if err != nil {
 		return &ledger.Error{Op: "connect", Err: err}
 	}

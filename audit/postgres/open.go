@@ -3,8 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"strconv"
 	"sync"
 	"time"
 
@@ -22,6 +20,8 @@ type Options struct {
 	ReadOnly bool
 	// PoolSize is the most connections the log holds; 0 means
 	// max(4, 2×GOMAXPROCS). The writer needs one at a time.
+	// pool_max_conns in the URL wins over it (pgurl.Settings), as
+	// connect_timeout and statement_timeout do over the two below.
 	PoolSize int
 	// StatementTimeout bounds every statement on the server; 0 means 30 s,
 	// negative none.
@@ -110,28 +110,12 @@ func open(ctx context.Context, pool *pgxpool.Pool, name string, opt Options) (*L
 }
 
 func poolConfig(dsn string, opt Options) (*pgxpool.Config, error) {
-	cfg, err := pgxpool.ParseConfig(dsn)
+	cfg, err := pgurl.PoolConfig(dsn, pgurl.Settings{
+		PoolSize: opt.PoolSize, StatementTimeout: opt.StatementTimeout,
+		ConnectTimeout: opt.ConnectTimeout, ReadOnly: opt.ReadOnly,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("decision log URL %s: %w", pgurl.Redact(dsn), pgurl.Scrub(dsn, err))
-	}
-	cfg.MaxConns = int32(opt.PoolSize)
-	if opt.PoolSize <= 0 {
-		cfg.MaxConns = int32(max(4, 2*runtime.GOMAXPROCS(0)))
-	}
-	cc := cfg.ConnConfig
-	cc.ConnectTimeout = opt.ConnectTimeout
-	if cc.ConnectTimeout <= 0 {
-		cc.ConnectTimeout = 5 * time.Second
-	}
-	st := opt.StatementTimeout
-	if st == 0 {
-		st = 30 * time.Second
-	}
-	if st > 0 {
-		cc.RuntimeParams["statement_timeout"] = strconv.FormatInt(st.Milliseconds(), 10)
-	}
-	if opt.ReadOnly {
-		cc.RuntimeParams["default_transaction_read_only"] = "on"
+		return nil, fmt.Errorf("decision log: %w", err)
 	}
 	return cfg, nil
 }

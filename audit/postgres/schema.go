@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ewp-go/ewp/audit/auditchain"
+	"github.com/ewp-go/ewp/internal/pgurl"
 )
 
 // SchemaVersion is the layout this build reads and writes; the same
@@ -34,14 +35,8 @@ const DefaultServerRole = "ewp_server"
 const DefaultOperatorRole = "ewp_operator"
 
 // chainLock is the advisory lock every write transaction of the log takes
-// first, so that writers in any number of processes take turns on the
-// chain head. It differs from the ledger's keys (0x6577_7000_0000_0001
-// for its chain), so the log never waits for an ingest.
-const chainLock = 0x6577_7000_0000_0011
-
-// initLock is the ledger's Init lock (ledger/postgres): both create the
-// same roles, so the two Inits take turns.
-const initLock = 0x6577_7000_0000_0002
+// first, initLock the one Init takes (see pgurl for their meaning).
+const chainLock, initLock = pgurl.LockLogChain, pgurl.LockInit
 
 // appendOnly are the tables whose rows are facts. Their triggers refuse
 // UPDATE and DELETE (per row) and TRUNCATE (per statement), whoever asks,
@@ -155,7 +150,7 @@ func Init(ctx context.Context, url, serverRole string) error {
 	if serverRole == "" {
 		serverRole = DefaultServerRole
 	}
-	conn, err := pgx.Connect(ctx, url)
+	conn, err := pgurl.Connect(ctx, url, pgurl.SchemaWork)
 	if err != nil {
 		return fmt.Errorf("decision log init: connect: %w", err)
 	}

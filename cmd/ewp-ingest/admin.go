@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/jackc/pgx/v5"
-
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/ingest"
 	"github.com/ewp-go/ewp/internal/pgurl"
@@ -77,7 +75,7 @@ func roleNames() []string {
 
 func inventory(ctx context.Context, url string) (initState, error) {
 	st := initState{roles: map[string]bool{}}
-	conn, err := pgx.Connect(ctx, url)
+	conn, err := pgurl.Connect(ctx, url, pgurl.SchemaWork)
 	if err != nil {
 		return st, fmt.Errorf("connect to %s: %w", pgurl.Redact(url), pgurl.Scrub(url, err))
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
@@ -21,29 +20,29 @@ import (
 // fails within it (EWP_STORE_UNAVAILABLE) instead of hanging.
 const pgConnectTimeout = 5 * time.Second
 
-// pgOptions are the connection settings of a replica: the pool size
-// (--db-pool), a statement timeout no longer than a call may run
+// pgOptions are the connection settings of a replica, the same for every
+// pool (ledger, decision log, standby): the pool size (--db-pool), a
+// statement timeout no longer than a call may run
 // (--db-statement-timeout, default the request timeout), and a connect
-// timeout below the request timeout. Settings in the URL
-// (pool_max_conns, statement_timeout, connect_timeout) hold where the
-// flags are not given.
+// timeout below the request timeout. A setting in a pool's URL
+// (pool_max_conns, statement_timeout, connect_timeout) wins over these
+// (pgurl.Settings).
 func pgOptions(cfg config) postgres.Options {
+	st := cfg.dbStatementTimeout
+	if st == 0 {
+		st = cfg.timeout
+	}
 	return postgres.Options{
 		PoolSize:         cfg.dbPool,
-		StatementTimeout: cfg.dbStatementTimeout,
+		StatementTimeout: st,
 		ConnectTimeout:   min(pgConnectTimeout, cfg.timeout),
 	}
 }
 
-// auditPGOptions are pgOptions for a decision log in PostgreSQL; its
-// statement timeout defaults to the request timeout too.
+// auditPGOptions are pgOptions for a decision log in PostgreSQL.
 func auditPGOptions(cfg config) auditpg.Options {
 	o := pgOptions(cfg)
-	st := o.StatementTimeout
-	if st == 0 {
-		st = cfg.timeout
-	}
-	return auditpg.Options{PoolSize: o.PoolSize, StatementTimeout: st, ConnectTimeout: o.ConnectTimeout}
+	return auditpg.Options{PoolSize: o.PoolSize, StatementTimeout: o.StatementTimeout, ConnectTimeout: o.ConnectTimeout}
 }
 
 // openPostgres opens a PostgreSQL ledger for a replica: read-only
@@ -53,9 +52,6 @@ func auditPGOptions(cfg config) auditpg.Options {
 // when given and the action reads (may_act) always from the primary.
 func openPostgres(ctx context.Context, cfg config) (mcp.Store, io.Closer, error) {
 	opt := pgOptions(cfg)
-	if cfg.dbStatementTimeout == 0 && !strings.Contains(cfg.db, "statement_timeout=") {
-		opt.StatementTimeout = cfg.timeout
-	}
 	primary, err := store.Open(ctx, cfg.db, store.Options{ReadOnly: !cfg.writable(), Postgres: opt})
 	if err != nil {
 		return nil, nil, err

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
-	"runtime"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -26,6 +23,8 @@ type Options struct {
 	// PoolSize is the most connections the process holds; 0 means
 	// max(4, 2×GOMAXPROCS), as the SQLite ledger's reader pool. Every
 	// replica's pool counts against the server's max_connections.
+	// pool_max_conns in the URL wins over it (pgurl.Settings), as
+	// connect_timeout and statement_timeout do over the two below.
 	PoolSize int
 	// StatementTimeout bounds every statement on the server, so a stuck
 	// query fails instead of holding a connection; 0 means 30 s, negative
@@ -90,53 +89,14 @@ func maxBody(n int) int64 {
 }
 
 func poolConfig(dsn string, opt Options) (*pgxpool.Config, error) {
-	cfg, err := pgxpool.ParseConfig(dsn)
+	cfg, err := pgurl.PoolConfig(dsn, pgurl.Settings{
+		PoolSize: opt.PoolSize, StatementTimeout: opt.StatementTimeout,
+		ConnectTimeout: opt.ConnectTimeout, ReadOnly: opt.ReadOnly,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("ledger URL %s: %w", pgurl.Redact(dsn), pgurl.Scrub(dsn, err))
-	}
-	// A setting in the URL (pool_max_conns, connect_timeout,
-	// statement_timeout) holds unless Options set it: the operator can
-	// tune a replica from its --db value alone.
-	inURL := urlParams(dsn)
-	switch {
-	case opt.PoolSize > 0:
-		cfg.MaxConns = int32(opt.PoolSize)
-	case !inURL["pool_max_conns"]:
-		cfg.MaxConns = int32(max(4, 2*runtime.GOMAXPROCS(0)))
-	}
-	cc := cfg.ConnConfig
-	switch {
-	case opt.ConnectTimeout > 0:
-		cc.ConnectTimeout = opt.ConnectTimeout
-	case !inURL["connect_timeout"] || cc.ConnectTimeout <= 0:
-		cc.ConnectTimeout = 5 * time.Second
-	}
-	st := opt.StatementTimeout
-	if st == 0 && inURL["statement_timeout"] {
-		st = -1 // pgx already sends the URL's value as a runtime parameter
-	} else if st == 0 {
-		st = 30 * time.Second
-	}
-	if st > 0 {
-		cc.RuntimeParams["statement_timeout"] = strconv.FormatInt(st.Milliseconds(), 10)
-	}
-	if opt.ReadOnly {
-		cc.RuntimeParams["default_transaction_read_only"] = "on"
+		return nil, fmt.Errorf("ledger: %w", err)
 	}
 	return cfg, nil
-}
-
-// urlParams names the query parameters of a URL-form dsn.
-func urlParams(dsn string) map[string]bool {
-	out := map[string]bool{}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return out
-	}
-	for k := range u.Query() {
-		out[k] = true
-	}
-	return out
 }
 
 // Path is the database URL the ledger was opened from, password hidden.
