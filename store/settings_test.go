@@ -10,6 +10,7 @@ import (
 
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/internal/pgtest"
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/store"
 )
@@ -27,12 +28,13 @@ func TestOneURLConfiguresBothStores(t *testing.T) {
 		url += "?"
 	}
 	url += "pool_max_conns=3&connect_timeout=7&statement_timeout=4321"
-	l, err := store.Open(ctx, url, store.Options{Create: true, Postgres: postgres.Options{PoolSize: 8, StatementTimeout: time.Second, ConnectTimeout: time.Second}})
+	options := pgurl.Settings{PoolSize: 8, StatementTimeout: time.Second, ConnectTimeout: time.Second}
+	l, err := store.Open(ctx, url, store.Options{Create: true, Postgres: postgres.Options{Settings: options}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	log, err := auditpg.Open(ctx, url, auditpg.Options{PoolSize: 8, StatementTimeout: time.Second, ConnectTimeout: time.Second})
+	log, err := auditpg.Open(ctx, url, auditpg.Options{Settings: options})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func open(ctx context.Context, dsn string, opt Options) (Ledger, error) {
 // roles, so an ingest into a ledger made by `ewp-ingest init` must not
 // run Init again.
 func initIfMissing(ctx context.Context, dsn string) error {
-	conn, err := pgurl.Connect(ctx, dsn, pgurl.SchemaWork)
+	conn, err := pgurl.Connect(ctx, dsn, pgurl.SchemaWork, pgurl.ReadWrite)
 	if err != nil {
 		return &ledger.Error{Op: "connect", Err: err}
 	}

@@ -150,7 +150,7 @@ func Init(ctx context.Context, url, serverRole string) error {
 	if serverRole == "" {
 		serverRole = DefaultServerRole
 	}
-	conn, err := pgurl.Connect(ctx, url, pgurl.SchemaWork)
+	conn, err := pgurl.Connect(ctx, url, pgurl.SchemaWork, pgurl.ReadWrite)
 	if err != nil {
 		return fmt.Errorf("decision log init: connect: %w", err)
 	}
@@ -166,11 +166,10 @@ func Init(ctx context.Context, url, serverRole string) error {
 	if err := createSchema(ctx, tx); err != nil {
 		return err
 	}
-	if err := grantServer(ctx, tx, serverRole); err != nil {
-		return fmt.Errorf("decision log init: grant to role %s: %w", serverRole, err)
-	}
-	if err := grantOperator(ctx, tx, DefaultOperatorRole); err != nil {
-		return fmt.Errorf("decision log init: grant to role %s: %w", DefaultOperatorRole, err)
+	for _, g := range []grant{serverGrant(serverRole), operatorGrant(DefaultOperatorRole)} {
+		if err := g.apply(ctx, tx); err != nil {
+			return fmt.Errorf("decision log init: grant to role %s: %w", g.role, err)
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("decision log init: commit: %w", err)
@@ -206,31 +205,41 @@ func createSchema(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-// grantServer makes the role if missing and (re)grants what it may do;
-// GRANT is idempotent.
-func grantServer(ctx context.Context, tx pgx.Tx, role string) error {
-	r, err := ensureRole(ctx, tx, role)
-	if err != nil {
-		return err
-	}
-	return execAll(ctx, tx,
-		`GRANT USAGE ON SCHEMA `+Schema+` TO `+r,
-		`GRANT SELECT ON `+allTables()+` TO `+r,
-		`GRANT INSERT ON ewp_audit.decisions, ewp_audit.approval_uses, ewp_audit.events TO `+r,
-		`REVOKE INSERT ON ewp_audit.approvals FROM `+r)
+// A role's grant: the tables it may insert into, and those it must not
+// (taken back from a role an older Init granted them to).
+type grant struct {
+	role           string
+	insert, revoke string
 }
 
-// grantOperator makes the operators' role if missing and lets it store
-// approvals (their rows and chain events) and read the log.
-func grantOperator(ctx context.Context, tx pgx.Tx, role string) error {
-	r, err := ensureRole(ctx, tx, role)
+// serverGrant lets the servers' role record decisions and approval uses,
+// never store an approval; operatorGrant lets the operators' role store
+// approvals. Both read the whole log; their rows' chain events are theirs
+// to insert.
+func serverGrant(role string) grant {
+	return grant{role: role, insert: "ewp_audit.decisions, ewp_audit.approval_uses, ewp_audit.events", revoke: "ewp_audit.approvals"}
+}
+
+func operatorGrant(role string) grant {
+	return grant{role: role, insert: "ewp_audit.approvals, ewp_audit.events"}
+}
+
+// apply makes the role if missing and (re)grants what it may do; GRANT is
+// idempotent.
+func (g grant) apply(ctx context.Context, tx pgx.Tx) error {
+	r, err := ensureRole(ctx, tx, g.role)
 	if err != nil {
 		return err
 	}
-	return execAll(ctx, tx,
-		`GRANT USAGE ON SCHEMA `+Schema+` TO `+r,
-		`GRANT SELECT ON `+allTables()+` TO `+r,
-		`GRANT INSERT ON ewp_audit.approvals, ewp_audit.events TO `+r)
+	stmts := []string{
+		`GRANT USAGE ON SCHEMA ` + Schema + ` TO ` + r,
+		`GRANT SELECT ON ` + allTables() + ` TO ` + r,
+		`GRANT INSERT ON ` + g.insert + ` TO ` + r,
+	}
+	if g.revoke != "" {
+		stmts = append(stmts, `REVOKE INSERT ON `+g.revoke+` FROM `+r)
+	}
+	return execAll(ctx, tx, stmts...)
 }
 
 // ensureRole creates role NOLOGIN when missing and returns its quoted

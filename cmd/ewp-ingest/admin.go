@@ -75,7 +75,7 @@ func roleNames() []string {
 
 func inventory(ctx context.Context, url string) (initState, error) {
 	st := initState{roles: map[string]bool{}}
-	conn, err := pgurl.Connect(ctx, url, pgurl.SchemaWork)
+	conn, err := pgurl.Connect(ctx, url, pgurl.SchemaWork, pgurl.ReadOnly)
 	if err != nil {
 		return st, fmt.Errorf("connect to %s: %w", pgurl.Redact(url), pgurl.Scrub(url, err))
 	}

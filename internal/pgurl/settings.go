@@ -28,13 +28,13 @@ const (
 // max(4, 2×GOMAXPROCS).
 func DefaultPoolSize() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
-// Settings are what a store asks of its connections. The three numbers
-// are fallbacks: a setting given in the connection string (pool_max_conns,
-// connect_timeout, statement_timeout, as a URL parameter, in a service
-// file or, for the connect timeout, PGCONNECT_TIMEOUT) always wins, so one
-// --db value configures the ledger and the decision log alike; where it
-// gives none, a non-zero field here is used, and the package default
-// otherwise.
+// Settings tune a store's connections; both stores' Options embed them.
+// They are fallbacks: a setting given in the connection string
+// (pool_max_conns, connect_timeout, statement_timeout, as a URL parameter,
+// in a service file or, for the connect timeout, PGCONNECT_TIMEOUT)
+// always wins, so one --db value configures the ledger and the decision
+// log alike; where it gives none, a non-zero field here is used, and the
+// package default otherwise.
 type Settings struct {
 	// PoolSize is the most connections a pool holds; 0 means
 	// DefaultPoolSize.
@@ -47,15 +47,33 @@ type Settings struct {
 	// string (libpq's "wait for ever") counts as not given: an outage
 	// must not hang a call.
 	ConnectTimeout time.Duration
+}
+
+// Access says whether connections may write. Its zero value is not one:
+// it is taken as ReadOnly, the safe side.
+type Access int
+
+const (
+	// ReadWrite leaves transactions as the server's and the role's
+	// defaults make them.
+	ReadWrite Access = iota + 1
 	// ReadOnly sets default_transaction_read_only on every connection,
 	// whatever the connection string says: the process can never write,
 	// whatever its role may do.
-	ReadOnly bool
+	ReadOnly
+)
+
+// AccessOf is ReadOnly when readOnly, ReadWrite otherwise.
+func AccessOf(readOnly bool) Access {
+	if readOnly {
+		return ReadOnly
+	}
+	return ReadWrite
 }
 
-// PoolConfig parses dsn into a pool's configuration with s applied (see
-// Settings). Its error names dsn redacted and carries no secret.
-func PoolConfig(dsn string, s Settings) (*pgxpool.Config, error) {
+// PoolConfig parses dsn into a pool's configuration with s and a applied
+// (see Settings). Its error names dsn redacted and carries no secret.
+func PoolConfig(dsn string, s Settings, a Access) (*pgxpool.Config, error) {
 	given, err := givenSettings(dsn)
 	if err != nil {
 		return nil, err
@@ -70,7 +88,7 @@ func PoolConfig(dsn string, s Settings) (*pgxpool.Config, error) {
 			cfg.MaxConns = int32(DefaultPoolSize())
 		}
 	}
-	s.apply(cfg.ConnConfig, given)
+	s.apply(cfg.ConnConfig, given, a)
 	return cfg, nil
 }
 
@@ -79,7 +97,7 @@ func PoolConfig(dsn string, s Settings) (*pgxpool.Config, error) {
 // pool's parameters (pool_max_conns, …) are left out, where pgx would
 // send them to the server, which refuses them: the --db value a store's
 // pool takes opens its Init's connection too.
-func ConnConfig(dsn string, s Settings) (*pgx.ConnConfig, error) {
+func ConnConfig(dsn string, s Settings, a Access) (*pgx.ConnConfig, error) {
 	given, err := givenSettings(dsn)
 	if err != nil {
 		return nil, err
@@ -93,14 +111,14 @@ func ConnConfig(dsn string, s Settings) (*pgx.ConnConfig, error) {
 			delete(cc.RuntimeParams, k)
 		}
 	}
-	s.apply(cc, given)
+	s.apply(cc, given, a)
 	return cc, nil
 }
 
 // Connect opens one connection to dsn configured by ConnConfig. Its error
 // carries no secret of dsn.
-func Connect(ctx context.Context, dsn string, s Settings) (*pgx.Conn, error) {
-	cc, err := ConnConfig(dsn, s)
+func Connect(ctx context.Context, dsn string, s Settings, a Access) (*pgx.Conn, error) {
+	cc, err := ConnConfig(dsn, s, a)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +150,7 @@ func givenSettings(dsn string) (given, error) {
 
 // apply sets the connect and statement timeouts dsn did not give, and
 // read-only transactions when asked.
-func (s Settings) apply(cc *pgx.ConnConfig, g given) {
+func (s Settings) apply(cc *pgx.ConnConfig, g given, a Access) {
 	if cc.ConnectTimeout <= 0 {
 		cc.ConnectTimeout = s.ConnectTimeout
 		if s.ConnectTimeout <= 0 {
@@ -148,7 +166,7 @@ func (s Settings) apply(cc *pgx.ConnConfig, g given) {
 			cc.RuntimeParams["statement_timeout"] = strconv.FormatInt(st.Milliseconds(), 10)
 		}
 	}
-	if s.ReadOnly {
+	if a != ReadWrite {
 		cc.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 }

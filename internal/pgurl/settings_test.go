@@ -22,7 +22,7 @@ func clearPGEnv(t *testing.T) {
 // both leave out. ReadOnly always applies.
 func TestURLSettingsWin(t *testing.T) {
 	clearPGEnv(t)
-	explicit := Settings{PoolSize: 9, StatementTimeout: 2 * time.Second, ConnectTimeout: 3 * time.Second, ReadOnly: true}
+	explicit := Settings{PoolSize: 9, StatementTimeout: 2 * time.Second, ConnectTimeout: 3 * time.Second}
 	for _, c := range []struct {
 		name      string
 		url       string
@@ -38,7 +38,7 @@ func TestURLSettingsWin(t *testing.T) {
 		{"connect_timeout=0 is not a setting", "postgres://u@db/ewp?connect_timeout=0", Settings{}, int32(DefaultPoolSize()), DefaultConnectTimeout, "30000"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := PoolConfig(c.url, c.s)
+			cfg, err := PoolConfig(c.url, c.s, ReadWrite)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,10 +47,10 @@ func TestURLSettingsWin(t *testing.T) {
 				t.Fatalf("pool %d, connect timeout %v, statement_timeout %q; want %d, %v, %q",
 					cfg.MaxConns, cc.ConnectTimeout, cc.RuntimeParams["statement_timeout"], c.pool, c.connect, c.statement)
 			}
-			if ro := cc.RuntimeParams["default_transaction_read_only"]; (ro == "on") != c.s.ReadOnly {
-				t.Fatalf("default_transaction_read_only %q with ReadOnly %v", ro, c.s.ReadOnly)
+			if ro, set := cc.RuntimeParams["default_transaction_read_only"]; set {
+				t.Fatalf("default_transaction_read_only %q on ReadWrite connections", ro)
 			}
-			one, err := ConnConfig(c.url, c.s)
+			one, err := ConnConfig(c.url, c.s, ReadWrite)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +69,7 @@ func TestURLSettingsWin(t *testing.T) {
 // the URL gives one.
 func TestNoStatementTimeout(t *testing.T) {
 	clearPGEnv(t)
-	cfg, err := PoolConfig("postgres://u@db/ewp", SchemaWork)
+	cfg, err := PoolConfig("postgres://u@db/ewp", SchemaWork, ReadWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestNoStatementTimeout(t *testing.T) {
 	if cfg.ConnConfig.ConnectTimeout != DefaultConnectTimeout {
 		t.Fatalf("connect timeout %v; want the default %v", cfg.ConnConfig.ConnectTimeout, DefaultConnectTimeout)
 	}
-	cfg, err = PoolConfig("postgres://u@db/ewp?statement_timeout=500", SchemaWork)
+	cfg, err = PoolConfig("postgres://u@db/ewp?statement_timeout=500", SchemaWork, ReadWrite)
 	if err != nil || cfg.ConnConfig.RuntimeParams["statement_timeout"] != "500" {
 		t.Fatalf("the URL's statement_timeout: %v, %v", cfg.ConnConfig.RuntimeParams, err)
 	}
@@ -90,7 +90,7 @@ func TestNoStatementTimeout(t *testing.T) {
 func TestSettingsFromTheEnvironmentCount(t *testing.T) {
 	clearPGEnv(t)
 	t.Setenv("PGCONNECT_TIMEOUT", "11")
-	cfg, err := PoolConfig("postgres://u@db/ewp", Settings{ConnectTimeout: time.Second})
+	cfg, err := PoolConfig("postgres://u@db/ewp", Settings{ConnectTimeout: time.Second}, ReadWrite)
 	if err != nil || cfg.ConnConfig.ConnectTimeout != 11*time.Second {
 		t.Fatalf("connect timeout %v, %v; want PGCONNECT_TIMEOUT's 11s", cfg.ConnConfig.ConnectTimeout, err)
 	}
@@ -104,16 +104,42 @@ func TestSettingsErrorsKeepSecrets(t *testing.T) {
 		"postgres://u:hunter2@db/ewp?pool_max_conns=many",
 		"postgres://u:hunter2@db/ewp?connect_timeout=soon",
 	} {
-		_, err := PoolConfig(url, Settings{})
+		_, err := PoolConfig(url, Settings{}, ReadWrite)
 		if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), Mask) {
 			t.Fatalf("PoolConfig(%s): %v; want an error naming the URL redacted", Redact(url), err)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, err := Connect(ctx, "postgres://u:hunter2@127.0.0.1:1/ewp?sslmode=disable&connect_timeout=1", Settings{})
+	_, err := Connect(ctx, "postgres://u:hunter2@127.0.0.1:1/ewp?sslmode=disable&connect_timeout=1", Settings{}, ReadWrite)
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("Connect to a closed port: %v; want an error without the password", err)
+	}
+}
+
+// TestReadOnlyWhateverTheURLSays: ReadOnly (and Access's zero value, on
+// the safe side) sets read-only transactions over the URL's own
+// default_transaction_read_only; ReadWrite leaves the URL's.
+func TestReadOnlyWhateverTheURLSays(t *testing.T) {
+	clearPGEnv(t)
+	url := "postgres://u@db/ewp?default_transaction_read_only=off"
+	for _, c := range []struct {
+		a    Access
+		want string
+	}{{ReadOnly, "on"}, {0, "on"}, {ReadWrite, "off"}} {
+		cfg, err := PoolConfig(url, Settings{}, c.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one, err := ConnConfig(url, Settings{}, c.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, got := range []string{cfg.ConnConfig.RuntimeParams["default_transaction_read_only"], one.RuntimeParams["default_transaction_read_only"]} {
+			if got != c.want {
+				t.Fatalf("Access %d: default_transaction_read_only %q, want %q", c.a, got, c.want)
+			}
+		}
 	}
 }
 

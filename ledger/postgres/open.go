@@ -20,20 +20,12 @@ type Options struct {
 	// the process can never write, whatever its role may do. ewp-mcp
 	// replicas use it (with the reader role).
 	ReadOnly bool
-	// PoolSize is the most connections the process holds; 0 means
-	// max(4, 2×GOMAXPROCS), as the SQLite ledger's reader pool. Every
-	// replica's pool counts against the server's max_connections.
-	// pool_max_conns in the URL wins over it (pgurl.Settings), as
-	// connect_timeout and statement_timeout do over the two below.
-	PoolSize int
-	// StatementTimeout bounds every statement on the server, so a stuck
-	// query fails instead of holding a connection; 0 means 30 s, negative
-	// none. A large ingest is many statements, each far below it.
-	StatementTimeout time.Duration
-	// ConnectTimeout bounds each connection attempt, so a replica whose
-	// database is down answers with an error instead of hanging; 0 means
-	// 5 s.
-	ConnectTimeout time.Duration
+	// Settings are the pool size, statement timeout and connect timeout
+	// (0: the defaults, max(4, 2×GOMAXPROCS), 30 s, 5 s), each used only
+	// where the URL gives none (pgurl.Settings). Every replica's pool
+	// counts against the server's max_connections; a large ingest is many
+	// statements, each far below the statement timeout.
+	pgurl.Settings
 	// Now stamps created_at; nil means time.Now. Tests and copies fix it.
 	Now func() time.Time
 	// MaxViewBytes bounds a snapshot's stored form as the SQLite ledger's
@@ -59,9 +51,9 @@ type Ledger struct {
 // Open connects to an existing ledger (made by Init). A database without
 // one is refused with what to do.
 func Open(ctx context.Context, dsn string, opt Options) (*Ledger, error) {
-	cfg, err := poolConfig(dsn, opt)
+	cfg, err := pgurl.PoolConfig(dsn, opt.Settings, pgurl.AccessOf(opt.ReadOnly))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ledger: %w", err)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -86,17 +78,6 @@ func maxBody(n int) int64 {
 		return math.MaxInt64
 	}
 	return int64(n)
-}
-
-func poolConfig(dsn string, opt Options) (*pgxpool.Config, error) {
-	cfg, err := pgurl.PoolConfig(dsn, pgurl.Settings{
-		PoolSize: opt.PoolSize, StatementTimeout: opt.StatementTimeout,
-		ConnectTimeout: opt.ConnectTimeout, ReadOnly: opt.ReadOnly,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("ledger: %w", err)
-	}
-	return cfg, nil
 }
 
 // Path is the database URL the ledger was opened from, password hidden.

@@ -148,7 +148,7 @@ const initLock = pgurl.LockInit
 // database holding other tables and no ledger is refused untouched.
 func Init(ctx context.Context, url string, roles Roles) error {
 	roles = roles.withDefaults()
-	conn, err := pgurl.Connect(ctx, url, pgurl.SchemaWork)
+	conn, err := pgurl.Connect(ctx, url, pgurl.SchemaWork, pgurl.ReadWrite)
 	if err != nil {
 		return ledgerErr("connect", err)
 	}
