@@ -22,7 +22,7 @@ const (
 
 // runInit is `ewp-ingest init --db URL`: the ledger's schema, the decision
 // log's schema and the four roles in a PostgreSQL database, made
-// idempotently (postgres.Init, audit/postgres.Init), and a line for each
+// idempotently (store.InitPostgres), and a line for each
 // thing saying whether it was made now or was already there. An SQLite
 // ledger needs no init: loading creates the file.
 func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -43,10 +43,7 @@ func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	before, err := inventory(ctx, *db)
 	if err == nil {
-		err = postgres.Init(ctx, *db, postgres.Roles{})
-	}
-	if err == nil {
-		err = auditpg.Init(ctx, *db, postgres.DefaultRoles.Server)
+		err = store.InitPostgres(ctx, *db)
 	}
 	var after initState
 	if err == nil {
