@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/ingest"
+	"github.com/ewp-go/ewp/internal/testskip"
 	"github.com/ewp-go/ewp/store"
 )
 
@@ -20,7 +22,7 @@ func packFile(t *testing.T, name string) string {
 	t.Helper()
 	p := filepath.Join("..", "..", "..", "shared", "vre-pack", name)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared vre-pack not found (%v)", err)
+		t.Skip(testskip.Message(testskip.Shared, fmt.Sprintf("vre-pack not found (%v)", err)))
 	}
 	return p
 }
