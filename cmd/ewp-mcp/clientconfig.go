@@ -98,7 +98,7 @@ func clientConfig(client, name string, flags []string, getenv func(string) strin
 		return shellLine(append([]string{"claude", "mcp", "add", name, "--", bin}, serverArgs...)...), nil
 	case "claude-desktop":
 		if url != "" {
-			return "", errors.New("Claude Desktop's configuration file starts stdio servers only: leave out --http")
+			return "", errors.New("claude-desktop: Claude Desktop's configuration file starts stdio servers only; leave out --http")
 		}
 		return desktopJSON(name, bin, serverArgs)
 	case "openclaw":

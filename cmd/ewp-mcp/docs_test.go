@@ -22,7 +22,7 @@ func toolsListed(t *testing.T, args ...string) int {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Wait()   //nolint:errcheck // the count is what is tested
+	defer cmd.Wait()    //nolint:errcheck // the count is what is tested
 	defer stdin.Close() // ends the session
 	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
 	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
