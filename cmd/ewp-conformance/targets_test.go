@@ -375,8 +375,7 @@ func TestEvalTargetAnswersTwice(t *testing.T) {
 func TestMCPHTTPTarget(t *testing.T) {
 	bin := binaries(t)
 	db := filepath.Join(t.TempDir(), "l.db")
-	ingest := exec.Command(filepath.Join(bin, "ewp-ingest"), "--db", db, "-")
-	ingest.Stdin = strings.NewReader("[]")
+	ingest := exec.Command(filepath.Join(bin, "ewp-ingest"), "init", "--db", db)
 	if out, err := ingest.CombinedOutput(); err != nil {
 		t.Fatalf("ewp-ingest: %v\n%s", err, out)
 	}

@@ -198,7 +198,7 @@ func (s *summary) write() {
 		fmt.Fprintf(s.w, "\nSKIPPED: %d tests did not run, by reason:\n", len(s.skips))
 		for _, g := range s.groups() {
 			fmt.Fprintf(s.w, "  %s: %d\n", g.title, len(g.skips))
-			if tag, detail, ok := strings.Cut(g.skips[0].reason, ": "); ok && testskip.Advice[tag] != "" {
+			if tag, detail, ok := strings.Cut(g.skips[0].reason, ": "); ok && testskip.Advice[tag] != "" && tag != testskip.Helper {
 				fmt.Fprintf(s.w, "    (%s)\n", detail)
 			}
 			for _, line := range byPackage(g.skips) {

@@ -90,7 +90,7 @@ func TestSummary(t *testing.T) {
 			"    console: TestBrowser\n" +
 			"  ../shared absent",
 		"    console: TestPages/corpus\n",
-		"  helper processes (each runs when its parent test starts it; nothing is missing): 1\n    (run by TestOutage)\n    audit/postgres: TestChild\n",
+		"  helper processes (each runs when its parent test starts it; nothing is missing): 1\n    audit/postgres: TestChild\n",
 		"  -short: builds a ledger: 1\n    console: TestSlow\n",
 		"FAILED: 2\n  github.com/ewp-go/ewp/console TestBroken\n  github.com/ewp-go/ewp/mcp\n",
 	} {
