@@ -34,6 +34,7 @@ only). --name is the name the client lists the server under (default ewp).
 var pathFlags = map[string]bool{
 	"db": true, "policies": true, "audit": true, "operator-keys": true,
 	"console-key": true, "ingest-token-file": true, "operator-token-file": true,
+	"notify-secret-file": true, "demo-dir": true,
 }
 
 // runConfig is `ewp-mcp config CLIENT FLAGS...`.
@@ -175,18 +176,12 @@ func desktopJSON(name, bin string, args []string) (string, error) {
 	return string(b) + "\n", nil
 }
 
-// shellLine quotes each word for a POSIX shell, as a line to paste.
+// shellLine quotes each word for a POSIX shell (shellQuote), as a line
+// to paste.
 func shellLine(words ...string) string {
 	q := make([]string, len(words))
 	for i, w := range words {
 		q[i] = shellQuote(w)
 	}
 	return strings.Join(q, " ") + "\n"
-}
-
-func shellQuote(w string) string {
-	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+,@") == "" {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
