@@ -31,6 +31,8 @@ type Report struct {
 	Stored      int          `json:"stored"`
 	Unchanged   int          `json:"unchanged"`
 	Refused     int          `json:"refused"`
+	// Warnings counts the warnings of every file (FileReport.Warnings).
+	Warnings int `json:"warnings"`
 	// Propositions counts the propositions this run touched; Warrants
 	// holds the first of them with their axes at EvaluatedAt, and
 	// WarrantsOmitted the number left out.
@@ -66,6 +68,7 @@ func (r *Report) Add(f FileReport) {
 	r.Stored += f.Stored
 	r.Unchanged += f.Unchanged
 	r.Refused += len(f.Refused) + f.RefusedOmitted
+	r.Warnings += len(f.Warnings) + f.WarningsOmitted
 	if f.touched != nil {
 		r.touched = f.touched // one set per Loader, across its inputs
 		r.Propositions, r.PropositionsCapped = f.touched.count(), f.touched.capped
@@ -162,6 +165,23 @@ func (r *Report) WriteRefusals(w io.Writer, told bool) {
 	}
 }
 
+// WriteWarnings prints each warning on its own line (to stderr), as
+// WriteRefusals prints refusals.
+func (r *Report) WriteWarnings(w io.Writer, told bool) {
+	for _, f := range r.Files {
+		if told && f.Stream {
+			continue
+		}
+		for i, x := range f.Warnings {
+			if i == maxRefusalsShown {
+				fmt.Fprintf(w, "%s: ... and %d more warnings (--json lists them all)\n", esc(f.Name), len(f.Warnings)-i+f.WarningsOmitted)
+				break
+			}
+			fmt.Fprintln(w, esc(x.WarningString()))
+		}
+	}
+}
+
 // WriteText prints the per-file lines, the summary and the warrants.
 func (r *Report) WriteText(w io.Writer) {
 	for _, f := range r.Files {
@@ -171,8 +191,12 @@ func (r *Report) WriteText(w io.Writer) {
 	if r.PropositionsCapped {
 		over = "over "
 	}
-	fmt.Fprintf(w, "summary: %d stored, %d unchanged, %d refused; %s%d propositions touched\n",
-		r.Stored, r.Unchanged, r.Refused, over, r.Propositions)
+	warned := ""
+	if r.Warnings > 0 {
+		warned = fmt.Sprintf(", %d warnings", r.Warnings)
+	}
+	fmt.Fprintf(w, "summary: %d stored, %d unchanged, %d refused%s; %s%d propositions touched\n",
+		r.Stored, r.Unchanged, r.Refused, warned, over, r.Propositions)
 	if r.Head != nil && r.Head.Seq == 0 {
 		fmt.Fprintln(w, "chain head 0: the ledger is empty")
 	} else if r.Head != nil {

@@ -142,6 +142,10 @@ func TestRefusedCommandLines(t *testing.T) {
 		{[]string{"--db", db, "--http", ":0", "--ingest-token-file", tokenFile}, env("EWP_INGEST_TOKEN", "x"), "given twice"},
 		{[]string{"--db", db, "--http", ":0", "--ingest-token-file", "/nonexistent/token"}, env(), "--ingest-token-file"},
 		{[]string{"--db", db, "stray"}, env(), "unexpected argument"},
+		// A file the server reads at start is a usage error, as a token file is.
+		{[]string{"--db", db, "--policies", "/nonexistent.cedar"}, env(), "--policies /nonexistent.cedar: cannot read it"},
+		{[]string{"--db", db, "--operator-keys", "/nonexistent/keys"}, env(), "--operator-keys /nonexistent/keys: cannot read it"},
+		{[]string{"--db", db, "--policies", t.TempDir()}, env(), "is a directory"},
 		{[]string{"--db", db, "--bogus"}, env(), "--help"},
 	}
 	for _, tc := range cases {
@@ -203,9 +207,9 @@ func TestHTTPServesAndShutsDown(t *testing.T) {
 	var out, errb syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
+	args := []string{"--db", ledgerFile(t), "--http", "127.0.0.1:0"}
 	go func() {
-		done <- run(ctx, []string{"--db", ledgerFile(t), "--http", "127.0.0.1:0"}, env("EWP_INGEST_TOKEN", "tok"),
-			strings.NewReader(""), &out, &errb, o.open)
+		done <- run(ctx, args, env("EWP_INGEST_TOKEN", "tok"), strings.NewReader(""), &out, &errb, o.open)
 	}()
 	url := waitForURL(t, &errb)
 	put := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"evidence_view_put","arguments":{"view":{"proposition_id":"P","view_id":"v"}}}}`
