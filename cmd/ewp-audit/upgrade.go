@@ -9,6 +9,7 @@ import (
 	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/internal/plural"
 )
 
 // runUpgrade brings a decision log file written by an older release to
@@ -44,8 +45,10 @@ func runUpgrade(e *env, args []string) int {
 		return printJSON(e, rep)
 	}
 	if rep.Upgraded {
-		fmt.Fprintf(e.stdout, "upgraded %s from schema version %d to %d: %d events (%d decisions, their bodies in %d rows; %d approvals, %d approval uses), all verified before and after\nhead %s (unchanged)\n",
-			rep.Path, rep.From, rep.To, rep.Events, rep.Decisions, rep.BodyRows, rep.Approvals, rep.Uses, rep.HeadAfter)
+		fmt.Fprintf(e.stdout, "upgraded %s from schema version %d to %d: %s (%s, their bodies in %s; %s, %s), all verified before and after\nhead %s (unchanged)\n",
+			rep.Path, rep.From, rep.To, plural.Count(rep.Events, "event", "events"), plural.Count(rep.Decisions, "decision", "decisions"),
+			plural.Count(rep.BodyRows, "row", "rows"), plural.Count(rep.Approvals, "approval", "approvals"),
+			plural.Count(rep.Uses, "approval use", "approval uses"), rep.HeadAfter)
 	} else {
 		fmt.Fprintf(e.stdout, "%s is already schema version %d: nothing to do\nhead %s\n", rep.Path, rep.To, rep.HeadAfter)
 	}

@@ -59,13 +59,13 @@ func TestUpgrade(t *testing.T) {
 		}
 	}
 	out, _ := wantExit(t, exitOK, "upgrade", "--db", db)
-	for _, want := range []string{"upgraded " + path + " from schema version 1 to 3", "5 events (3 decisions, their bodies in 2 rows; 1 approvals, 1 approval uses)", "head " + head.String() + " (unchanged)"} {
+	for _, want := range []string{"upgraded " + path + " from schema version 1 to 3", "5 events (3 decisions, their bodies in 2 rows; 1 approval, 1 approval use)", "head " + head.String() + " (unchanged)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("upgrade output lacks %q:\n%s", want, out)
 		}
 	}
 	out, _ = wantExit(t, exitOK, "verify", "--db", db, "--head", head.String())
-	if !strings.Contains(out, "ok: checked 5 events (3 decisions, 1 approvals, 1 approval uses)") || !strings.Contains(out, "still holds head "+head.String()) {
+	if !strings.Contains(out, "ok: checked 5 events (3 decisions, 1 approval, 1 approval use)") || !strings.Contains(out, "still holds head "+head.String()) {
 		t.Errorf("verify after upgrade: %s", out)
 	}
 	out, _ = wantExit(t, exitOK, "list", "--db", db, "--pending")

@@ -166,7 +166,7 @@ func testVerifyCommand(t *testing.T, kind string) {
 	}
 	runCLI(t, view("P-v", "v1", "extract"), "--db", db, "-")
 	code, out, _ := runCLI(t, "", "verify", "--db", db)
-	if code != 0 || !strings.Contains(out, "ok: checked 1 events (1 snapshots") {
+	if code != 0 || !strings.Contains(out, "ok: checked 1 event (1 snapshot,") {
 		t.Fatalf("verify: exit %d %s", code, out)
 	}
 	if code, _, _ := runCLI(t, "", "verify"); code != ingest.ExitUsage {
