@@ -63,10 +63,16 @@ func warrantChart(segs []segment, hist []SnapshotInfo, now warrant.Instant) stri
 				esc(timeOf(s.From).Format(time.RFC3339)), esc(timeOf(s.To).Format(time.RFC3339)), esc(s.ViewID))
 		}
 	}
+	// A snapshot label that would run into the previous one goes a line
+	// higher (snapshots stored close together).
+	lastEnd, row := -1e9, 0
 	for _, hs := range hist {
 		if at := instantOf(hs.CreatedAt); at >= t0 && at <= t1 {
+			label := short(hs.ViewID)
+			row = map[bool]int{true: 1 - row, false: 0}[x(at) < lastEnd]
 			fmt.Fprintf(&b, `<line class="snap-rule" x1="%.2f" x2="%.2f" y1="%d" y2="%d"/><text class="snap-label" x="%.2f" y="%d">%s</text>`,
-				x(at), x(at), chartTop-14, bottom, x(at)+2, chartTop-18, esc(short(hs.ViewID)))
+				x(at), x(at), chartTop-14-row*13, bottom, x(at)+2, chartTop-18-row*13, esc(label))
+			lastEnd = x(at) + 2 + float64(len(label))*labelCharW
 		}
 	}
 	for _, s := range segs {
