@@ -39,6 +39,11 @@ func TestConsoleOffSaysHowToTurnItOn(t *testing.T) {
 	if !strings.Contains(logs.String(), "operator console is off") || !strings.Contains(logs.String(), "EWP_OPERATOR_TOKEN") {
 		t.Errorf("the startup log does not say the console is off: %s", logs.String())
 	}
+	// --demo makes its own console key: the token alone turns it on.
+	_, demoLogs := serveInProcess(t, []string{"--demo", "--http", "127.0.0.1:0"}, env())
+	if !strings.Contains(demoLogs.String(), "operator console is off") || strings.Contains(demoLogs.String(), "--console-key FILE") {
+		t.Errorf("--demo's hint: %s", demoLogs.String())
+	}
 	// Other unknown paths still answer as before.
 	if c := get(t, base+"/elsewhere", ""); c != http.StatusNotFound {
 		t.Errorf("/elsewhere: %d", c)

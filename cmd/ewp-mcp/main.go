@@ -134,7 +134,7 @@ func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server
 		return err
 	}
 	defer closeConsole()
-	h = routeConsole(h, con)
+	h = routeConsole(h, con, cfg)
 	hs := mcp.NewHTTPServer(addr, h)
 	hs.WriteTimeout = mcp.WriteTimeoutFor(srv.RequestTimeout())
 	errc := make(chan error, 1)
@@ -143,7 +143,7 @@ func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server
 	if con != nil {
 		log.Info("serving the operator console", "console", "http://"+addr+console.BasePath)
 	} else {
-		log.Info(consoleOffHint)
+		log.Info(consoleOffHint(cfg))
 	}
 	select {
 	case err := <-errc:
