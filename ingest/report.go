@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ewp-go/ewp/internal/plural"
 	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
@@ -171,8 +172,8 @@ func (r *Report) WriteText(w io.Writer) {
 	if r.PropositionsCapped {
 		over = "over "
 	}
-	fmt.Fprintf(w, "summary: %d stored, %d unchanged, %d refused; %s%d propositions touched\n",
-		r.Stored, r.Unchanged, r.Refused, over, r.Propositions)
+	fmt.Fprintf(w, "summary: %d stored, %d unchanged, %d refused; %s%s touched\n",
+		r.Stored, r.Unchanged, r.Refused, over, plural.Count(r.Propositions, "proposition", "propositions"))
 	if r.Head != nil && r.Head.Seq == 0 {
 		fmt.Fprintln(w, "chain head 0: the ledger is empty")
 	} else if r.Head != nil {
@@ -197,7 +198,7 @@ func (r *Report) WriteText(w io.Writer) {
 }
 
 func fileLine(f FileReport) string {
-	what := fmt.Sprintf("%s, %d views", f.Format, f.Views)
+	what := string(f.Format) + ", " + plural.Count(f.Views, "view", "views")
 	switch f.Format {
 	case "":
 		what = "unreadable"

@@ -93,7 +93,7 @@ func testLoadFormatsAndReport(t *testing.T, kind string) {
 		}
 	}
 	code, out, _ = runCLI(t, view("P-e", "v1", "extract"), "--db", db, "--axes", "1", list, "-")
-	if code != 0 || !strings.Contains(out, "0 stored, 2 unchanged") || !strings.Contains(out, "<stdin>: view, 1 views: 1 stored") || !strings.Contains(out, "... and 2 more") {
+	if code != 0 || !strings.Contains(out, "0 stored, 2 unchanged") || !strings.Contains(out, "<stdin>: view, 1 view: 1 stored") || !strings.Contains(out, "... and 2 more") {
 		t.Fatalf("re-load: exit %d\n%s", code, out)
 	}
 }
