@@ -165,13 +165,13 @@ func placeLabels(nodes []drawNode, edges []drawEdge, paths []edgePath, pos map[s
 		p := pos[n.Name]
 		taken = append(taken, labelBox{X: float64(p[0]) - labelPad, Y: float64(p[1]) - labelPad, W: nodeW + 2*labelPad, H: nodeH + 2*labelPad})
 	}
-	free := func(b labelBox) bool {
+	blocker := func(b labelBox) (labelBox, bool) {
 		for _, t := range taken {
 			if b.overlaps(t) {
-				return false
+				return t, true
 			}
 		}
-		return true
+		return labelBox{}, false
 	}
 	out := make([]labelBox, len(edges))
 	for i, e := range edges {
@@ -183,15 +183,16 @@ func placeLabels(nodes []drawNode, edges []drawEdge, paths []edgePath, pos map[s
 			b.W = max(b.W, float64(len([]rune(l)))*labelCharW+2*labelPad)
 		}
 		b.H = float64(len(b.Lines))*labelLineH + 2*labelPad
-		out[i] = settle(b, free)
+		out[i] = settle(b, blocker)
 		taken = append(taken, out[i])
 	}
 	return out
 }
 
-// settle moves b from its anchor to the first spot free takes: small
-// steps around it first, then rightwards without bound.
-func settle(b labelBox, free func(labelBox) bool) labelBox {
+// settle moves b from its anchor to the first free spot: small steps
+// around it first, then rightwards past whatever blocks it, which ends
+// (there is nothing right of everything drawn).
+func settle(b labelBox, blocker func(labelBox) (labelBox, bool)) labelBox {
 	at := func(dx, dy float64) labelBox {
 		c := b
 		c.X, c.Y = b.AX+dx, b.AY-labelLineH+dy
@@ -199,15 +200,20 @@ func settle(b labelBox, free func(labelBox) bool) labelBox {
 	}
 	for _, dy := range []float64{0, 14, -14, 28, -28} {
 		for dx := 0.0; dx <= 120; dx += 20 {
-			if c := at(dx, dy); c.X >= 0 && c.Y >= 0 && free(c) {
-				return c
+			if c := at(dx, dy); c.X >= 0 && c.Y >= 0 {
+				if _, blocked := blocker(c); !blocked {
+					return c
+				}
 			}
 		}
 	}
-	for dx := 140.0; ; dx += 10 {
-		if c := at(dx, 0); free(c) {
+	for dx := 140.0; ; {
+		c := at(dx, 0)
+		t, blocked := blocker(c)
+		if !blocked {
 			return c
 		}
+		dx = t.X + t.W - b.AX + 1
 	}
 }
 

@@ -148,6 +148,22 @@ func TestEdgeLabelsNeverOverlap(t *testing.T) {
 		}
 	}
 	noLabelOverlaps(t, "dense graph", dn, de)
+	// The largest graph drawn: maxDrawn concepts, four labelled edges each.
+	dn, de = nil, nil
+	for i := range maxDrawn {
+		dn = append(dn, drawNode{Name: fmt.Sprintf("c%03d", i)})
+	}
+	for i := range maxDrawn {
+		for k := 1; k <= 4; k++ {
+			j := (i*7 + k*13) % maxDrawn
+			if j != i {
+				de = append(de, drawEdge{From: dn[i].Name, To: dn[j].Name, Class: "edge applies", Label: fmt.Sprintf("APPLIES_TO D%d→D%d", k%5, (k+1)%5)})
+			}
+		}
+	}
+	start := time.Now()
+	noLabelOverlaps(t, "150 concepts", dn, de)
+	t.Logf("150 concepts, %d edges laid out in %v", len(de), time.Since(start))
 }
 
 // A policy label keeps its policies on a line of their own.
