@@ -21,6 +21,7 @@ type page struct {
 	Operator string
 	CSRF     string
 	Message  string // an error or notice shown at the top
+	Pending  string // "(N) " before the title of a signed-in page (pendingTitle)
 	Notice   string
 	Data     any
 }
@@ -48,6 +49,9 @@ func parsePages() (map[string]*template.Template, error) {
 // render executes a page into a buffer first, so a template error becomes
 // a 500 instead of half a page.
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) {
+	if p.Operator != "" {
+		p.Pending = c.pendingTitle(r.Context())
+	}
 	var buf bytes.Buffer
 	if err := c.pages[name].Execute(&buf, p); err != nil {
 		c.cfg.Logger.Error("console: render", "page", name, "err", err)

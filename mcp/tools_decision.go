@@ -92,6 +92,11 @@ func (s *Server) decisionGetTool() toolSpec {
 		"approvals": array("The operator's approvals and rejections answering this decision, oldest first.",
 			schema{"type": "object", "description": "An approval: approval_id, verdict, approver, once, scope, until, note."}),
 		"approval_used": schema{"type": "object", "description": "The approval this call presented (approval_id), when it did."},
+		"status": schema{"type": "string", "enum": []string{StatusPending, StatusApproved, StatusRejected, StatusExpired, StatusUnverified},
+			"description": "Only for a REQUIRE_CONFIRMATION decision: pending (no answer yet: wait and ask again), approved " +
+				"(call may_act again with the same arguments plus approval_id), rejected (do not act), expired (the approval " +
+				"lapsed: ask the operator again) or unverified (an answer no trusted operator key signed: the gate refuses it)."},
+		"approval_id": nonEmpty("With status approved: the approval_id to present in may_act."),
 	}, "decision", "approvals")
 	return readTool("decision_get",
 		"Read a decision from the decision log: what was judged, on which evidence and policies, what each layer said, "+
@@ -104,6 +109,9 @@ type decisionRecord struct {
 	Decision     *audit.Decision  `json:"decision"`
 	Approvals    []audit.Approval `json:"approvals"`
 	ApprovalUsed *audit.Approval  `json:"approval_used,omitempty"`
+	// Status and ApprovalID: see confirmationStatus (REQUIRE_CONFIRMATION only).
+	Status     string `json:"status,omitempty"`
+	ApprovalID string `json:"approval_id,omitempty"`
 }
 
 func (s *Server) decisionGet(ctx context.Context, a args) (any, error) {
@@ -133,6 +141,7 @@ func (s *Server) decisionRecord(ctx context.Context, id string) (*decisionRecord
 	if rec.Approvals == nil {
 		rec.Approvals = []audit.Approval{}
 	}
+	rec.Status, rec.ApprovalID = s.confirmationStatus(ctx, d, rec.Approvals)
 	if d.ApprovalID != "" {
 		ap, err := log.Approval(ctx, d.ApprovalID)
 		switch {

@@ -62,6 +62,8 @@ func runList(e *env, args []string) int {
 	limit := fs.Int("limit", sqlite.DefaultLimit, "")
 	after := fs.String("after", "", "")
 	oldest := fs.Bool("oldest-first", false, "")
+	watching := fs.Bool("watch", false, "")
+	every := fs.Duration("interval", defaultWatchInterval, "")
 	pos, code := parse(e, fs, usageList, args)
 	if code >= 0 {
 		return code
@@ -76,18 +78,31 @@ func runList(e *env, args []string) int {
 	if *limit <= 0 {
 		return usageError(e.stderr, "list: --limit must be positive (export streams everything)")
 	}
+	if *watching {
+		if err := checkWatch(flt.Pending, f.json, *every); err != nil {
+			return usageError(e.stderr, "list: "+err.Error())
+		}
+	}
 	flt.Limit, flt.After = *limit, *after
 	l, code := f.open(e, "list", true)
 	if code >= 0 {
 		return code
 	}
 	defer l.Close()
+	if *watching {
+		return watch(e, *every, func() int { return listOnce(e, l, flt, *oldest, f.json) })
+	}
+	return listOnce(e, l, flt, *oldest, f.json)
+}
+
+// listOnce prints one listing of l under flt.
+func listOnce(e *env, l auditstore.Log, flt audit.Filter, oldest, asJSON bool) int {
 	groups, err := pendingGroups(e, l, flt.Pending)
 	if err != nil {
 		return failed(e, "list", err)
 	}
 	rows := []listRow{} // an empty page is [] in --json, not null
-	err = l.Each(e.ctx, sqlite.Query{Filter: flt, NewestFirst: !*oldest}, func(d *audit.Decision) error {
+	err = l.Each(e.ctx, sqlite.Query{Filter: flt, NewestFirst: !oldest}, func(d *audit.Decision) error {
 		r := listRow{Decision: *d}
 		if g, ok := groups[d.ID]; ok {
 			if g.Newest.ID != d.ID {
@@ -113,10 +128,10 @@ func runList(e *env, args []string) int {
 		return failed(e, "list", err)
 	}
 	next := ""
-	if len(rows) == *limit {
+	if len(rows) == flt.Limit {
 		next = rows[len(rows)-1].ID
 	}
-	if f.json {
+	if asJSON {
 		return printJSON(e, struct {
 			Decisions []listRow `json:"decisions"`
 			NextAfter string    `json:"next_after,omitempty"`

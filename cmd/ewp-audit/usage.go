@@ -84,6 +84,7 @@ continues with --after the last one it saw never misses a later one.
 USAGE
   ewp-audit list [--pending] [--since T] [--until T] [--outcome O]
         [--proposition P] [--limit N] [--after DECISION_ID] [--oldest-first]
+  ewp-audit list --pending --watch [--interval 5s]
 
   --pending          REQUIRE_CONFIRMATION decisions not yet answered: the
                      operator's inbox; identical retries by one caller are
@@ -97,6 +98,9 @@ USAGE
                      --after to continue with
   --after ID         continue after this decision (in the listing order)
   --oldest-first     oldest first
+  --watch            with --pending: list again every --interval (1s to 1h,
+                     default 5s), clearing a terminal first, until Ctrl-C
+                     or end of input (Ctrl-D)
 ` + usageLog
 
 const usageShow = `ewp-audit show — one decision and its approval trail

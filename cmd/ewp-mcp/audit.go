@@ -7,7 +7,6 @@ import (
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditstore"
-	"github.com/ewp-go/ewp/audit/memlog"
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/internal/pgurl"
@@ -56,8 +55,8 @@ func openAuditStore(path string, pg auditpg.Options, _ *slog.Logger) (audit.Log,
 }
 
 // decisionLogOption opens the decision log cfg asks for and returns the
-// server option and a close; nil option when --audit off. --demo keeps its
-// log in memory like its ledger: nothing of a demo outlives it.
+// server option and a close; nil option when --audit off. --demo's log
+// is the SQLite store beside its ledger, in the demo's directory.
 // policyHash is the hash of the policies the guard loaded (guardOption),
 // recorded with every decision.
 func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Option, func(), error) {
@@ -66,14 +65,17 @@ func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Opt
 		log.Warn("running without a decision log (--audit off): decisions are not recorded and approvals are disabled")
 		return nil, func() {}, nil
 	}
-	var l audit.Log
-	var err error
-	if cfg.demo && cfg.audit == "" {
-		l = memlog.New(nil)
-	} else if l, err = openDecisionLog(path, auditPGOptions(cfg), log); err != nil {
+	l, err := openDecisionLog(path, auditPGOptions(cfg), log)
+	if err != nil {
 		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", pgurl.Redact(path), err)
 	}
 	log.Info("decision log ready", "audit", pgurl.Redact(path))
+	notifying, err := withNotifications(cfg.notify, l, log)
+	if err != nil {
+		_ = l.Close()
+		return nil, nil, err
+	}
+	l = notifying
 	keys, err := operatorKeys(cfg, log)
 	if err != nil {
 		_ = l.Close()

@@ -60,11 +60,17 @@ Flags:
   --db-statement-timeout DUR
                             PostgreSQL: the server cancels a statement running longer
                             (default: --request-timeout, or statement_timeout=MS in the URL).
-  --demo                    Build a throwaway ledger from the embedded example evidence
-                            (four propositions: accepted, contradicted, stale, incomplete)
-                            and the filesystem demo concept graph, guarded by the demo
-                            edge policies (unless --policies names others), in a
-                            temporary directory; serve it, and delete it on exit.
+  --demo                    Build a ledger from the embedded example evidence (four
+                            propositions: accepted, contradicted, stale, incomplete; one
+                            with a history) and the filesystem demo concept graph, guarded
+                            by the demo edge policies (unless --policies names others),
+                            with a decision log (DIR/demo.sqlite.audit) and an operator key
+                            pair (DIR/operator.key); ask may_act once as an agent, so a
+                            confirmation waits in the inbox; serve it, and print the
+                            ewp-audit, curl and console commands to try next.
+  --demo-dir DIR            Where --demo keeps its files, kept on exit; a DIR that holds a
+                            demo already is served as it is. Default: a new temporary
+                            directory, deleted on exit.
   --policies FILE.cedar     Edge policies for the grounding guard (Cedar forbid policies,
                             each placed on one APPLIES_TO edge by @source, @target and
                             @source_depth annotations). Loaded once at start, never from
@@ -118,6 +124,17 @@ Flags:
                             password,passwd,passphrase,secret,token,api_key,apikey,api-key,
                             private_key,authorization,cookie,credential,session.
                             "" redacts nothing. arguments_hash always covers them whole.
+  --notify-url URL          POST a notice to this webhook for each new decision awaiting
+                            confirmation (REQUIRE_CONFIRMATION), signed: header X-EWP-Signature
+                            is "sha256=" and the hex HMAC-SHA256, keyed with the secret, of
+                            X-EWP-Timestamp's value, ".", and the body. Sent from a queue of 256,
+                            retried with backoff (1s doubling, 6 tries); the gate never waits
+                            for it, and a full queue drops notices, logging the count.
+  --notify-secret-file FILE The webhook's signing secret (16 bytes at least); never printed.
+  --notify-format generic|slack|teams
+                            generic: the notice's JSON fields (decision_id, action, reasons,
+                            the approve command); slack or teams: {"text": …} for an incoming
+                            webhook, with what the agent wrote escaped for the app's markup.
   --operator-token-file FILE
                             HTTP only: the operator token, in a file readable by you alone.
                             With it (or EWP_OPERATOR_TOKEN) the operator console is served at
@@ -174,6 +191,7 @@ Logs go to standard error; over stdio, standard output carries only MCP messages
 type config struct {
 	db          string
 	demo        bool   // serve a temporary ledger of the embedded examples
+	demoDir     string // --demo-dir: where the demo keeps its files ("" a temporary directory)
 	httpAddr    string // "" means stdio
 	allowHosts  []string
 	allowIngest bool
@@ -198,6 +216,7 @@ type config struct {
 	standbyMaxLag      int64         // --standby-max-lag: bytes of WAL behind past which reads go to the primary
 	dbPool             int           // --db-pool: most connections per pool (0: the default)
 	dbStatementTimeout time.Duration // --db-statement-timeout (0: the request timeout)
+	notify             notifyFlags   // --notify-url, --notify-secret-file, --notify-format
 	notes              []string
 }
 
@@ -223,6 +242,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.SetOutput(io.Discard) // errors are reported once, by main
 	fs.StringVar(&c.db, "db", "", "")
 	fs.BoolVar(&c.demo, "demo", false, "")
+	fs.StringVar(&c.demoDir, "demo-dir", "", "")
 	fs.StringVar(&c.httpAddr, "http", "", "")
 	fs.Var(&hosts, "allow-host", "")
 	fs.BoolVar(&c.allowIngest, "allow-ingest", false, "")
@@ -255,6 +275,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.DurationVar(&c.dbStatementTimeout, "db-statement-timeout", 0, "")
 	fs.DurationVar(&c.approvalMaxLifetime, "approval-max-lifetime", audit.DefaultMaxLifetime, "")
 	fs.DurationVar(&c.replayWindow, "replay-window", audit.DefaultReplayWindow, "")
+	c.notify.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, errHelp
@@ -276,6 +297,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return c, fmt.Errorf("--max-request-bytes %d: want a positive number of bytes", c.maxRequest)
 	case c.demo && c.db != "":
 		return c, errors.New("--demo builds its own ledger; leave out --db")
+	case c.demoDir != "" && !c.demo:
+		return c, errors.New("--demo-dir is where --demo keeps its files; give --demo too")
 	case c.db == "" && !c.demo:
 		return c, errors.New("--db PATH is required: the ledger to serve (or try --demo; see --help)")
 	case !store.IsPostgres(c.db) && (c.standby != "" || c.dbPool != 0 || c.dbStatementTimeout != 0):
@@ -288,6 +311,9 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return c, errors.New("--approval-max-lifetime and --replay-window want a positive duration such as 24h or 10m")
 	case c.dbPool < 0 || c.dbStatementTimeout < 0 || c.standbyMaxLag < 0:
 		return c, errors.New("--db-pool and --db-statement-timeout must be positive (0 for the default)")
+	}
+	if err := c.notify.check(c.audit == auditOff); err != nil {
+		return c, err
 	}
 	if c.httpAddr == "" {
 		return stdioConfig(c, tokenFile, operatorFile, getenv)

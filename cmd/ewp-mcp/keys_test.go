@@ -38,7 +38,7 @@ func opKey(t testing.TB, name string) string {
 func TestDemoMakesItsKeyPair(t *testing.T) {
 	dir := t.TempDir()
 	cfg := config{operatorKeys: keysFile(t)}
-	if err := demoKeys(&cfg, dir); err != nil {
+	if err := demoKeys(&cfg, dir, true); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.consoleKey != filepath.Join(dir, "operator.key") || cfg.operatorKeys != filepath.Join(dir, "operator-keys") {
@@ -60,7 +60,7 @@ func TestDemoMakesItsKeyPair(t *testing.T) {
 		t.Fatalf("the demo does not trust its own key: %v", err)
 	}
 	kept := config{consoleKey: "/elsewhere/console.key"}
-	if err := demoKeys(&kept, t.TempDir()); err != nil || kept.consoleKey != "/elsewhere/console.key" {
+	if err := demoKeys(&kept, t.TempDir(), true); err != nil || kept.consoleKey != "/elsewhere/console.key" {
 		t.Fatalf("--console-key given with --demo was replaced: %v %+v", err, kept)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -58,26 +57,24 @@ func run(ctx context.Context, args []string, getenv func(string) string,
 	for _, n := range cfg.notes {
 		log.Warn(n)
 	}
-	if err := serve(ctx, cfg, stdin, stdout, log, open); err != nil {
+	if err := serve(ctx, cfg, stdin, stdout, stderr, log, open); err != nil {
 		fmt.Fprintln(stderr, "ewp-mcp:", err)
 		return 1
 	}
 	return 0
 }
 
-func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, log *slog.Logger, open opener) error {
+func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Writer, log *slog.Logger, open opener) error {
+	var demo *demoRun
 	if cfg.demo {
-		path, cleanup, err := buildDemoLedger(ctx)
-		if err != nil {
+		var err error
+		if demo, err = openDemo(ctx, &cfg); err != nil {
 			return err
 		}
-		defer cleanup()
-		cfg.db = path
-		log.Info("demo ledger built from the embedded examples", "db", path)
-		if err := demoKeys(&cfg, filepath.Dir(path)); err != nil {
-			return fmt.Errorf("the demo's operator key: %w", err)
-		}
-		log.Info("demo operator key made: the console signs with it; ewp-audit approve --key uses it too", "key", filepath.Join(filepath.Dir(path), "operator.key"))
+		defer demo.cleanup()
+		demo.note(stderr)
+		log.Info("demo ledger built from the embedded examples", "db", cfg.db, "fresh", demo.fresh) // fresh=false: reused from --demo-dir
+		log.Info("demo operator key: the console signs with it; ewp-audit approve --key uses it too", "key", demo.key)
 	}
 	if pg := store.IsPostgres(cfg.db); !cfg.writable() && !pg {
 		if _, err := os.Stat(cfg.db); err != nil {
@@ -110,14 +107,23 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout io.Writer, l
 		opts = append(opts, decisions)
 	}
 	srv := mcp.New(store, opts...)
+	ready := func(string, bool) {}
+	if demo != nil {
+		if ready, err = demo.start(ctx, cfg, srv, stderr); err != nil {
+			return err
+		}
+	}
 	if cfg.httpAddr == "" {
 		log.Info("serving MCP on stdio", "db", pgurl.Redact(cfg.db), "ingest", cfg.allowIngest)
+		ready("", false)
 		return srv.ServeStdio(ctx, stdin, stdout, cfg.allowIngest)
 	}
-	return serveHTTP(ctx, cfg, store, srv, log)
+	return serveHTTP(ctx, cfg, store, srv, log, ready)
 }
 
-func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server, log *slog.Logger) error {
+// serveHTTP serves until ctx ends; ready is called with the address
+// listened on and whether the console is served, once both are known.
+func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server, log *slog.Logger, ready func(addr string, console bool)) error {
 	ln, err := net.Listen("tcp", cfg.httpAddr)
 	if err != nil {
 		return err
@@ -145,6 +151,7 @@ func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server
 	} else {
 		log.Info(consoleOffHint(cfg))
 	}
+	ready(addr, con != nil)
 	select {
 	case err := <-errc:
 		return err

@@ -25,8 +25,16 @@ type Extras struct {
 
 // For returns the extras over l when it is one of the stores (an
 // auditstore.Log); a log that is not (the in-memory log of --demo) gets
-// none, and the console serves its basic pages.
+// none, and the console serves its basic pages. A decorator that wraps a
+// store (audit/notify's Log) is seen through by its Unwrap method.
 func For(l audit.Log) Extras {
+	for {
+		w, ok := l.(interface{ Unwrap() audit.Log })
+		if !ok {
+			break
+		}
+		l = w.Unwrap()
+	}
 	sl, ok := l.(auditstore.Log)
 	if !ok {
 		return Extras{}
