@@ -37,7 +37,7 @@ type propositionData struct {
 
 // propDecisions bounds the decisions a proposition page lists; the
 // decisions page, filtered on the proposition, has them all.
-const propDecisions = 20
+const propDecisions = 10
 
 type segmentRow struct {
 	From, To time.Time
@@ -91,21 +91,26 @@ func (c *Console) proposition(w http.ResponseWriter, r *http.Request, s *session
 	c.render(w, r, http.StatusOK, "proposition", signedIn(s, "propositions", "Proposition "+id, d))
 }
 
-// decisionsOn lists the newest decisions made on the proposition. The
-// newest-first lister reads them directly; a log that pages forward only
-// is read page by page, keeping the last propDecisions, and stops after
-// propScan decisions (the page then says it shows only part).
+// decisionsOn lists the newest decisions made on the proposition: from
+// the background tail, which indexes them as it reads the log (a filter
+// on the proposition reads every decision body in the SQLite log, too
+// slow for every page view), else from the log itself. The newest-first
+// lister reads them directly; a log that pages forward only is read page
+// by page, keeping the last propDecisions, and stops after propScan
+// decisions.
 func (c *Console) decisionsOn(r *http.Request, d *propositionData) {
 	if c.cfg.Log == nil {
 		return
 	}
 	d.HasLog = true
 	f := audit.Filter{PropositionID: d.ID, Limit: propDecisions + 1}
-	var rows []audit.Decision
+	rows, ok := c.tail.decisionsOn(d.ID)
 	var err error
-	if c.cfg.ListNewest != nil {
+	switch {
+	case ok:
+	case c.cfg.ListNewest != nil:
 		rows, err = c.cfg.ListNewest(r.Context(), f)
-	} else {
+	default:
 		rows, err = lastDecisions(r, c.cfg.Log, f)
 		slices.Reverse(rows)
 	}
