@@ -110,7 +110,7 @@ var codes = []struct {
 	{ErrApprovalNotOnChain, CodeApprovalNotOnChain},
 }
 
-// CodeOf returns the approval refusal code of err (from Covers, Consume
+// CodeOf returns the approval refusal code of err (from Covers, RecordUse
 // or a lookup that found no approval), or "" for any other error.
 func CodeOf(err error) string {
 	for _, c := range codes {
@@ -151,7 +151,7 @@ func (e *CoverageError) Code() string { return CodeOf(e.Reason) }
 // laxer risk policy. The gate applies its maximum lifetime first
 // (Capped). Whether a
 // Once approval is still unused is not its business: that is the store's
-// atomic Consume (ErrApprovalUsed). Nor is the evidence: an approval
+// atomic RecordUse (ErrApprovalUsed). Nor is the evidence: an approval
 // lifts only REQUIRE_CONFIRMATION, which the caller decides.
 func (a *Approval) Covers(d *Decision, now time.Time) error {
 	fail := func(reason error, format string, args ...any) error {

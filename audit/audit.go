@@ -168,6 +168,8 @@ var (
 	ErrNotFound     = errors.New("audit: not found")
 	ErrApprovalUsed = errors.New("audit: single-use approval already used")
 	ErrDuplicateKey = errors.New("audit: idempotency key already recorded")
+	// ErrNotMayAct: RecordUse was given a decision that is not MAY_ACT.
+	ErrNotMayAct = errors.New("audit: only a MAY_ACT decision uses an approval")
 )
 
 // Log is the decision log. Record must be durable (committed) when it
@@ -186,10 +188,18 @@ type Log interface {
 	Approval(ctx context.Context, id string) (*Approval, error)
 	// ApprovalsFor lists the approvals and rejections answering a decision.
 	ApprovalsFor(ctx context.Context, decisionID string) ([]Approval, error)
-	// Consume marks a single-use approval used by decision usedBy,
-	// atomically: of concurrent calls exactly one succeeds, the others get
-	// ErrApprovalUsed. The use is itself an entry of the chain.
-	Consume(ctx context.Context, approvalID, usedBy string) error
+	// RecordUse records d, a MAY_ACT decision that the single-use
+	// approval d.ApprovalID lifted, together with that approval's use by
+	// d, in one transaction: both are on record, or neither is. Of
+	// concurrent calls presenting one approval exactly one succeeds; the
+	// others get ErrApprovalUsed (naming the decision that used it) and
+	// record nothing, so the server decides them again without the
+	// approval. It refuses, recording nothing, what Record refuses and
+	// what Approval.Consumable refuses at the log's clock, an unknown
+	// approval (ErrNotFound) and a decision that is not MAY_ACT
+	// (ErrNotMayAct): only an answer of MAY_ACT ever uses an approval. The
+	// use is an entry of the chain of its own, right after the decision's.
+	RecordUse(ctx context.Context, d *Decision) error
 
 	Head(ctx context.Context) (Head, error)
 	Close() error

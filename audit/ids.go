@@ -10,8 +10,7 @@ import (
 )
 
 // NewID returns a time-ordered UUID (version 7) for a decision or an
-// approval. The server takes one before it consumes an approval, so the
-// use names the decision that is then recorded under the same id.
+// approval.
 func NewID() string {
 	return uuid.Must(uuid.NewV7()).String()
 }

@@ -42,8 +42,9 @@ func (a *Approval) Admit(answered *Decision, prior string, now time.Time) error 
 	return a.Validate(answered, now)
 }
 
-// Consumable is the rule every Log applies before it marks a single-use
-// approval used (Consume), at the store's clock now: a rejection cannot
+// Consumable is the rule every Log applies before it records a
+// single-use approval's use (RecordUse), at the store's clock now: a
+// rejection cannot
 // be used (ErrApprovalRejected), nor an expired approval
 // (ErrApprovalExpired), both as a *CoverageError; a scope approval is not
 // single-use (ErrInvalidApproval). Whether it was used already is the

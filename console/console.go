@@ -80,7 +80,14 @@ type Config struct {
 	HeadPoll time.Duration
 	// Logger gets the background work's errors (slog.Default when nil).
 	Logger *slog.Logger
+	// RequestTimeout bounds one page (DefaultRequestTimeout when zero):
+	// a page whose stores have not answered by then is answered with an
+	// error page saying so, and its store calls are given up.
+	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout is a page's deadline when Config gives none.
+const DefaultRequestTimeout = 15 * time.Second
 
 // ErrNoOperatorToken is New's refusal without an operator credential.
 var ErrNoOperatorToken = errors.New("console: no operator token configured; set EWP_OPERATOR_TOKEN (or a token file) to serve the console, never the agent's ingest token")
@@ -103,8 +110,13 @@ type Console struct {
 	verifyMu sync.Mutex
 	verified map[string]verifyResult // "ledger", "log": the last result
 
+	// life ends when Close is called: the background work and the chain
+	// walks run on it, so none outlives the console.
+	life context.Context
 	stop context.CancelFunc
 	done chan struct{}
+	// walks are the chain walks running (runVerify); Close waits for them.
+	walks sync.WaitGroup
 }
 
 // New returns the console, with its background state summary started.
@@ -140,7 +152,7 @@ func New(cfg Config) (*Console, error) {
 		done:     make(chan struct{}),
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	c.stop = stop
+	c.life, c.stop = ctx, stop
 	go c.background(ctx)
 	return c, nil
 }
@@ -161,13 +173,18 @@ func withDefaults(cfg Config) Config {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
 	return cfg
 }
 
-// Close stops the background work and waits for it.
+// Close stops the background work and any chain walk an operator
+// started, and waits for them.
 func (c *Console) Close() error {
 	c.stop()
 	<-c.done
+	c.walks.Wait()
 	return nil
 }
 
@@ -249,7 +266,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.static.ServeHTTP(w, r)
 		return
 	case name == "login":
-		c.login(w, r)
+		c.withDeadline(w, r, c.login)
 		return
 	}
 	rt, known := c.routes()[name]
@@ -275,7 +292,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.errorPage(w, r, http.StatusForbidden, "Forbidden", "The form's CSRF token is missing or is not this session's: reload the page and submit again.")
 		return
 	}
-	rt.h(w, r, s)
+	c.withDeadline(w, r, func(w http.ResponseWriter, r *http.Request) { rt.h(w, r, s) })
 }
 
 func methodOK(rt route, m string) bool {

@@ -80,14 +80,18 @@ func (c *Console) verify(w http.ResponseWriter, r *http.Request, s *session) {
 	c.verifyMu.Lock()
 	if !c.verified[target].Running {
 		c.verified[target] = verifyResult{Running: true, At: c.cfg.Now()}
+		c.walks.Add(1)
 		go c.runVerify(target, run)
 	}
 	c.verifyMu.Unlock()
 	http.Redirect(w, r, BasePath+"#verify", http.StatusSeeOther)
 }
 
+// runVerify walks a chain on the console's lifetime: it outlives the
+// page that started it, not the console (Close ends it and waits).
 func (c *Console) runVerify(target string, run func(context.Context) (string, error)) {
-	detail, err := run(context.Background())
+	defer c.walks.Done()
+	detail, err := run(c.life)
 	res := verifyResult{At: c.cfg.Now(), OK: err == nil, Detail: detail}
 	if err != nil {
 		res.Detail = err.Error()

@@ -60,7 +60,7 @@ const (
 )
 
 // refusedApprovals maps why package audit says an approval does not let a
-// call go ahead (audit.Approval.Covers, Log.Consume) to the approval
+// call go ahead (audit.Approval.Covers, Log.RecordUse) to the approval
 // layer's reason and what the agent should do next. The rule itself lives
 // in package audit only.
 var refusedApprovals = []struct {
@@ -130,12 +130,12 @@ func (s *Server) beginMayAct(ctx context.Context, a args, pid string, act warran
 	}
 	noteAction(ctx, pid, act, gc, p)
 	dr := draftFrom(ctx)
-	dr.d.ApprovalID = approval
+	dr.update(func(dr *draft) { dr.d.ApprovalID = approval })
 	if !hasKey {
 		return nil, nil
 	}
-	dr.d.IdempotencyKey = key
-	dr.unlock = s.decisions.keys.lock(dr.d.Caller.Credential + "\x00" + key)
+	unlock := s.decisions.keys.lock(dr.d.Caller.Credential + "\x00" + key)
+	dr.update(func(dr *draft) { dr.d.IdempotencyKey, dr.unlock = key, unlock })
 	prev, err := s.decisions.Log.ByIdempotencyKey(ctx, dr.d.Caller.Credential, key)
 	if errors.Is(err, audit.ErrNotFound) {
 		return nil, nil
@@ -186,7 +186,7 @@ func (s *Server) replayOf(ctx context.Context, dr *draft, prev *audit.Decision) 
 	if err := s.replayable(ctx, prev); err != nil {
 		return nil, err
 	}
-	dr.replay = true
+	dr.update(func(dr *draft) { dr.replay = true })
 	out := map[string]any{"decision": prev.Outcome, "evaluated_at": prev.Time.UTC().Format(timeLayout),
 		"action":      warrant.Action{ActionID: prev.ActionID, Kind: prev.ActionKind, Risk: prev.Risk, Reversible: *prev.Reversible},
 		"risk_policy": prev.RiskPolicy, "decision_id": prev.ID, "replayed": true}
@@ -323,15 +323,11 @@ func (s *Server) approvalLayer(ctx context.Context, dr *draft, base string) (Lay
 			"an approval only lifts REQUIRE_CONFIRMATION, never DENY. Do not act; see the other layers for why")}
 		return l, nil
 	}
+	// A single-use approval is used only by the decision it lifts, in the
+	// transaction that records it (finishRecord): this judges coverage
+	// alone, so a call abandoned at its deadline, or answered otherwise,
+	// uses nothing.
 	err = ap.Covers(&dr.d, s.now())
-	if err == nil && ap.Once {
-		if err := dr.takeID(); err != nil {
-			return l, err
-		}
-		if err = s.decisions.Log.Consume(ctx, id, dr.d.ID); err != nil && !isRefusal(err) {
-			return l, fmt.Errorf("consuming single-use approval %s: %w", id, err)
-		}
-	}
 	if err != nil {
 		why, ok := refusedReason(id, err)
 		if !ok {
@@ -340,6 +336,7 @@ func (s *Server) approvalLayer(ctx context.Context, dr *draft, base string) (Lay
 		l.Reasons = []string{why}
 		return l, nil
 	}
+	dr.update(func(dr *draft) { dr.usesOnce = ap.Once })
 	l.Decision = warrant.MayActDecision
 	l.Reasons = []string{reason(ReasonApproved, "%s approved this action (%s), answering decision %s", ap.Approver, coverage(ap), ap.DecisionID)}
 	return l, nil
@@ -371,11 +368,4 @@ func coverage(ap *audit.Approval) string {
 		what += " until " + ap.Until.UTC().Format(time.RFC3339)
 	}
 	return what
-}
-
-// isRefusal: err is package audit saying no to an approval (used,
-// rejected, expired, …), not a failure of the log.
-func isRefusal(err error) bool {
-	_, ok := refusedReason("", err)
-	return ok
 }

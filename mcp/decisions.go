@@ -73,8 +73,16 @@ var recordedTools = map[string]bool{audit.ToolMayAct: true, audit.ToolCheckGroun
 
 // draft is a decision being made: the tool fills it in as it learns what
 // it judges, and finishRecord records it with the outcome.
+//
+// An evaluation that may be abandoned at its deadline (bounded) fills a
+// draft of its own (fork) and hands it over only when it answers in time
+// (adopt); at the deadline the call records a copy taken under mu
+// (snapshot), so what the evaluation writes afterwards reaches no record.
+// Every write of the evaluation goes through update.
 type draft struct {
-	d audit.Decision
+	// mu guards the fields an evaluation writes against snapshot.
+	mu sync.Mutex
+	d  audit.Decision
 	// axes is the warrant the warrant layer judged; the record keeps it as
 	// that layer's detail so a replay can answer with it.
 	axes any
@@ -88,6 +96,42 @@ type draft struct {
 	policies *riskPolicies
 	// redact is how the action's arguments are recorded.
 	redact redactor
+	// usesOnce: the single-use approval d.ApprovalID lifts the decision,
+	// which is then recorded together with the approval's use
+	// (audit.Log.RecordUse) if it is MAY_ACT.
+	usesOnce bool
+	// out is the answer the decision was filled from (fill).
+	out any
+}
+
+// update applies fn to the draft under its lock: the evaluation's writes.
+func (dr *draft) update(fn func(*draft)) {
+	dr.mu.Lock()
+	defer dr.mu.Unlock()
+	fn(dr)
+}
+
+// fork is a draft for an evaluation that may be abandoned: what dr holds
+// so far, written by the evaluation alone.
+func (dr *draft) fork() *draft {
+	return &draft{d: dr.d, policies: dr.policies, redact: dr.redact}
+}
+
+// adopt takes over what the evaluation of work found once it answered:
+// work is no longer written, and its idempotency key's lock passes to dr.
+func (dr *draft) adopt(work *draft) {
+	dr.d, dr.axes, dr.replay, dr.usesOnce = work.d, work.axes, work.replay, work.usesOnce
+	dr.unlock, work.unlock = work.unlock, nil
+}
+
+// snapshot takes what the abandoned evaluation of work had noted of its
+// call (the proposition, the action, the view), for the timeout refusal's
+// record; work keeps its key's lock, which the evaluation releases when
+// it ends.
+func (dr *draft) snapshot(work *draft) {
+	work.mu.Lock()
+	defer work.mu.Unlock()
+	dr.d, dr.axes = work.d, work.axes
 }
 
 // release ends the call's hold on its idempotency key, if any. run defers
@@ -102,8 +146,8 @@ func (dr *draft) release() {
 // keyLocks serialises the calls of one idempotency key within the server,
 // from the look-up until the decision is recorded. Without it two
 // concurrent retries could both decide; the log's unique key makes one of
-// them answer the other's decision, but a single-use approval the loser
-// consumed would be spent on a decision nobody received.
+// them answer the other's decision, and the loser would be decided
+// twice.
 type keyLocks struct {
 	mu   sync.Mutex
 	held map[string]*keyLock
@@ -160,12 +204,11 @@ func (s *Server) beginRecord(ctx context.Context, t *toolSpec) (context.Context,
 	return context.WithValue(ctx, draftKey{}, dr), dr
 }
 
-// takeID gives the decision its decision_id unless it has one (taken
-// before consuming an approval). It is taken as late as possible, just
-// before the decision is recorded: the SQLite log finds a decision whose
-// id is greater than every id recorded before it without a row of its own
-// (audit/sqlite, schema version 3), so ids taken in recording order keep
-// nearly every decision off that path.
+// takeID gives the decision its decision_id unless it has one. It is
+// taken as late as possible, just before the decision is recorded: the
+// SQLite log finds a decision whose id is greater than every id recorded
+// before it without a row of its own (audit/sqlite, schema version 3), so
+// ids taken in recording order keep nearly every decision off that path.
 func (dr *draft) takeID() error {
 	if dr.d.ID != "" {
 		return nil
@@ -198,7 +241,12 @@ func (s *Server) finishRecord(ctx context.Context, dr *draft, out any, err error
 	} else {
 		dr.fill(out)
 	}
-	rerr := s.decisions.Log.Record(ctx, d)
+	rerr := s.record(ctx, dr)
+	if errors.Is(rerr, context.DeadlineExceeded) {
+		// The log gave the record up at a deadline (the call's, or the
+		// batch's, which ends with it), having written nothing.
+		return nil, s.recordLate(dr)
+	}
 	if errors.Is(rerr, audit.ErrDuplicateKey) && d.IdempotencyKey != "" {
 		// A concurrent retry with the same key was recorded first: answer
 		// as it was answered.
@@ -218,8 +266,68 @@ func (s *Server) finishRecord(ctx context.Context, dr *draft, out any, err error
 	return withDecisionID(out, d.ID), nil
 }
 
+// record records the finished decision: with its approval's use, in one
+// transaction, when a single-use approval lifted it to MAY_ACT. When the
+// log refuses the use (another call used the approval first, or it
+// expired meanwhile), nothing was recorded and the call is decided again
+// without the approval (unlift), and that decision is recorded.
+func (s *Server) record(ctx context.Context, dr *draft) error {
+	d := &dr.d
+	if !dr.usesOnce || d.Outcome != audit.OutcomeMayAct {
+		return s.decisions.Log.Record(ctx, d)
+	}
+	err := s.decisions.Log.RecordUse(ctx, d)
+	if err == nil {
+		return nil
+	}
+	why, refused := refusedReason(d.ApprovalID, err)
+	if !refused {
+		return err
+	}
+	dr.fill(unlift(dr.out, why))
+	return s.decisions.Log.Record(ctx, d)
+}
+
+// unlift is may_act's answer out decided again without the approval that
+// lifted it, for the reason why: the approval layer (always the last)
+// keeps the gate's REQUIRE_CONFIRMATION, which is the call's decision (an
+// approval lifts nothing else).
+func unlift(out any, why string) any {
+	o := out.(map[string]any)
+	layers := o["layers"].([]LayerDecision)
+	last := &layers[len(layers)-1]
+	last.Decision, last.Reasons = warrant.RequireConfirmation, []string{why}
+	o["decision"] = warrant.RequireConfirmation
+	return o
+}
+
+// recordLate answers a call whose decision the log gave up at a deadline,
+// having written nothing of it (a frozen or stuck store: GroupCommit
+// gives up a write still queued, and a batch fails at its submitters'
+// deadline): with
+// EWP_REFUSE_TIMEOUT, at the deadline, which grants nothing. The refusal
+// is then recorded under the decision's id as soon as the log takes it
+// (within recordGrace); a failure to is logged.
+func (s *Server) recordLate(dr *draft) error {
+	refusal := refuse(CodeTimeout, "", "the decision log did not take this call's decision within the server's %v per-request deadline, "+
+		"so it is not answered: do not act, and retry later. The refusal is recorded as decision %s once the log takes it; "+
+		"if this persists, ask the operator to check the decision log's storage", s.timeout, dr.d.ID)
+	te := asToolError(refusal)
+	d := dr.d
+	d.Outcome, d.Code, d.Message, d.IdempotencyKey = audit.OutcomeRefused, te.Error, te.Message, ""
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), recordGrace)
+		defer cancel()
+		if err := s.decisions.Log.Record(ctx, &d); err != nil {
+			s.log.Error("a call answered at its deadline could not have its refusal recorded", "decision_id", d.ID, "err", err)
+		}
+	}()
+	return refusal
+}
+
 // fill completes the decision from a tool's answer.
 func (dr *draft) fill(out any) {
+	dr.out = out
 	switch o := out.(type) {
 	case map[string]any: // may_act
 		dr.d.Outcome, _ = o["decision"].(string)
@@ -269,17 +377,24 @@ func noteAction(ctx context.Context, pid string, act warrant.Action, gc *guardCa
 	if dr == nil {
 		return
 	}
-	d := &dr.d
-	d.PropositionID, d.ActionID, d.ActionKind, d.Risk = pid, act.ActionID, act.Kind, act.Risk
-	d.Reversible, d.RiskPolicy = ptr(act.Reversible), dr.policies.encoded(p)
-	if gc != nil {
-		d.Concepts, d.ToolName = gc.act.concepts, gc.act.toolName
-		d.Cardinality, d.MinDepth = gc.act.cardinality, gc.act.minDepth
-		if gc.act.arguments != nil {
-			d.ArgumentsHash = argumentsHash(gc.act.arguments)
-			d.Arguments, d.ArgumentsTruncated = dr.redact.recorded(gc.act.arguments)
-		}
+	policy := dr.policies.encoded(p)
+	var hash string
+	var args json.RawMessage
+	var truncated bool
+	if gc != nil && gc.act.arguments != nil {
+		hash = argumentsHash(gc.act.arguments)
+		args, truncated = dr.redact.recorded(gc.act.arguments)
 	}
+	dr.update(func(dr *draft) {
+		d := &dr.d
+		d.PropositionID, d.ActionID, d.ActionKind, d.Risk = pid, act.ActionID, act.Kind, act.Risk
+		d.Reversible, d.RiskPolicy = ptr(act.Reversible), policy
+		if gc != nil {
+			d.Concepts, d.ToolName, d.ArgumentsHash = gc.act.concepts, gc.act.toolName, hash
+			d.Cardinality, d.MinDepth = gc.act.cardinality, gc.act.minDepth
+			d.Arguments, d.ArgumentsTruncated = args, truncated
+		}
+	})
 }
 
 // noteView records the snapshot the warrant layer judged, with the hash of
@@ -290,7 +405,8 @@ func (s *Server) noteView(ctx context.Context, pid string, v *warrant.View, hash
 		if hash == "" {
 			hash = s.decisions.hashes.viewHash(pid, v)
 		}
-		dr.d.ViewID, dr.d.ViewHash, dr.axes = v.ViewID, hash, axesJSON(axes)
+		ax := axesJSON(axes)
+		dr.update(func(dr *draft) { dr.d.ViewID, dr.d.ViewHash, dr.axes = v.ViewID, hash, ax })
 	}
 }
 
@@ -328,7 +444,7 @@ func (c *viewHashes) viewHash(pid string, v *warrant.View) string {
 // noteGraph records the concept-graph version a call was judged on.
 func noteGraph(ctx context.Context, gc *guardCall) {
 	if dr := draftFrom(ctx); dr != nil && gc != nil && gc.graph != nil {
-		dr.d.GraphVersion = gc.version
+		dr.update(func(dr *draft) { dr.d.GraphVersion = gc.version })
 	}
 }
 

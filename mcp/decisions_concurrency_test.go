@@ -154,3 +154,8 @@ func (l slowLifts) Record(ctx context.Context, d *audit.Decision) error {
 	}
 	return l.Log.Record(ctx, d)
 }
+
+func (l slowLifts) RecordUse(ctx context.Context, d *audit.Decision) error {
+	time.Sleep(50 * time.Millisecond)
+	return l.Log.RecordUse(ctx, d)
+}

@@ -211,7 +211,7 @@ func (s *Server) latestFor(ctx context.Context, ref resourceRef) (*warrant.View,
 	case errors.Is(err, ErrNotFound):
 		return nil, unknownResource(warrant.CodeMissingView, "no stored snapshot of proposition %q", ref.pid)
 	case errors.Is(err, context.DeadlineExceeded):
-		te := asToolError(s.timedOut(ctx, err))
+		te := asToolError(s.timedOut(ctx, err, s.callStart(ctx)))
 		return nil, &resourceError{code: te.Error, msg: te.Message}
 	case err != nil:
 		return nil, &resourceError{code: CodeInternal, msg: "reading the ledger failed: " + err.Error()}

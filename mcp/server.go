@@ -238,37 +238,38 @@ func (s *Server) run(ctx context.Context, t *toolSpec, raw []byte, argErr error)
 			return failure(err), nil
 		}
 	}
+	start := time.Now()
 	ctx, cancel := s.callContext(ctx)
 	defer cancel()
 	ctx, dr := s.beginRecord(ctx, t)
 	defer dr.release()
+	ectx, ecancel := s.evalContext(ctx, dr)
+	defer ecancel()
 	var out any
 	err := argErr
 	if err == nil {
-		err = s.acquire(ctx)
+		err = s.acquire(ectx)
 	}
 	if err == nil {
 		if t.write {
 			// A write is waited for: the ledger gives up at the deadline
 			// itself, so the answer never says "timed out" about a write
 			// that then commits.
-			out, err = s.guarded(ctx, t, raw)
+			out, err = s.guarded(ectx, t, raw)
 			s.release()
 		} else {
-			out, err = s.bounded(ctx, t, raw)
+			out, err = s.bounded(ectx, t, raw)
 		}
 	}
 	if err != nil {
 		if isPanic(err) {
 			return toolResult{}, err
 		}
-		err = s.timedOut(ctx, err)
+		err = s.timedOut(ectx, err, start)
 	}
-	// A decision is recorded even when its call ran out of time: the
-	// refusal is on record, on a context of its own.
-	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), recordGrace)
-	defer rcancel()
-	out, err = s.finishRecord(rctx, dr, out, err)
+	// A decision is recorded even when its call ran out of time, by the
+	// call's deadline (see evalContext and finishRecord).
+	out, err = s.finishRecord(ctx, dr, out, err)
 	if err != nil {
 		s.logRefusal(t.tool.Name, err)
 		return failure(err), nil
@@ -276,9 +277,26 @@ func (s *Server) run(ctx context.Context, t *toolSpec, raw []byte, argErr error)
 	return success(out)
 }
 
-// recordGrace is how long recording a decision may take after its call
-// ended; the answer waits for it, since nothing is answered unrecorded.
+// recordGrace is how long the log may take, after its call was answered
+// at the deadline, to record a refusal it had not taken up by then
+// (recordLate).
 const recordGrace = 10 * time.Second
+
+// recordReserve is the part of the per-request deadline a recorded call
+// keeps for recording its decision: its evaluation is stopped that much
+// before the deadline, so a refusal for time is on record when it is
+// answered, at the deadline.
+func (s *Server) recordReserve() time.Duration { return min(s.timeout/5, time.Second) }
+
+// evalContext is the context a call is evaluated on: ctx, or for a
+// recorded call ctx ending recordReserve before its deadline.
+func (s *Server) evalContext(ctx context.Context, dr *draft) (context.Context, context.CancelFunc) {
+	if dr == nil {
+		return ctx, func() {}
+	}
+	dl, _ := ctx.Deadline()
+	return context.WithDeadline(ctx, dl.Add(-s.recordReserve()))
+}
 
 // callContext is the context a request is served on: detached from the
 // connection's or the input's lifetime, ending only at the server's
@@ -287,26 +305,60 @@ func (s *Server) callContext(ctx context.Context) (context.Context, context.Canc
 	return context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
 }
 
+// callStart is when the request served on ctx (a callContext) began: its
+// deadline less the per-request timeout.
+func (s *Server) callStart(ctx context.Context) time.Time {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return time.Now()
+	}
+	return dl.Add(-s.timeout)
+}
+
 // bounded runs a read tool and stops waiting for it at ctx's deadline: an
 // evaluation is pure and cannot be interrupted, but its caller need not
 // wait for it. The abandoned call ends on its own and its result is
 // dropped. The caller holds an evaluation slot (acquire); the evaluation
 // releases it when it ends, so abandoned calls still count against the cap.
+//
+// A recorded call's evaluation fills a draft of its own (draft.fork),
+// handed over only with an answer in time: at the deadline the call keeps
+// a snapshot of what was noted so far for its refusal's record, and the
+// evaluation, which writes nothing anywhere (an approval is used only by
+// the record of the decision it lifts), releases its idempotency key
+// when it ends.
 func (s *Server) bounded(ctx context.Context, t *toolSpec, raw []byte) (any, error) {
 	type answer struct {
 		out any
 		err error
 	}
-	done := make(chan answer, 1)
+	dr := draftFrom(ctx)
+	var work *draft
+	if dr != nil {
+		work = dr.fork()
+		ctx = context.WithValue(ctx, draftKey{}, work)
+	}
+	done, abandon := make(chan answer), make(chan struct{})
 	go func() {
 		defer s.release()
 		out, err := s.guarded(ctx, t, raw)
-		done <- answer{out, err}
+		select {
+		case done <- answer{out, err}:
+		case <-abandon:
+			work.release()
+		}
 	}()
 	select {
 	case a := <-done:
+		if dr != nil {
+			dr.adopt(work)
+		}
 		return a.out, a.err
 	case <-ctx.Done():
+		close(abandon)
+		if dr != nil {
+			dr.snapshot(work)
+		}
 		return nil, ctx.Err()
 	}
 }
@@ -330,13 +382,19 @@ func isPanic(err error) bool {
 	return errors.As(err, &p)
 }
 
-// timedOut turns a failure caused by the request's deadline into the
-// timeout refusal, which says what ran out and which flag raises it.
-func (s *Server) timedOut(ctx context.Context, err error) error {
+// timedOut turns a failure caused by a deadline into the timeout
+// refusal, which says which deadline ran out, after how long, and what
+// raises it: the request's own (ctx's), or one of the store's (its
+// connect or statement timeout), which can pass first.
+func (s *Server) timedOut(ctx context.Context, err error, start time.Time) error {
 	var refusal *warrant.Error
-	deadline := errors.Is(err, context.DeadlineExceeded) ||
-		(errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.As(err, &refusal))
-	if !deadline {
+	own := errors.Is(ctx.Err(), context.DeadlineExceeded)
+	if !own && errors.Is(err, context.DeadlineExceeded) {
+		return refuse(CodeTimeout, "", "the store did not answer within its own time limit: the request gave up after %v, "+
+			"before the server's %v per-request deadline. Retry; if it persists, ask the operator to check the store "+
+			"(its connect_timeout or statement_timeout bounds each attempt)", time.Since(start).Round(time.Millisecond), s.timeout)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) && (!own || errors.As(err, &refusal)) {
 		return err
 	}
 	return refuse(CodeTimeout, "", "the request took longer than the server's %v per-request deadline and was abandoned; "+

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ErrClosed is what a write submitted after the log was closed returns.
@@ -31,8 +33,11 @@ func InDoubt(err error) error {
 // RunBatch runs a batch of ops in one transaction of a store. It sets
 // errs[i] to op i's own answer (nil, a refusal, or a *TxError) and
 // returns the transaction's failure, if any, which then fails every op
-// that was not refused. The slices are reused after it returns.
-type RunBatch[Op any] func(ops []Op, errs []error) error
+// that was not refused. The slices are reused after it returns. ctx ends
+// at the latest deadline of the batch's submitters (never, if one has
+// none): a store that stops answering (a frozen database) fails the
+// batch then, rather than holding every caller and every later batch.
+type RunBatch[Op any] func(ctx context.Context, ops []Op, errs []error) error
 
 // GroupCommit is the writer both stores share: one goroutine takes every
 // pending write off one channel, and whatever queued while the previous
@@ -56,7 +61,19 @@ type GroupCommit[Op any] struct {
 type pending[Op any] struct {
 	op   Op
 	done chan error
+	// ctx is the submitter's: its deadline bounds the batch (RunBatch).
+	ctx context.Context
+	// state is queued until the writer takes the op into a batch, or
+	// the submitter gives up on it first (abandoned): exactly one of the
+	// two happens, so an abandoned op is never written.
+	state *atomic.Int32
 }
+
+const (
+	queued int32 = iota
+	taken
+	abandoned
+)
 
 // StartGroupCommit starts the writer goroutine; batches hold at most
 // maxBatch ops.
@@ -67,10 +84,18 @@ func StartGroupCommit[Op any](maxBatch int, run RunBatch[Op]) *GroupCommit[Op] {
 	return g
 }
 
-// Submit queues op and waits for the commit of its batch. It waits even
-// when ctx ends meanwhile, so its answer is exact: nil means committed.
+// Submit queues op and waits for the commit of its batch; its answer is
+// exact: nil means committed, an error that nothing of op was. An op
+// whose ctx has ended is never written: Submit refuses it before
+// queueing, and gives up on it with ctx's error while it waits in the
+// queue (a writer stuck on an earlier batch, a frozen database). Once the
+// writer has taken it into a batch, Submit waits for that batch's commit
+// even when ctx ends meanwhile.
 func (g *GroupCommit[Op]) Submit(ctx context.Context, op Op) error {
-	p := pending[Op]{op: op, done: make(chan error, 1)}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p := pending[Op]{op: op, ctx: ctx, done: make(chan error, 1), state: new(atomic.Int32)}
 	g.mu.RLock()
 	if g.stopped {
 		g.mu.RUnlock()
@@ -83,7 +108,15 @@ func (g *GroupCommit[Op]) Submit(ctx context.Context, op Op) error {
 		return ctx.Err()
 	}
 	g.mu.RUnlock()
-	return <-p.done
+	select {
+	case err := <-p.done:
+		return err
+	case <-ctx.Done():
+		if p.state.CompareAndSwap(queued, abandoned) {
+			return ctx.Err()
+		}
+		return <-p.done
+	}
 }
 
 // Stats returns how many transactions committed and how many writes they
@@ -154,12 +187,32 @@ func (g *GroupCommit[Op]) gather(batch []pending[Op]) []pending[Op] {
 	}
 }
 
+// batchContext ends at the latest deadline of the batch's submitters, or
+// never when one of them has none.
+func batchContext[Op any](batch []pending[Op]) (context.Context, context.CancelFunc) {
+	var latest time.Time
+	for _, p := range batch {
+		dl, ok := p.ctx.Deadline()
+		if !ok {
+			return context.Background(), func() {}
+		}
+		if dl.After(latest) {
+			latest = dl
+		}
+	}
+	return context.WithDeadline(context.Background(), latest)
+}
+
 // commit runs a batch in one transaction and answers its callers. An op
 // that is refused (a duplicate idempotency key, a used approval) has
 // changed nothing and the others still commit; a failure inside an op's
 // writes, or of the commit, fails the whole batch. It returns ops for
 // reuse.
 func (g *GroupCommit[Op]) commit(batch []pending[Op], ops []Op) []Op {
+	batch = slices.DeleteFunc(batch, func(p pending[Op]) bool { return !p.state.CompareAndSwap(queued, taken) })
+	if len(batch) == 0 {
+		return ops
+	}
 	g.commits.Add(1)
 	g.written.Add(int64(len(batch)))
 	ops = ops[:0]
@@ -167,7 +220,9 @@ func (g *GroupCommit[Op]) commit(batch []pending[Op], ops []Op) []Op {
 		ops = append(ops, p.op)
 	}
 	errs := make([]error, len(batch))
-	err := g.run(ops, errs)
+	ctx, cancel := batchContext(batch)
+	err := g.run(ctx, ops, errs)
+	cancel()
 	for i, p := range batch {
 		if err != nil {
 			var te *TxError

@@ -3,8 +3,10 @@ package auditchain
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // A refused op keeps its own error and the others commit; an op that
@@ -13,7 +15,7 @@ import (
 func TestGroupCommitErrors(t *testing.T) {
 	refused := errors.New("refused")
 	broken := errors.New("statement failed")
-	g := StartGroupCommit(8, func(ops []string, errs []error) error {
+	g := StartGroupCommit(8, func(_ context.Context, ops []string, errs []error) error {
 		for i, op := range ops {
 			switch op {
 			case "refuse":
@@ -44,7 +46,7 @@ func TestGroupCommitBatchesAndStops(t *testing.T) {
 	const n = 64
 	var mu sync.Mutex
 	seen := 0
-	g := StartGroupCommit(16, func(ops []int, errs []error) error {
+	g := StartGroupCommit(16, func(_ context.Context, ops []int, errs []error) error {
 		mu.Lock()
 		seen += len(ops)
 		mu.Unlock()
@@ -74,5 +76,101 @@ func TestGroupCommitBatchesAndStops(t *testing.T) {
 	}
 	if err := g.Submit(context.Background(), 0); !errors.Is(err, ErrClosed) {
 		t.Fatalf("after Stop: got %v, want ErrClosed", err)
+	}
+}
+
+// A write whose context ended before it was submitted is never queued:
+// however often it is tried (a select between a free queue and an ended
+// context picks either), nothing runs.
+func TestGroupCommitRefusesAnEndedContext(t *testing.T) {
+	var mu sync.Mutex
+	ran := 0
+	g := StartGroupCommit(8, func(_ context.Context, ops []string, errs []error) error {
+		mu.Lock()
+		ran += len(ops)
+		mu.Unlock()
+		return nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 200 {
+		if err := g.Submit(ctx, "late"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("submit on an ended context: got %v, want context.Canceled", err)
+		}
+	}
+	g.Stop()
+	if ran != 0 {
+		t.Fatalf("%d writes of ended contexts ran", ran)
+	}
+}
+
+// A write still queued when its context ends (the writer is stuck on an
+// earlier batch, as on a frozen database) is given up at once with the
+// context's error, and is then never written; one the writer has taken
+// is waited for.
+func TestGroupCommitGivesUpAQueuedWrite(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var ran []string
+	g := StartGroupCommit(1, func(_ context.Context, ops []string, errs []error) error {
+		if ops[0] == "stuck" {
+			<-release
+		}
+		mu.Lock()
+		ran = append(ran, ops...)
+		mu.Unlock()
+		return nil
+	})
+	stuck := make(chan error)
+	go func() { stuck <- g.Submit(context.Background(), "stuck") }()
+	time.Sleep(20 * time.Millisecond) // the writer takes "stuck" and blocks
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := g.Submit(ctx, "late"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a queued write past its deadline: %v", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("gave up after %v", took)
+	}
+	close(release)
+	if err := <-stuck; err != nil {
+		t.Fatalf("the taken write: %v", err)
+	}
+	if err := g.Submit(context.Background(), "after"); err != nil {
+		t.Fatal(err)
+	}
+	g.Stop()
+	if strings.Join(ran, " ") != "stuck after" {
+		t.Fatalf("written: %v; the abandoned write must not be", ran)
+	}
+}
+
+// A batch runs on a context that ends at its submitters' latest
+// deadline, so a store that stops answering fails it then; with a
+// submitter without deadline it never ends.
+func TestGroupCommitBatchContext(t *testing.T) {
+	deadlines := make(chan bool, 2)
+	g := StartGroupCommit(8, func(ctx context.Context, ops []string, errs []error) error {
+		_, ok := ctx.Deadline()
+		deadlines <- ok
+		if ok {
+			<-ctx.Done() // a frozen store
+			return ctx.Err()
+		}
+		return nil
+	})
+	defer g.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := g.Submit(ctx, "frozen"); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > time.Second {
+		t.Fatalf("a batch on a store that does not answer: %v after %v", err, time.Since(start))
+	}
+	if !<-deadlines {
+		t.Fatal("the batch ran without its submitter's deadline")
+	}
+	if err := g.Submit(context.Background(), "plain"); err != nil || <-deadlines {
+		t.Fatalf("a submitter without deadline: %v", err)
 	}
 }

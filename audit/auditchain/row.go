@@ -16,8 +16,10 @@ const (
 	TableUses      = "approval_uses"
 )
 
-// Genesis is the prev_hash of the first event.
-var Genesis = make([]byte, sha256.Size)
+// Genesis returns the prev_hash of the first event (32 zero bytes), a
+// new slice each time: a shared one could be written through by any
+// caller, and every chain would then start elsewhere.
+func Genesis() []byte { return make([]byte, sha256.Size) }
 
 // Hash links an event to its predecessor: sha256(prev ‖ payload), the
 // link of the ledger's chain.

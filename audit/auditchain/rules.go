@@ -45,6 +45,21 @@ func KnownOutcome(o string) bool {
 	return false
 }
 
+// CheckUse refuses a decision that cannot use an approval (RecordUse):
+// only a MAY_ACT decision presenting one does.
+func CheckUse(d *audit.Decision) error {
+	if err := CheckDecision(d); err != nil {
+		return err
+	}
+	switch {
+	case d.Outcome != audit.OutcomeMayAct:
+		return fmt.Errorf("%w: decision %s is %s; it is recorded without using approval %s", audit.ErrNotMayAct, d.ID, d.Outcome, d.ApprovalID)
+	case d.ApprovalID == "":
+		return fmt.Errorf("%w: decision %s presents no approval_id to use", audit.ErrInvalidApproval, d.ID)
+	}
+	return nil
+}
+
 // Used is the refusal of a once approval already used by decision by.
 func Used(approvalID, by string) error {
 	return &audit.CoverageError{ApprovalID: approvalID, Reason: audit.ErrApprovalUsed,
@@ -55,7 +70,7 @@ func Used(approvalID, by string) error {
 // a store returns as they are, unlike storage failures.
 func IsRefusal(err error) bool {
 	var ce *audit.CoverageError
-	for _, e := range []error{audit.ErrNotFound, audit.ErrDuplicateKey, audit.ErrInvalidApproval, audit.ErrNotPending, audit.ErrAnswered} {
+	for _, e := range []error{audit.ErrNotFound, audit.ErrDuplicateKey, audit.ErrInvalidApproval, audit.ErrNotPending, audit.ErrAnswered, audit.ErrNotMayAct} {
 		if errors.Is(err, e) {
 			return true
 		}

@@ -81,7 +81,7 @@ type Walker struct {
 // NewWalker starts a walk from the genesis; want, when not nil, is a head
 // kept from before that the chain must still hold.
 func NewWalker(rep *VerifyReport, want *audit.Head) *Walker {
-	return &Walker{Rep: rep, head: Genesis, want: want, lastRow: map[string]int64{}}
+	return &Walker{Rep: rep, head: Genesis(), want: want, lastRow: map[string]int64{}}
 }
 
 type breaker func(format string, args ...any) *Break

@@ -178,6 +178,30 @@ func approveChecksTheDecision(t *testing.T, s Store) {
 	mustVerify(t, l)
 }
 
+// UsingDecision is the MAY_ACT decision of a call that presented approval
+// approvalID and was lifted by it, as the gate records it with RecordUse.
+func UsingDecision(approvalID string, i int) *audit.Decision {
+	d := PendingDecision("P-db", i)
+	d.Outcome, d.ApprovalID = audit.OutcomeMayAct, approvalID
+	d.Layers = append(d.Layers, audit.Layer{Layer: "approval", Decision: audit.OutcomeMayAct, Reasons: []string{"APPROVED"}})
+	return d
+}
+
+// refusedUse checks that RecordUse refused d with want and recorded
+// nothing of it.
+func refusedUse(t *testing.T, l Log, d *audit.Decision, want error, what string) {
+	t.Helper()
+	if err := l.RecordUse(ctx, d); !errors.Is(err, want) {
+		t.Errorf("%s: got %v, want %v", what, err, want)
+	}
+	if d.ID == "" {
+		return
+	}
+	if _, err := l.Decision(ctx, d.ID); !errors.Is(err, audit.ErrNotFound) {
+		t.Errorf("%s: the refused decision was recorded (%v)", what, err)
+	}
+}
+
 func consume(t *testing.T, s Store) {
 	l, c := s.newLog(t)
 	d := record(t, l, pendingDecision("P-db", 1))
@@ -185,16 +209,36 @@ func consume(t *testing.T, s Store) {
 	if _, err := l.UseOf(ctx, a.ID); !errors.Is(err, audit.ErrNotFound) {
 		t.Fatalf("unused approval has a use: %v", err)
 	}
-	user := audit.NewID()
-	if err := l.Consume(ctx, a.ID, user); err != nil {
+	// Only a MAY_ACT decision uses an approval.
+	notAllowed := UsingDecision(a.ID, 10)
+	notAllowed.Outcome = audit.OutcomeRequireConfirmation
+	refusedUse(t, l, notAllowed, audit.ErrNotMayAct, "a REQUIRE_CONFIRMATION decision")
+	// A decision refused for its idempotency key uses nothing.
+	keyed := pendingDecision("P-db", 11)
+	keyed.IdempotencyKey = "k"
+	record(t, l, keyed)
+	dup := UsingDecision(a.ID, 12)
+	dup.IdempotencyKey = "k"
+	refusedUse(t, l, dup, audit.ErrDuplicateKey, "a duplicate idempotency key")
+	if _, err := l.UseOf(ctx, a.ID); !errors.Is(err, audit.ErrNotFound) {
+		t.Fatalf("a refused decision used the approval: %v", err)
+	}
+
+	user := UsingDecision(a.ID, 1)
+	if err := l.RecordUse(ctx, user); err != nil {
 		t.Fatal(err)
 	}
-	err := l.Consume(ctx, a.ID, audit.NewID())
-	if !errors.Is(err, audit.ErrApprovalUsed) || audit.CodeOf(err) != audit.CodeApprovalUsed || !strings.Contains(err.Error(), user) {
+	if got, err := l.Decision(ctx, user.ID); err != nil || got.ApprovalID != a.ID {
+		t.Fatalf("the decision that used the approval: %+v %v", got, err)
+	}
+	again := UsingDecision(a.ID, 2)
+	err := l.RecordUse(ctx, again)
+	if !errors.Is(err, audit.ErrApprovalUsed) || audit.CodeOf(err) != audit.CodeApprovalUsed || !strings.Contains(err.Error(), user.ID) {
 		t.Fatalf("second use: %v", err)
 	}
+	refusedUse(t, l, again, audit.ErrApprovalUsed, "second use")
 	u, err := l.UseOf(ctx, a.ID)
-	if err != nil || u.UsedBy != user {
+	if err != nil || u.UsedBy != user.ID {
 		t.Fatalf("UseOf: %+v %v", u, err)
 	}
 
@@ -203,9 +247,7 @@ func consume(t *testing.T, s Store) {
 	if err := l.Approve(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Consume(ctx, r.ID, audit.NewID()); !errors.Is(err, audit.ErrApprovalRejected) {
-		t.Errorf("rejection consumed: %v", err)
-	}
+	refusedUse(t, l, UsingDecision(r.ID, 3), audit.ErrApprovalRejected, "a rejection")
 
 	sd := record(t, l, pendingDecision("P-db", 3))
 	sa := &audit.Approval{DecisionID: sd.ID, Verdict: audit.Approved, Approver: "ops",
@@ -213,9 +255,7 @@ func consume(t *testing.T, s Store) {
 	if err := l.Approve(ctx, sa); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Consume(ctx, sa.ID, audit.NewID()); !errors.Is(err, audit.ErrInvalidApproval) {
-		t.Errorf("scope approval consumed: %v", err)
-	}
+	refusedUse(t, l, UsingDecision(sa.ID, 4), audit.ErrInvalidApproval, "a scope approval")
 
 	ed := record(t, l, pendingDecision("P-db", 4))
 	e := &audit.Approval{DecisionID: ed.ID, Verdict: audit.Approved, Approver: "ops", Once: true, Until: t0.Add(time.Minute)}
@@ -223,21 +263,18 @@ func consume(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 	c.set(t0.Add(time.Minute))
-	if err := l.Consume(ctx, e.ID, audit.NewID()); !errors.Is(err, audit.ErrApprovalExpired) {
-		t.Errorf("expired approval consumed: %v", err)
-	}
-	if err := l.Consume(ctx, "nope", audit.NewID()); !errors.Is(err, audit.ErrNotFound) {
-		t.Errorf("unknown approval consumed: %v", err)
-	}
+	refusedUse(t, l, UsingDecision(e.ID, 5), audit.ErrApprovalExpired, "an expired approval")
+	refusedUse(t, l, UsingDecision("nope", 6), audit.ErrNotFound, "an unknown approval")
 	rep := mustVerify(t, l)
-	if rep.Decisions != 4 || rep.Approvals != 4 || rep.Uses != 1 {
+	if rep.Decisions != 6 || rep.Approvals != 4 || rep.Uses != 1 {
 		t.Errorf("report %+v", rep)
 	}
 }
 
 // consumeRace: 64 goroutines, spread over four handles on one store (as
 // four server processes or replicas would be), present one single-use
-// approval at once: exactly one wins.
+// approval at once: exactly one decision is recorded with its use, and
+// no other is recorded at all.
 func consumeRace(t *testing.T, s Store) {
 	l, _ := s.newLog(t)
 	handles := []Log{l, s.again(t, l, false), s.again(t, l, false), s.again(t, l, false)}
@@ -250,7 +287,7 @@ func consumeRace(t *testing.T, s Store) {
 		wg.Go(func() {
 			<-start
 			lg := handles[i%len(handles)]
-			errs[i] = lg.Consume(ctx, a.ID, audit.NewID())
+			errs[i] = lg.RecordUse(ctx, UsingDecision(a.ID, i))
 		})
 	}
 	close(start)
@@ -266,6 +303,39 @@ func consumeRace(t *testing.T, s Store) {
 	}
 	if wins != 1 {
 		t.Fatalf("%d consumers won, want exactly 1", wins)
+	}
+	rep := mustVerify(t, l)
+	if rep.Decisions != 2 || rep.Uses != 1 {
+		t.Fatalf("report %+v: want the pending decision, the one that used the approval, and its use", rep)
+	}
+}
+
+// useFailsWithItsDecision: when the write of an approval's use fails
+// (Store.FailUses: a full disk, an I/O error), the decision that was to
+// use it is not recorded either: RecordUse fails, the approval is still
+// unused and usable, and the log verifies.
+func useFailsWithItsDecision(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	a := approveOnce(t, l, record(t, l, pendingDecision("P-db", 1)).ID)
+	restore := s.FailUses(t, l)
+	d := UsingDecision(a.ID, 2)
+	err := l.RecordUse(ctx, d)
+	restore()
+	if err == nil || auditchain.IsRefusal(err) {
+		t.Fatalf("RecordUse with the use's write failing: %v, want a storage failure", err)
+	}
+	if _, err := l.Decision(ctx, d.ID); !errors.Is(err, audit.ErrNotFound) {
+		t.Fatalf("the decision is on record without its use: %v", err)
+	}
+	if _, err := l.UseOf(ctx, a.ID); !errors.Is(err, audit.ErrNotFound) {
+		t.Fatalf("the approval is used: %v", err)
+	}
+	rep := mustVerify(t, l)
+	if rep.Decisions != 1 || rep.Uses != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	if err := l.RecordUse(ctx, UsingDecision(a.ID, 3)); err != nil {
+		t.Fatalf("the approval is no longer usable: %v", err)
 	}
 	mustVerify(t, l)
 }
@@ -536,9 +606,13 @@ func batchRefusesOnlyTheDuplicate(t *testing.T, s Store) {
 				}
 			case i%6 == 1:
 				a := approveOnce(t, l, answered[i/6].ID)
-				if err := l.Consume(ctx, a.ID, audit.NewID()); err != nil {
-					t.Errorf("consume: %v", err)
+				d := UsingDecision(a.ID, i)
+				if err := l.RecordUse(ctx, d); err != nil {
+					t.Errorf("record use: %v", err)
 				}
+				mu.Lock()
+				fresh = append(fresh, d.ID)
+				mu.Unlock()
 			default:
 				d := record(t, l, pendingDecision("P", i))
 				mu.Lock()

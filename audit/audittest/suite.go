@@ -36,6 +36,10 @@ type Store struct {
 	// handle on the same store (as another process or replica would),
 	// read-only when asked; each handle is closed when t ends.
 	New func(t testing.TB, now func() time.Time) (Log, func(t testing.TB, readOnly bool) Log)
+	// FailUses makes every write of an approval's use to l's store fail
+	// as a full disk would, until restore is called; nil for a store with
+	// no storage that can fail (memlog), which skips that one case.
+	FailUses func(t testing.TB, l Log) (restore func())
 
 	mu     *sync.Mutex
 	reopen map[Log]func(t testing.TB, readOnly bool) Log
@@ -66,6 +70,14 @@ func Run(t *testing.T, s Store) {
 		{"PendingRetries", pendingRetries},
 		{"ScopeBounds", scopeBounds},
 		{"SignedApprovalReadsBackSigned", signedApprovalReadsBackSigned},
+		{"PinnedHead", pinnedHead},
+		{"SameHistorySameHead", sameHistorySameHead},
+	}
+	if s.FailUses != nil {
+		cases = append(cases, struct {
+			name string
+			fn   func(*testing.T, Store)
+		}{"UseFailsWithItsDecision", useFailsWithItsDecision})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, s) })

@@ -3,13 +3,10 @@ package memlog
 import (
 	"context"
 	"errors"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
-	"github.com/ewp-go/ewp/audit/audittest"
 )
 
 var t0 = time.Date(2026, 9, 21, 21, 0, 0, 0, time.UTC)
@@ -18,6 +15,13 @@ func rc(id string) *audit.Decision {
 	return &audit.Decision{ID: id, Time: t0, Tool: audit.ToolMayAct, Outcome: audit.OutcomeRequireConfirmation,
 		PropositionID: "P", ActionKind: "migrate", Risk: "low", Caller: audit.Caller{Transport: "stdio", Role: "evaluate", Credential: "none"},
 		Layers: []audit.Layer{{Layer: "warrant", Decision: "REQUIRE_CONFIRMATION", Reasons: []string{"r"}}}}
+}
+
+// using is a MAY_ACT decision that presents approvalID.
+func using(id, approvalID string) *audit.Decision {
+	d := rc(id)
+	d.Outcome, d.ApprovalID = audit.OutcomeMayAct, approvalID
+	return d
 }
 
 func TestRecordIsACopy(t *testing.T) {
@@ -72,7 +76,7 @@ func TestApprovalsAndPending(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	allowed := &audit.Decision{ID: "d3", Time: t0, Outcome: audit.OutcomeMayAct}
+	allowed := &audit.Decision{ID: "d3", Time: t0, Tool: audit.ToolMayAct, Outcome: audit.OutcomeMayAct}
 	if err := l.Record(ctx, allowed); err != nil {
 		t.Fatal(err)
 	}
@@ -100,53 +104,6 @@ func TestApprovalsAndPending(t *testing.T) {
 	}
 }
 
-func TestConsumeExactlyOnce(t *testing.T) {
-	ctx := context.Background()
-	l := New(func() time.Time { return t0 })
-	for _, id := range []string{"d1", "d2"} {
-		if err := l.Record(ctx, rc(id)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	once := &audit.Approval{DecisionID: "d1", Verdict: audit.Approved, Approver: "ops", Once: true}
-	scoped := &audit.Approval{DecisionID: "d2", Verdict: audit.Approved, Approver: "ops",
-		Scope: &audit.Scope{PropositionID: "P", ActionKind: "migrate"}, Until: t0.Add(time.Hour)}
-	for _, a := range []*audit.Approval{once, scoped} {
-		if err := l.Approve(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	before, _ := l.Head(ctx)
-	var wins atomic.Int32
-	var wg sync.WaitGroup
-	for i := range 64 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := l.Consume(ctx, once.ID, "use-"+string(rune('A'+i)))
-			switch {
-			case err == nil:
-				wins.Add(1)
-			case !errors.Is(err, audit.ErrApprovalUsed):
-				t.Errorf("consume: %v", err)
-			}
-		}()
-	}
-	wg.Wait()
-	if wins.Load() != 1 {
-		t.Errorf("%d calls consumed one single-use approval", wins.Load())
-	}
-	if after, _ := l.Head(ctx); after.Seq != before.Seq+1 || after.Hash == before.Hash {
-		t.Errorf("the use is not one chain entry: %v → %v", before, after)
-	}
-	if err := l.Consume(ctx, scoped.ID, "x"); err == nil || errors.Is(err, audit.ErrApprovalUsed) {
-		t.Errorf("a scoped approval was consumed: %v", err)
-	}
-	if err := l.Consume(ctx, "nope", "x"); !errors.Is(err, audit.ErrNotFound) {
-		t.Errorf("unknown approval: %v", err)
-	}
-}
-
 func TestClosed(t *testing.T) {
 	l := New(nil)
 	_ = l.Close()
@@ -155,7 +112,7 @@ func TestClosed(t *testing.T) {
 	}
 }
 
-// Approve and Consume follow the durable store's rules (audit.Admit,
+// Approve and RecordUse follow the durable store's rules (audit.Admit,
 // audit.Consumable): the approval records the answered action, a decision
 // is answered once, only REQUIRE_CONFIRMATION is answered, and a
 // rejection or an expired approval is never consumed.
@@ -196,22 +153,16 @@ func TestApproveAsTheDurableStore(t *testing.T) {
 	if err := l.Approve(ctx, rejection); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Consume(ctx, rejection.ID, "x"); !errors.Is(err, audit.ErrApprovalRejected) {
-		t.Errorf("a rejection was consumed: %v", err)
+	if err := l.RecordUse(ctx, using("u1", rejection.ID)); !errors.Is(err, audit.ErrApprovalRejected) {
+		t.Errorf("a rejection was used: %v", err)
 	}
 	now = t0.Add(time.Minute)
-	if err := l.Consume(ctx, ap.ID, "x"); !errors.Is(err, audit.ErrApprovalExpired) {
-		t.Errorf("an expired approval was consumed: %v", err)
+	if err := l.RecordUse(ctx, using("u2", ap.ID)); !errors.Is(err, audit.ErrApprovalExpired) {
+		t.Errorf("an expired approval was used: %v", err)
 	}
-}
-
-// The inbox's grouping of identical retries on the in-memory log, as the
-// shared suite checks it on SQLite and PostgreSQL.
-func TestPendingRetries(t *testing.T) {
-	audittest.PendingRetries(t, New(func() time.Time { return audittest.T0 }))
-}
-
-// What a stored scope may cover, on the in-memory log.
-func TestScopeBounds(t *testing.T) {
-	audittest.ScopeBounds(t, New(func() time.Time { return audittest.T0 }))
+	for _, id := range []string{"u1", "u2"} {
+		if _, err := l.Decision(ctx, id); !errors.Is(err, audit.ErrNotFound) {
+			t.Errorf("decision %s was recorded though its approval was refused: %v", id, err)
+		}
+	}
 }

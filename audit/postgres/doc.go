@@ -29,10 +29,12 @@
 // the lock). Within a process, writes share commits (group commit, see
 // writer), so a replica pays one lock turn per batch, not per Record.
 //
-// A single-use approval is consumed by an INSERT … ON CONFLICT DO NOTHING
-// into approval_uses, UNIQUE(approval_id): of any number of concurrent
-// consumers across all replicas exactly one inserts; the others find the
-// row and get audit.ErrApprovalUsed. An idempotency key is unique per
+// A single-use approval is used by the MAY_ACT decision it lifted, written
+// in the same transaction (RecordUse), under the chain lock and
+// UNIQUE(approval_id) on approval_uses: of any number of concurrent
+// presentations across all replicas exactly one is recorded; the others
+// find the use, write nothing, and get audit.ErrApprovalUsed. Row seqs
+// are numbered by the writer, without gaps (see inTx). An idempotency key is unique per
 // credential (a partial unique index), across replicas too.
 //
 // # Durability

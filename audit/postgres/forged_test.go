@@ -93,7 +93,7 @@ func TestDeletedUseDoesNotFreeAnApproval(t *testing.T) {
 	if err := l.Approve(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Consume(ctx, a.ID, audit.NewID()); err != nil {
+	if err := l.RecordUse(ctx, audittest.UsingDecision(a.ID, 10)); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Record(ctx, audittest.PendingDecision("P-db", 2)); err != nil { // the use is not the last event
@@ -102,7 +102,7 @@ func TestDeletedUseDoesNotFreeAnApproval(t *testing.T) {
 	mustExec(t, connect(t, url), `ALTER TABLE ewp_audit.approval_uses DISABLE TRIGGER approval_uses_no_change;
 		DELETE FROM ewp_audit.approval_uses;
 		ALTER TABLE ewp_audit.approval_uses ENABLE TRIGGER approval_uses_no_change`)
-	err := l.Consume(ctx, a.ID, audit.NewID())
+	err := l.RecordUse(ctx, audittest.UsingDecision(a.ID, 11))
 	if !errors.Is(err, audit.ErrApprovalNotOnChain) || !strings.Contains(err.Error(), "approval_uses row is gone") {
 		t.Fatalf("a once approval used again after its use row was deleted: %v", err)
 	}

@@ -13,7 +13,7 @@ import (
 // TestSurvivesDatabaseRestart: the server crashes (an immediate stop)
 // under a database whose default is synchronous_commit=off: no decision
 // Record returned for is lost; while the database is down, Record and
-// Consume fail within the connect timeout, naming the log, instead of
+// RecordUse fail within the connect timeout, naming the log, instead of
 // hanging; once it is back the same Log records again, no reopening, and
 // the chain verifies.
 func TestSurvivesDatabaseRestart(t *testing.T) {
@@ -44,7 +44,7 @@ func TestSurvivesDatabaseRestart(t *testing.T) {
 		if what == "record" {
 			err = l.Record(cctx, audittest.PendingDecision("P", 99))
 		} else {
-			err = l.Consume(cctx, "some-approval", "some-decision")
+			err = l.RecordUse(cctx, audittest.UsingDecision("some-approval", 99))
 		}
 		cancel()
 		if err == nil {

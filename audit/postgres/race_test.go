@@ -40,7 +40,7 @@ func consumerChild() bool {
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Go(func() {
-			err := l.Consume(ctx, approvalID, audit.NewID())
+			err := l.RecordUse(ctx, audittest.UsingDecision(approvalID, 0))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {

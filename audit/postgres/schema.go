@@ -51,9 +51,10 @@ var appendOnly = []string{"audit_meta", auditchain.TableDecisions, auditchain.Ta
 // Ids and texts from a call are bytea: a proposition id may hold a NUL,
 // which text refuses. They are stored in the form the JSON body reads
 // back as (auditchain.AsJSON), so the columns equal what Verify derives.
-// Row seqs are identities: writers hold chainLock from before their first
-// insert until their commit, so seqs grow in chain order (a refused
-// insert leaves a gap, which the chain does not mind).
+// Row seqs are numbered by the writer, each table's greatest plus one
+// (writers hold chainLock from before their first insert until their
+// commit), so they grow in chain order without gaps, as the chain's
+// format requires; the IDENTITY default is not used.
 const schemaDDL = `
 CREATE TABLE ewp_audit.audit_meta (
 	key   text PRIMARY KEY,

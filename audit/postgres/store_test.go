@@ -54,7 +54,9 @@ func history(t testing.TB, l audit.Log) {
 	if err := l.Approve(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Consume(ctx, a.ID, "01a2321e-666d-75f3-8893-2b1f05c5e604"); err != nil {
+	d4 := audittest.UsingDecision(a.ID, 4)
+	d4.ID = "01a2321e-666d-75f3-8893-2b1f05c5e604"
+	if err := l.RecordUse(ctx, d4); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Record(ctx, d3); err != nil {
@@ -89,7 +91,7 @@ func TestSameChainAsSQLite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sh != ph || sh.Seq != 6 {
+	if sh != ph || sh.Seq != 7 {
 		t.Fatalf("heads differ: sqlite %s, postgres %s", sh, ph)
 	}
 	if rep, err := pl.VerifyHead(ctx, sh); err != nil || rep.Uses != 1 || rep.Approvals != 2 {
@@ -162,8 +164,8 @@ func TestRoles(t *testing.T) {
 	if err := audittest.NewOperator("alice").Approve(ctx, op, a); err != nil {
 		t.Fatalf("the operator role approves: %v", err)
 	}
-	if err := l.Consume(ctx, a.ID, audit.NewID()); err != nil {
-		t.Fatalf("the server role consumes: %v", err)
+	if err := l.RecordUse(ctx, audittest.UsingDecision(a.ID, 2)); err != nil {
+		t.Fatalf("the server role records a decision and its use: %v", err)
 	}
 	audittest.MustVerify(t, l)
 	operator := connect(t, pgtest.WithUser(url, "audit_test_op"))
@@ -237,7 +239,7 @@ func TestManyWritersOneChainAcrossPools(t *testing.T) {
 					t.Errorf("approvals of %s: %v %v", pending[g].ID, got, err)
 					return
 				}
-				err = l.Consume(ctx, got[0].ID, audit.NewID())
+				err = l.RecordUse(ctx, audittest.UsingDecision(got[0].ID, p*10000+g*100+99))
 				mu.Lock()
 				defer mu.Unlock()
 				if err == nil {
@@ -250,7 +252,7 @@ func TestManyWritersOneChainAcrossPools(t *testing.T) {
 	}
 	wg.Wait()
 	rep := audittest.MustVerify(t, pools[2])
-	if rep.Decisions != int64(24+recorded) || recorded != 3*24*10 || rep.Approvals != 24 || rep.Uses != 24 || uses != 24 {
+	if rep.Decisions != int64(24+recorded+uses) || recorded != 3*24*10 || rep.Approvals != 24 || rep.Uses != 24 || uses != 24 {
 		t.Fatalf("report %+v; %d recorded, %d uses", rep, recorded, uses)
 	}
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // tamperDB writes the history (events: 1 decision d1, 2 decision d2,
-// 3 approval of d1, 4 its use, 5 keyed decision d3, 6 rejection of d2)
+// 3 approval of d1, 4 decision d4 that used it, 5 the use, 6 keyed
+// decision d3, 7 rejection of d2)
 // and returns the database's URL and head.
 func tamperDB(t *testing.T) (string, audit.Head) {
 	t.Helper()
@@ -19,7 +20,7 @@ func tamperDB(t *testing.T) (string, audit.Head) {
 	l := openLog(t, url, postgres.Options{Now: fixed})
 	history(t, l)
 	h, err := l.Head(ctx)
-	if err != nil || h.Seq != 6 {
+	if err != nil || h.Seq != 7 {
 		t.Fatalf("setup head %v %v", h, err)
 	}
 	l.Close()
@@ -61,13 +62,13 @@ func TestTamperIsDetected(t *testing.T) {
 		{"a decision's body", "decisions",
 			`UPDATE ewp_audit.decisions SET body = convert_to(replace(convert_from(body, 'UTF8'), 'REQUIRE_CONFIRMATION', 'MAY_ACT'), 'UTF8') WHERE seq = 2`,
 			2, "decisions", "body_sha256 column does not match"},
-		{"a decision's outcome column", "decisions", `UPDATE ewp_audit.decisions SET outcome = 'MAY_ACT' WHERE seq = 3`, 5, "decisions", "outcome"},
-		{"a deleted decision", "decisions", `DELETE FROM ewp_audit.decisions WHERE seq = 3`, 5, "decisions", "gone"},
-		{"an approval's verdict", "approvals", `UPDATE ewp_audit.approvals SET verdict = 'approved' WHERE seq = 2`, 6, "approvals", "verdict"},
-		{"a deleted use (to reuse a once approval)", "approval_uses", `DELETE FROM ewp_audit.approval_uses`, 4, "approval_uses", "gone"},
+		{"a decision's outcome column", "decisions", `UPDATE ewp_audit.decisions SET outcome = 'MAY_ACT' WHERE seq = 4`, 6, "decisions", "outcome"},
+		{"a deleted decision", "decisions", `DELETE FROM ewp_audit.decisions WHERE seq = 4`, 6, "decisions", "gone"},
+		{"an approval's verdict", "approvals", `UPDATE ewp_audit.approvals SET verdict = 'approved' WHERE seq = 2`, 7, "approvals", "verdict"},
+		{"a deleted use (to reuse a once approval)", "approval_uses", `DELETE FROM ewp_audit.approval_uses`, 5, "approval_uses", "gone"},
 		{"an event payload", "events", `UPDATE ewp_audit.events SET payload = replace(payload, 'P-db', 'P-xx') WHERE seq = 2`, 2, "decisions", "event itself was edited"},
-		{"a deleted event", "events", `DELETE FROM ewp_audit.events WHERE seq = 3`, 4, "approval_uses", "event 3 is missing"},
-		{"a truncated use table", "approval_uses", `TRUNCATE ewp_audit.approval_uses`, 4, "approval_uses", "gone"},
+		{"a deleted event", "events", `DELETE FROM ewp_audit.events WHERE seq = 3`, 4, "decisions", "event 3 is missing"},
+		{"a truncated use table", "approval_uses", `TRUNCATE ewp_audit.approval_uses`, 5, "approval_uses", "gone"},
 		{"a row behind the chain", "", `INSERT INTO ewp_audit.approval_uses (seq, approval_id, used_by, used_ns) VALUES (99, 'a-x', 'd-x', 0)`,
 			0, "approval_uses", "not recorded by any event"},
 		{"a trigger left disabled", "", `ALTER TABLE ewp_audit.events DISABLE TRIGGER events_no_change`, 0, "events", "disabled"},
@@ -104,7 +105,7 @@ func TestHead(t *testing.T) {
 	for _, tbl := range []string{"events", "approvals"} {
 		mustExec(t, db, `ALTER TABLE ewp_audit.`+tbl+` DISABLE TRIGGER USER`)
 	}
-	mustExec(t, db, `DELETE FROM ewp_audit.events WHERE seq = 6`)
+	mustExec(t, db, `DELETE FROM ewp_audit.events WHERE seq = 7`)
 	mustExec(t, db, `DELETE FROM ewp_audit.approvals WHERE seq = 2`)
 	for _, tbl := range []string{"events", "approvals"} {
 		mustExec(t, db, `ALTER TABLE ewp_audit.`+tbl+` ENABLE TRIGGER USER`)
@@ -112,7 +113,7 @@ func TestHead(t *testing.T) {
 	if _, err := l.Verify(ctx); err != nil {
 		t.Fatalf("a cleanly cut log should pass without a head: %v", err)
 	}
-	verifyBroken(t, url, &head, 6, "events", "cut off the end")
+	verifyBroken(t, url, &head, 7, "events", "cut off the end")
 	forged := audit.Head{Seq: 3, Hash: strings.Repeat("0", 64)}
 	verifyBroken(t, url, &forged, 3, "approvals", "no longer holds the head")
 }

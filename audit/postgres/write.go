@@ -21,8 +21,15 @@ func b(s string) []byte {
 	return []byte(s)
 }
 
-const insDecision = `INSERT INTO ewp_audit.decisions (decision_id, time_ns, tool, outcome, proposition_id, credential, idem_key, approval_id, body, body_sha256)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING seq`
+// nextSeq is a chained table's next row seq: its greatest plus one, so
+// seqs have no gaps whatever was refused or rolled back (the writer holds
+// the chain lock; see inTx).
+func nextSeq(table string) string {
+	return `(SELECT coalesce(max(seq), 0) + 1 FROM ewp_audit.` + table + `)`
+}
+
+var insDecision = `INSERT INTO ewp_audit.decisions (seq, decision_id, time_ns, tool, outcome, proposition_id, credential, idem_key, approval_id, body, body_sha256)
+VALUES (` + nextSeq(auditchain.TableDecisions) + `, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING seq`
 
 // Record stores a decision and its chain entry, and returns once they are
 // committed: an answer carrying d.ID may then be sent. It fills d.ID and
@@ -47,12 +54,17 @@ func (l *Log) Record(ctx context.Context, d *audit.Decision) error {
 // NOTHING makes a taken decision_id or idempotency key a missing row, not
 // an error that would abort the transaction and the batch with it.
 func queueRecord(pb *pgx.Batch, r *auditchain.DecisionRow) {
+	pb.Queue(insDecision, recordArgs(r)...)
+}
+
+// recordArgs are insDecision's arguments for r.
+func recordArgs(r *auditchain.DecisionRow) []any {
 	var key []byte
 	if r.IdemKey.Valid {
 		key = b(r.IdemKey.String)
 	}
-	pb.Queue(insDecision, b(r.DecisionID), r.TimeNS, b(r.Tool), r.Outcome, b(r.PropositionID),
-		b(r.Credential), key, b(r.ApprovalID), r.Body, r.BodySum)
+	return []any{b(r.DecisionID), r.TimeNS, b(r.Tool), r.Outcome, b(r.PropositionID),
+		b(r.Credential), key, b(r.ApprovalID), r.Body, r.BodySum}
 }
 
 // conflict names why a decision was not inserted: its idempotency key or
@@ -103,8 +115,8 @@ func (t *wtx) approve(a *audit.Approval, now time.Time) error {
 	}
 	row := auditchain.ApprovalColumns(a, body)
 	var seq int64
-	err = t.tx.QueryRow(t.ctx, `INSERT INTO ewp_audit.approvals (approval_id, decision_id, verdict, created_ns, body, body_sha256)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING seq`,
+	err = t.tx.QueryRow(t.ctx, `INSERT INTO ewp_audit.approvals (seq, approval_id, decision_id, verdict, created_ns, body, body_sha256)
+		VALUES (`+nextSeq(auditchain.TableApprovals)+`, $1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING seq`,
 		b(row.ApprovalID), b(row.DecisionID), row.Verdict, row.CreatedNS, row.Body, row.BodySum).Scan(&seq)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%w: approval %s is already recorded; every approval gets a new approval_id", audit.ErrInvalidApproval, a.ID)
@@ -117,50 +129,84 @@ func (t *wtx) approve(a *audit.Approval, now time.Time) error {
 	return nil
 }
 
-// Consume marks the single-use approval approvalID used by decision
-// usedBy. Of concurrent calls, in this process or any other on the same
-// database (every ewp-mcp replica), exactly one succeeds: the INSERT into
-// approval_uses, UNIQUE(approval_id), inserts for one of them; the others
-// get audit.ErrApprovalUsed naming the decision that used it. It refuses
-// as the SQLite log does (audit.ErrNotFound, a rejection, an expired or a
-// scope approval).
-func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
+// RecordUse records d, a MAY_ACT decision the single-use approval
+// d.ApprovalID lifted, and the approval's use by d, in one transaction
+// (audit.Log.RecordUse): the decision's entry, then the use's. Of
+// concurrent calls, in this process or any other on the same database
+// (every ewp-mcp replica), exactly one succeeds: the others find the use
+// holding the chain lock and get audit.ErrApprovalUsed naming the
+// decision that used it, having written nothing. It refuses as the
+// SQLite log does (what Record refuses, audit.ErrNotFound, a rejection,
+// an expired or a scope approval).
+func (l *Log) RecordUse(ctx context.Context, d *audit.Decision) error {
 	if l.ro {
 		return l.errReadOnly()
 	}
-	now := l.now()
-	err := l.wr.submit(ctx, &op{run: func(t *wtx) error {
-		a, err := t.approval(approvalID)
-		if err != nil {
-			return err
-		}
-		if err := a.Consumable(now); err != nil {
-			return err
-		}
-		u := auditchain.Use{ApprovalID: auditchain.AsJSON(approvalID), UsedBy: usedBy, UsedNS: now.UnixNano()}
-		if err := t.useOnChain(u.ApprovalID); err != nil {
-			return err
-		}
-		err = t.tx.QueryRow(t.ctx, `INSERT INTO ewp_audit.approval_uses (approval_id, used_by, used_ns)
-			VALUES ($1, $2, $3) ON CONFLICT (approval_id) DO NOTHING RETURNING seq`,
-			b(u.ApprovalID), b(u.UsedBy), u.UsedNS).Scan(&u.Seq)
-		if errors.Is(err, pgx.ErrNoRows) {
-			var by []byte
-			if err := t.tx.QueryRow(t.ctx, `SELECT used_by FROM ewp_audit.approval_uses WHERE approval_id = $1`, b(u.ApprovalID)).Scan(&by); err != nil {
-				return auditchain.InDoubt(err)
-			}
-			return auditchain.Used(approvalID, string(by))
-		}
-		if err != nil {
-			return auditchain.InDoubt(err)
-		}
-		seq := u.Seq
-		u.Seq = 0
-		pre, post := auditchain.SplitPayload(u.Payload())
-		t.event(auditchain.TableUses, seq, pre, post)
-		return nil
-	}})
-	return l.writeErr("consume approval ", approvalID, err)
+	if err := auditchain.CheckUse(d); err != nil {
+		return err
+	}
+	r, err := auditchain.PrepareRecord(d, l.now, audit.NewID)
+	if err != nil {
+		return err
+	}
+	return l.writeErr("record decision ", d.ID, l.wr.submit(ctx, &op{rec: &r, use: true, now: l.now()}))
+}
+
+// recordUse writes o's decision and its approval's use; refused as a
+// whole, having written nothing, when the use is (asked first) or the
+// decision is (its id or key taken).
+func (t *wtx) recordUse(o *op) error {
+	r := o.rec
+	u, err := t.approvalUse(r.Row.ApprovalID, r.Row.DecisionID, o.now)
+	if err != nil {
+		return err
+	}
+	var seq int64
+	err = t.tx.QueryRow(t.ctx, insDecision, recordArgs(&r.Row)...).Scan(&seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t.conflict(&r.Row)
+	}
+	if err != nil {
+		return auditchain.InDoubt(err)
+	}
+	t.event(auditchain.TableDecisions, seq, r.Pre, r.Post)
+	err = t.tx.QueryRow(t.ctx, `INSERT INTO ewp_audit.approval_uses (seq, approval_id, used_by, used_ns)
+		VALUES (`+nextSeq(auditchain.TableUses)+`, $1, $2, $3) RETURNING seq`,
+		b(u.ApprovalID), b(u.UsedBy), u.UsedNS).Scan(&seq)
+	if err != nil {
+		return auditchain.InDoubt(err)
+	}
+	pre, post := auditchain.SplitPayload(u.Payload())
+	t.event(auditchain.TableUses, seq, pre, post)
+	return nil
+}
+
+// approvalUse is the use of approval approvalID by decision usedBy at
+// now, when the approval can be used: it is on record, unused, and
+// audit.Approval.Consumable at now.
+func (t *wtx) approvalUse(approvalID, usedBy string, now time.Time) (*auditchain.Use, error) {
+	a, err := t.approval(approvalID)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.Consumable(now); err != nil {
+		return nil, err
+	}
+	var by []byte
+	err = t.tx.QueryRow(t.ctx, `SELECT used_by FROM ewp_audit.approval_uses WHERE approval_id = $1`, b(auditchain.AsJSON(approvalID))).Scan(&by)
+	switch {
+	case err == nil:
+		return nil, auditchain.Used(approvalID, string(by))
+	case !errors.Is(err, pgx.ErrNoRows):
+		return nil, auditchain.InDoubt(err)
+	}
+	u := &auditchain.Use{ApprovalID: auditchain.AsJSON(approvalID), UsedBy: usedBy, UsedNS: now.UnixNano()}
+	// A use the chain records counts even when its row was deleted
+	// behind the chain.
+	if err := t.useOnChain(u.ApprovalID); err != nil {
+		return nil, err
+	}
+	return u, nil
 }
 
 // writeErr leaves the log's own refusals as they are and names the

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -21,15 +24,17 @@ type writer struct {
 }
 
 // op is one pending write. A Record is rec (its insert is pipelined with
-// the batch's other Records); any other write is run, executed alone in
-// the batch's transaction. Either succeeds, or is refused having changed
-// nothing (no statement of it failed: conflicts are ON CONFLICT DO
-// NOTHING, found by the missing row), or fails with an
-// auditchain.TxError, after which the transaction is in doubt and the
-// whole batch is rolled back.
+// the other Records of its run); any other write is run, executed alone
+// in the batch's transaction, and so is a Record that uses an approval
+// (use, at now). Each succeeds, or is refused having changed nothing (no
+// statement of it failed: conflicts are ON CONFLICT DO NOTHING, found by
+// the missing row), or fails with an auditchain.TxError, after which the
+// transaction is in doubt and the whole batch is rolled back.
 type op struct {
 	rec *auditchain.Record
 	run func(t *wtx) error
+	use bool
+	now time.Time
 }
 
 // wtx is one batch transaction holding the chain lock, and the chain head
@@ -63,13 +68,22 @@ func (w *writer) submit(ctx context.Context, o *op) error {
 }
 
 // inTx runs a batch in one transaction, in as few round trips as its
-// writes allow: BEGIN, the chain lock, the head and every Record's INSERT
-// go in one pipeline; then the other writes, one by one (approvals and
-// uses, rare); then the events and COMMIT in a second pipeline. The
-// events follow the rows in the order they were inserted, so per table
-// row_seq grows along the chain.
-func (w *writer) inTx(batch []*op, errs []error) error {
-	ctx := context.Background()
+// writes allow: BEGIN, the chain lock, the head and the first run of
+// Records' INSERTs go in one pipeline; then the other writes, one by one
+// (approvals and uses, rare), each later run of Records in a pipeline of
+// its own; then the events and COMMIT in a last pipeline.
+//
+// The chain's order is the SQLite log's: the ops in the order they were
+// queued, each run of consecutive Records sorted by decision_id. Row
+// seqs are numbered here, each the table's greatest plus one (the chain
+// lock is held), never by the IDENTITY sequence, which a refused insert
+// or a rolled-back batch would leave with a gap: the seqs are hashed, so
+// one history has one head on both stores.
+//
+// The transaction runs on ctx, which ends at the batch's latest deadline:
+// a database that stops answering (frozen) fails the batch then, and
+// whatever it had not committed is rolled back with the connection.
+func (w *writer) inTx(ctx context.Context, batch []*op, errs []error) error {
 	conn, err := w.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
@@ -78,20 +92,9 @@ func (w *writer) inTx(batch []*op, errs []error) error {
 	// than reuse it; a clean failure is rolled back to keep it.
 	defer conn.Release()
 	t := &wtx{ctx: ctx, tx: conn}
-	if err := t.begin(batch, errs); err != nil {
+	if err := t.run(batch, errs); err != nil {
 		conn.Exec(ctx, `ROLLBACK`) //nolint:errcheck // the connection is dropped if this fails
 		return err
-	}
-	for i, o := range batch {
-		if o.run == nil {
-			continue
-		}
-		errs[i] = o.run(t)
-		var te *auditchain.TxError
-		if errors.As(errs[i], &te) {
-			conn.Exec(ctx, `ROLLBACK`) //nolint:errcheck // as above
-			return te.Err
-		}
 	}
 	return t.commit()
 }
@@ -106,36 +109,72 @@ func checkGuards(ctx context.Context, pool *pgxpool.Pool) error {
 	}
 	defer conn.Release()
 	t := &wtx{ctx: ctx, tx: conn}
-	err = t.begin(nil, nil)
+	err = t.run(nil, nil)
 	conn.Exec(ctx, `ROLLBACK`) //nolint:errcheck // the connection is dropped if this fails
 	return err
 }
 
-// begin sends BEGIN, the lock, the head query and the batch's Records'
-// INSERTs in one pipeline and reads their results; a Record that inserted
-// nothing (ON CONFLICT) gets its refusal in errs.
-func (t *wtx) begin(batch []*op, errs []error) error {
-	pb := &pgx.Batch{}
-	pb.Queue(`BEGIN`)
-	// Record promises a decision on record before its answer is sent,
-	// whatever the server's or the pool's setting: with
-	// synchronous_commit=off (a database tuned for ingest) a crash would
-	// lose the last decisions in the WAL buffers after their answers went
-	// out. SET LOCAL holds for this transaction only.
-	pb.Queue(`SET LOCAL synchronous_commit = on`)
-	pb.Queue(`SELECT pg_advisory_xact_lock($1)`, int64(chainLock))
-	pb.Queue(walkSQL + ` DESC LIMIT 1`)
-	pb.Queue(`SELECT hash FROM ewp_audit.events ORDER BY seq DESC OFFSET 1 LIMIT 1`)
-	pb.Queue(guardsSQL, triggerNames(), triggerDefs(), refuseBody)
-	var recs []int
-	for i, o := range batch {
-		if o.rec != nil {
-			recs = append(recs, i)
-			queueRecord(pb, &o.rec.Row)
+// run writes the batch's ops in order: runs of Records through records,
+// the others alone.
+func (t *wtx) run(batch []*op, errs []error) error {
+	for i := 0; i <= len(batch); {
+		j := i
+		for j < len(batch) && batch[j].rec != nil && !batch[j].use {
+			j++
 		}
+		if i == 0 || j > i {
+			if err := t.records(batch, errs, i, j); err != nil {
+				return err
+			}
+		}
+		if j == len(batch) {
+			return nil
+		}
+		if o := batch[j]; o.use {
+			errs[j] = t.recordUse(o)
+		} else {
+			errs[j] = o.run(t)
+		}
+		var te *auditchain.TxError
+		if errors.As(errs[j], &te) {
+			return te.Err
+		}
+		i = j + 1
+	}
+	return nil
+}
+
+// records sends the INSERTs of the Records batch[from:to], sorted by
+// decision_id, in one pipeline (after BEGIN, the lock and the head when
+// from is 0: the batch's first round trip) and reads their results; a
+// Record that inserted nothing (ON CONFLICT) gets its refusal in errs.
+func (t *wtx) records(batch []*op, errs []error, from, to int) error {
+	pb := &pgx.Batch{}
+	if from == 0 {
+		pb.Queue(`BEGIN`)
+		// Record promises a decision on record before its answer is sent,
+		// whatever the server's or the pool's setting: with
+		// synchronous_commit=off (a database tuned for ingest) a crash
+		// would lose the last decisions in the WAL buffers after their
+		// answers went out. SET LOCAL holds for this transaction only.
+		pb.Queue(`SET LOCAL synchronous_commit = on`)
+		pb.Queue(`SELECT pg_advisory_xact_lock($1)`, int64(chainLock))
+		pb.Queue(walkSQL + ` DESC LIMIT 1`)
+		pb.Queue(`SELECT hash FROM ewp_audit.events ORDER BY seq DESC OFFSET 1 LIMIT 1`)
+		pb.Queue(guardsSQL, triggerNames(), triggerDefs(), refuseBody)
+	}
+	recs := make([]int, 0, to-from)
+	for i := from; i < to; i++ {
+		recs = append(recs, i)
+	}
+	slices.SortStableFunc(recs, func(a, b int) int {
+		return strings.Compare(batch[a].rec.Row.DecisionID, batch[b].rec.Row.DecisionID)
+	})
+	for _, i := range recs {
+		queueRecord(pb, &batch[i].rec.Row)
 	}
 	br := t.tx.SendBatch(t.ctx, pb)
-	seqs, err := t.readBegin(br, len(recs))
+	seqs, err := t.readRecords(br, from == 0, len(recs))
 	if cerr := br.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("begin write transaction: %w", cerr)
 	}
@@ -157,14 +196,11 @@ func (t *wtx) begin(batch []*op, errs []error) error {
 	return nil
 }
 
-func (t *wtx) readBegin(br pgx.BatchResults, records int) ([]int64, error) {
-	for _, step := range []string{"begin write transaction", "set synchronous_commit", "lock the chain head"} {
-		if _, err := br.Exec(); err != nil {
-			return nil, fmt.Errorf("%s: %w", step, err)
+func (t *wtx) readRecords(br pgx.BatchResults, begin bool, records int) ([]int64, error) {
+	if begin {
+		if err := t.readBegin(br); err != nil {
+			return nil, err
 		}
-	}
-	if err := t.readTail(br); err != nil {
-		return nil, err
 	}
 	seqs := make([]int64, records)
 	for k := range seqs {
@@ -174,6 +210,15 @@ func (t *wtx) readBegin(br pgx.BatchResults, records int) ([]int64, error) {
 		}
 	}
 	return seqs, nil
+}
+
+func (t *wtx) readBegin(br pgx.BatchResults) error {
+	for _, step := range []string{"begin write transaction", "set synchronous_commit", "lock the chain head"} {
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("%s: %w", step, err)
+		}
+	}
+	return t.readTail(br)
 }
 
 // guardsSQL counts the append-only triggers of the log that are in place,
@@ -206,7 +251,7 @@ func (t *wtx) readTail(br pgx.BatchResults) error {
 	if err != nil {
 		return fmt.Errorf("read chain head: %w", err)
 	}
-	before := auditchain.Genesis
+	before := auditchain.Genesis()
 	if err := br.QueryRow().Scan(&before); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("read chain head: %w", err)
 	}
@@ -218,7 +263,7 @@ func (t *wtx) readTail(br pgx.BatchResults) error {
 	if want := len(triggerNames()); triggers != want || !function {
 		return auditchain.BrokenLog(fmt.Sprintf("%d of the %d append-only triggers are missing, disabled or altered, or their function is", want-triggers, want))
 	}
-	t.seq, t.head = 0, auditchain.Genesis
+	t.seq, t.head = 0, auditchain.Genesis()
 	if last == nil {
 		return nil
 	}

@@ -1,10 +1,6 @@
 package sqlite
 
-import (
-	"strings"
-
-	"github.com/ewp-go/ewp/audit/auditchain"
-)
+import "github.com/ewp-go/ewp/audit/auditchain"
 
 // The rows, payloads and link hash are the store-neutral ones of package
 // auditchain, which the PostgreSQL log shares: both write the same chain.
@@ -32,12 +28,6 @@ var (
 	decodeDecision  = auditchain.DecodeDecision
 	decodeApproval  = auditchain.DecodeApproval
 )
-
-// isUnique reports a UNIQUE constraint failure naming column (e.g.
-// "approval_uses.approval_id"). The driver's message lists the columns.
-func isUnique(err error, column string) bool {
-	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed") && strings.Contains(err.Error(), column)
-}
 
 // ErrBrokenLog is wrapped by the error of opening for writing, or
 // appending to, a log whose triggers or tail are broken.

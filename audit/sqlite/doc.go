@@ -61,9 +61,10 @@
 // first_id or last_id that is not the in-order ids of its row, and a
 // decisions row no special decision accounts for; triggers refuse UPDATE
 // and DELETE on every table, and Verify also checks that they are all in
-// place. A single-use approval is consumed by an INSERT into
-// approval_uses: its UNIQUE constraint lets exactly one of concurrent
-// consumers, in any process, succeed. An idempotency key is unique per
+// place. A single-use approval is used by the MAY_ACT decision it lifted,
+// written in the same transaction (RecordUse): of concurrent
+// presentations, in any process, exactly one is recorded (the write
+// transaction is IMMEDIATE; approval_uses is UNIQUE on approval_id). An idempotency key is unique per
 // caller credential.
 //
 // The hot path (Record) writes, per commit, one decision_bodies row (its

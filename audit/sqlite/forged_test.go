@@ -149,7 +149,7 @@ func TestDeletedUseDoesNotFreeAnApproval(t *testing.T) {
 	l, _ := newLog(t)
 	d := record(t, l, pendingDecision("P-db", 1))
 	a := approveOnce(t, l, d.ID)
-	if err := l.Consume(ctx, a.ID, audit.NewID()); err != nil {
+	if err := l.RecordUse(ctx, audittest.UsingDecision(a.ID, 10)); err != nil {
 		t.Fatal(err)
 	}
 	approveOnce(t, l, record(t, l, pendingDecision("P-db", 2)).ID) // the use is not the last event
@@ -158,7 +158,7 @@ func TestDeletedUseDoesNotFreeAnApproval(t *testing.T) {
 	mustExec(t, db, `DROP TRIGGER approval_uses_no_DELETE`)
 	mustExec(t, db, `DELETE FROM approval_uses`)
 	mustExec(t, db, triggerSQL("approval_uses_no_DELETE"))
-	err := l.Consume(ctx, a.ID, audit.NewID())
+	err := l.RecordUse(ctx, audittest.UsingDecision(a.ID, 11))
 	if !errors.Is(err, audit.ErrApprovalNotOnChain) || !strings.Contains(err.Error(), "approval_uses row is gone") {
 		t.Fatalf("a once approval used again after its use row was deleted: %v", err)
 	}

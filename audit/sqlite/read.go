@@ -199,7 +199,7 @@ func readHead(ctx context.Context, q querier) (audit.Head, error) {
 // later — and the last decision's seq; 0, the genesis hash and 0 for an
 // empty log.
 func lastEntry(ctx context.Context, q querier) (seq int64, hash []byte, dseq int64, err error) {
-	seq, hash = 0, genesis
+	seq, hash = 0, genesis()
 	err = q.QueryRowContext(ctx, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`).Scan(&seq, &hash)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, nil, 0, err

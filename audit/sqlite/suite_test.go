@@ -28,5 +28,18 @@ func TestSuite(t *testing.T) {
 			t.Cleanup(func() { o.Close() })
 			return o
 		}
-	}})
+	}, FailUses: failUses})
+}
+
+// failUses makes inserting into approval_uses fail, as a full disk
+// would, through a trigger the test adds to the file and drops again (so
+// that verify, which refuses a trigger the schema lacks, sees the log as
+// the writer left it).
+func failUses(t testing.TB, l audittest.Log) func() {
+	db := rawDB(t, l.(*sqlite.Log).Path())
+	mustExec(t, db, `CREATE TRIGGER full_disk BEFORE INSERT ON approval_uses BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`)
+	return func() {
+		mustExec(t, db, `DROP TRIGGER full_disk`)
+		db.Close()
+	}
 }

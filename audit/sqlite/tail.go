@@ -133,7 +133,7 @@ func lastBodiesBreak(ctx context.Context, q tailQuerier) (*Break, error) {
 // two), or the genesis before the first.
 func hashBefore(ctx context.Context, q tailQuerier, seq int64) ([]byte, *Break, error) {
 	if seq == 1 {
-		return genesis, nil, nil
+		return genesis(), nil, nil
 	}
 	var hash []byte
 	err := q.QueryRowContext(ctx, `SELECT hash FROM events WHERE seq = ?`, seq-1).Scan(&hash)

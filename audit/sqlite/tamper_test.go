@@ -6,22 +6,22 @@ import (
 	"testing"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/audittest"
 	"github.com/ewp-go/ewp/audit/sqlite"
 )
 
 // tamperLog writes a small history and returns the log's path and head.
-// Events: 1 decision (d1), 2 decision (d2), 3 approval of d1, 4 its use,
-// 5 decision (d3), 6 rejection of d2.
+// Events: 1 decision (d1), 2 decision (d2), 3 approval of d1, 4 decision
+// (d3) that used it, 5 the use, 6 rejection of d2.
 func tamperLog(t *testing.T) (string, audit.Head) {
 	t.Helper()
 	l, _ := newLog(t)
 	d1 := record(t, l, pendingDecision("P-db", 1))
 	d2 := record(t, l, pendingDecision("P-db", 2))
 	a := approveOnce(t, l, d1.ID)
-	if err := l.Consume(ctx, a.ID, audit.NewID()); err != nil {
+	if err := l.RecordUse(ctx, audittest.UsingDecision(a.ID, 3)); err != nil {
 		t.Fatal(err)
 	}
-	record(t, l, pendingDecision("P-db", 3))
 	if err := l.Approve(ctx, &audit.Approval{DecisionID: d2.ID, Verdict: audit.Rejected, Approver: "ops", Note: "no"}); err != nil {
 		t.Fatal(err)
 	}
@@ -78,21 +78,21 @@ func TestTamperIsDetected(t *testing.T) {
 			`UPDATE decision_bodies SET bodies = CAST(replace(CAST(bodies AS TEXT), 'REQUIRE_CONFIRMATION', 'MAY_ACT') AS BLOB) WHERE first_event = 2`,
 			2, "decision_bodies", "not its last decision's hash"},
 		{"a decision's hash", "decisions_no_UPDATE", `UPDATE decisions SET hash = zeroblob(32) WHERE seq = 1`, 1, "decisions", "body or its hash was edited"},
-		{"a decision's outcome column", "decisions_no_UPDATE", `UPDATE decisions SET outcome = 'MAY_ACT' WHERE seq = 3`, 5, "decisions", "outcome"},
+		{"a decision's outcome column", "decisions_no_UPDATE", `UPDATE decisions SET outcome = 'DENY' WHERE seq = 3`, 4, "decisions", "outcome"},
 		{"a decision's proposition column", "decisions_no_UPDATE", `UPDATE decisions SET proposition_id = 'P-other' WHERE seq = 2`, 2, "decisions", "proposition_id"},
 		{"a decision's event", "decisions_no_UPDATE", `UPDATE decisions SET event = 9 WHERE seq = 2`, 2, "decisions", "out of step"},
-		{"a deleted decision", "decisions_no_DELETE", `DELETE FROM decisions WHERE seq = 3`, 5, "decisions", "is gone"},
+		{"a deleted decision", "decisions_no_DELETE", `DELETE FROM decisions WHERE seq = 3`, 4, "decisions", "is gone"},
 		{"a deleted body", "decision_bodies_no_DELETE", `DELETE FROM decision_bodies WHERE first_event = 2`, 3, "approvals", "event 2 is missing"},
-		{"a body added", "decision_bodies_no_UPDATE", `UPDATE decision_bodies SET bodies = bodies || bodies WHERE first_event = 5`, 5, "decision_bodies", "holds 2 bodies but says 1"},
-		{"a head", "decision_bodies_no_UPDATE", `UPDATE decision_bodies SET head = zeroblob(32) WHERE first_event = 5`, 5, "decision_bodies", "head"},
+		{"a body added", "decision_bodies_no_UPDATE", `UPDATE decision_bodies SET bodies = bodies || bodies WHERE first_event = 4`, 4, "decision_bodies", "holds 2 bodies but says 1"},
+		{"a head", "decision_bodies_no_UPDATE", `UPDATE decision_bodies SET head = zeroblob(32) WHERE first_event = 4`, 4, "decision_bodies", "head"},
 		{"an approval's verdict", "approvals_no_UPDATE", `UPDATE approvals SET verdict = 'approved' WHERE seq = 2`, 6, "approvals", "verdict"},
 		{"an approval's body", "approvals_no_UPDATE",
 			`UPDATE approvals SET body = CAST(replace(CAST(body AS TEXT), '"ops"', '"boss"') AS BLOB) WHERE seq = 1`, 3, "approvals", "body_sha256"},
 		{"a deleted approval", "approvals_no_DELETE", `DELETE FROM approvals WHERE seq = 1`, 3, "approvals", "gone"},
-		{"a use's decision", "approval_uses_no_UPDATE", `UPDATE approval_uses SET used_by = 'someone-else'`, 4, "approval_uses", "used_by"},
-		{"a deleted use (to reuse a once approval)", "approval_uses_no_DELETE", `DELETE FROM approval_uses`, 4, "approval_uses", "gone"},
+		{"a use's decision", "approval_uses_no_UPDATE", `UPDATE approval_uses SET used_by = 'someone-else'`, 5, "approval_uses", "used_by"},
+		{"a deleted use (to reuse a once approval)", "approval_uses_no_DELETE", `DELETE FROM approval_uses`, 5, "approval_uses", "gone"},
 		{"an event payload", "events_no_UPDATE", `UPDATE events SET payload = replace(payload, 'approved', 'rejected') WHERE seq = 3`, 3, "approvals", "event itself was edited"},
-		{"a deleted event", "events_no_DELETE", `DELETE FROM events WHERE seq = 3`, 4, "approval_uses", "event 3 is missing"},
+		{"a deleted event", "events_no_DELETE", `DELETE FROM events WHERE seq = 3`, 4, "decisions", "event 3 is missing"},
 		{"a dropped trigger alone", "", `DROP TRIGGER approval_uses_no_DELETE`, 0, "approval_uses", "approval_uses_no_DELETE is missing"},
 		{"an added trigger", "", `CREATE TRIGGER sneaky AFTER INSERT ON decisions BEGIN SELECT 1; END`, 0, "decisions", "sneaky"},
 	}

@@ -426,7 +426,7 @@ func checkRebuilt(ctx context.Context, tx *sql.Tx, rep *UpgradeReport, old Verif
 	if old.Head.Seq > 0 {
 		want = &old.Head
 	}
-	v := &verifier{ctx: ctx, tx: tx, w: auditchain.NewWalker(&got, want), prev: genesis}
+	v := &verifier{ctx: ctx, tx: tx, w: auditchain.NewWalker(&got, want), prev: genesis()}
 	err := auditchain.RunChecks(&got, func(err error) error { return err }, v.walk, v.headCheck, v.orphans, v.schema)
 	var brk *Break
 	if errors.As(err, &brk) {

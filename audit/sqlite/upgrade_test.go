@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/audittest"
 	"github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/audit/sqlite/v1fixture"
 )
@@ -195,15 +196,14 @@ func TestUpgradedLogTakesNewWrites(t *testing.T) {
 	}
 	d := record(t, l, pendingDecision("P-db", 11))
 	a := approveOnce(t, l, h.d[5].ID)
-	use := audit.NewID()
-	if err := l.Consume(ctx, a.ID, use); err != nil {
+	if err := l.RecordUse(ctx, audittest.UsingDecision(a.ID, 12)); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Consume(ctx, h.approval.ID, audit.NewID()); !errors.Is(err, audit.ErrApprovalUsed) {
+	if err := l.RecordUse(ctx, audittest.UsingDecision(h.approval.ID, 13)); !errors.Is(err, audit.ErrApprovalUsed) {
 		t.Fatalf("a once approval used in version 1: %v", err)
 	}
 	rep, err := l.VerifyHead(ctx, h.head)
-	if err != nil || rep.Events != 13 || rep.Decisions != 8 {
+	if err != nil || rep.Events != 14 || rep.Decisions != 9 {
 		t.Fatalf("verify after new writes: %+v %v", rep, err)
 	}
 	got, err := l.Decision(ctx, d.ID)

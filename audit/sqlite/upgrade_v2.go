@@ -24,7 +24,7 @@ var (
 // I/O failures.
 func verifyV2(ctx context.Context, tx *sql.Tx) (VerifyReport, error) {
 	var rep VerifyReport
-	v := &verifier{ctx: ctx, tx: tx, w: auditchain.NewWalker(&rep, nil), prev: genesis, v2: true}
+	v := &verifier{ctx: ctx, tx: tx, w: auditchain.NewWalker(&rep, nil), prev: genesis(), v2: true}
 	err := auditchain.RunChecks(&rep, func(err error) error { return err }, v.walk, v.orphans, v.schema)
 	return rep, err
 }

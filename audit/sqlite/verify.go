@@ -46,7 +46,7 @@ func (l *Log) verify(ctx context.Context, want *audit.Head) (VerifyReport, error
 		return rep, l.storeErr("verify", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only
-	v := &verifier{ctx: ctx, tx: tx, w: auditchain.NewWalker(&rep, want), prev: genesis}
+	v := &verifier{ctx: ctx, tx: tx, w: auditchain.NewWalker(&rep, want), prev: genesis()}
 	err = auditchain.RunChecks(&rep, func(err error) error { return l.storeErr("verify", err) },
 		v.walk, v.headCheck, v.orphans, v.schema)
 	return rep, err

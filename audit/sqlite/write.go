@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditchain"
@@ -63,6 +64,9 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 		if err := a.Admit(answered, prior, l.now()); err != nil {
 			return err
 		}
+		if err := t.approvalIDFree(a.ID); err != nil {
+			return err
+		}
 		body, err := json.Marshal(a)
 		if err != nil {
 			return err
@@ -82,50 +86,87 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 	return l.writeErr("approve decision ", a.DecisionID, err)
 }
 
-// Consume marks the single-use approval approvalID used by decision usedBy
-// (which the server records right after, under that id). Of concurrent
-// calls, in this process or another, exactly one succeeds; the others get
-// audit.ErrApprovalUsed naming the decision that used it. It refuses an
-// unknown approval (audit.ErrNotFound), a rejection
-// (audit.ErrApprovalRejected), an expired one (audit.ErrApprovalExpired,
-// by this log's clock) and a scope approval, which is not single-use
-// (audit.ErrInvalidApproval).
-func (l *Log) Consume(ctx context.Context, approvalID, usedBy string) error {
+// RecordUse records d, a MAY_ACT decision the single-use approval
+// d.ApprovalID lifted, and the approval's use by d, in one transaction
+// (audit.Log.RecordUse): the decision's entry, then the use's. Of
+// concurrent calls, in this process or another, exactly one succeeds; the
+// others get audit.ErrApprovalUsed naming the decision that used it, and
+// nothing of theirs is written. It refuses what Record refuses, an
+// unknown approval (audit.ErrNotFound), a rejection, an expired one (by
+// this log's clock) and a scope approval (audit.Approval.Consumable).
+func (l *Log) RecordUse(ctx context.Context, d *audit.Decision) error {
 	if l.ro {
 		return l.errReadOnly()
 	}
-	now := l.now()
-	err := l.wr.submit(ctx, op{fn: func(t *wtx) error {
-		a, err := t.approval(approvalID)
-		if err != nil {
-			return err
-		}
-		if err := a.Consumable(now); err != nil {
-			return err
-		}
-		u := Use{ApprovalID: asJSON(approvalID), UsedBy: usedBy, UsedNS: now.UnixNano()}
-		if err := t.useOnChain(u.ApprovalID); err != nil {
-			return err
-		}
-		res, err := t.exec(t.st.insUse, u.ApprovalID, u.UsedBy, u.UsedNS)
-		if isUnique(err, "approval_id") {
-			var by string
-			if err := t.tx.QueryRow(`SELECT used_by FROM approval_uses WHERE approval_id = ?`, u.ApprovalID).Scan(&by); err != nil {
-				return auditchain.InDoubt(err)
-			}
-			return auditchain.Used(approvalID, by)
-		}
-		if err != nil {
-			return auditchain.InDoubt(err)
-		}
-		seq, err := res.LastInsertId()
-		if err != nil {
-			return auditchain.InDoubt(err)
-		}
-		pre, post := splitPayload(u.Payload())
-		return t.event(tableUses, seq, pre, post)
-	}})
-	return l.writeErr("consume approval ", approvalID, err)
+	if err := auditchain.CheckUse(d); err != nil {
+		return err
+	}
+	r, err := auditchain.PrepareRecord(d, l.now, audit.NewID)
+	if err != nil {
+		return err
+	}
+	err = l.wr.submit(ctx, op{rec: &r, use: true, now: l.now()})
+	return l.writeErr("record decision ", d.ID, err)
+}
+
+// recordUse writes op i, a decision and its approval's use, as a run of
+// its own: it is refused alone, having written nothing, when the use is
+// (approvalUse, asked first) or the decision is (its id or key taken).
+func (t *wtx) recordUse(ops []op, errs []error, i int) error {
+	row := &ops[i].rec.Row
+	u, err := t.approvalUse(row.ApprovalID, row.DecisionID, ops[i].now)
+	if err != nil {
+		return err
+	}
+	t.pend = append(t.pend[:0], i)
+	defer func() { t.pend = t.pend[:0] }()
+	if err := t.refuseTaken(ops, errs); err != nil {
+		return err
+	}
+	if len(t.pend) == 0 {
+		return errs[i]
+	}
+	if err := t.insertDecisions(ops); err != nil {
+		return err
+	}
+	res, err := t.exec(t.st.insUse, u.ApprovalID, u.UsedBy, u.UsedNS)
+	if err != nil {
+		return auditchain.InDoubt(err)
+	}
+	seq, err := res.LastInsertId()
+	if err != nil {
+		return auditchain.InDoubt(err)
+	}
+	pre, post := splitPayload(u.Payload())
+	return t.event(tableUses, seq, pre, post)
+}
+
+// approvalUse is the use of approval approvalID by decision usedBy at
+// now, when the approval can be used: it is on record, unused, and
+// audit.Approval.Consumable at now.
+func (t *wtx) approvalUse(approvalID, usedBy string, now time.Time) (*Use, error) {
+	a, err := t.approval(approvalID)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.Consumable(now); err != nil {
+		return nil, err
+	}
+	var by string
+	err = t.tx.QueryRow(`SELECT used_by FROM approval_uses WHERE approval_id = ?`, asJSON(approvalID)).Scan(&by)
+	switch {
+	case err == nil:
+		return nil, auditchain.Used(approvalID, by)
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, auditchain.InDoubt(err)
+	}
+	u := &Use{ApprovalID: asJSON(approvalID), UsedBy: usedBy, UsedNS: now.UnixNano()}
+	// A use the chain records counts even when its row was deleted
+	// behind the chain.
+	if err := t.useOnChain(u.ApprovalID); err != nil {
+		return nil, err
+	}
+	return u, nil
 }
 
 // writeErr leaves the log's own refusals (audit.Err*, coverage) as they
@@ -176,4 +217,18 @@ func (t *wtx) useOnChain(approvalID string) error {
 		return auditchain.InDoubt(err)
 	}
 	return auditchain.UseGone(approvalID, seq)
+}
+
+// approvalIDFree refuses an approval_id already on record, as a refusal
+// of that approval alone (the PostgreSQL log's answer too), not a failed
+// insert that would fail its whole batch.
+func (t *wtx) approvalIDFree(id string) error {
+	var n int
+	if err := t.tx.QueryRow(`SELECT count(*) FROM approvals WHERE approval_id = ?`, asJSON(id)).Scan(&n); err != nil {
+		return auditchain.InDoubt(err)
+	}
+	if n > 0 {
+		return fmt.Errorf("%w: approval %s is already recorded; every approval gets a new approval_id", audit.ErrInvalidApproval, id)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/ewp-go/ewp/audit/auditchain"
 )
@@ -39,6 +40,10 @@ type writer struct {
 type op struct {
 	rec *auditchain.Record
 	fn  func(*wtx) error
+	// use: rec used its approval (RecordUse) at now, and is written with
+	// the use as a run of its own.
+	use bool
+	now time.Time
 }
 
 // An op is refused without having changed anything when the failing
@@ -100,22 +105,27 @@ func (w *writer) submit(ctx context.Context, o op) error {
 // runBatch runs the batch's ops in order in one transaction, stopping at
 // the first that leaves it in doubt. Decisions wait in t.pend until the
 // next other write or the end of the batch, so the chain keeps the order
-// of the ops.
-func (w *writer) runBatch(ops []op, errs []error) error {
+// of the ops. The file's busy timeout bounds it, not ctx (a batch's
+// deadline, which the PostgreSQL log needs against a frozen server).
+func (w *writer) runBatch(_ context.Context, ops []op, errs []error) error {
 	return w.inTx(func(t *wtx) error { return t.run(ops, errs) })
 }
 
 func (t *wtx) run(ops []op, errs []error) error {
 	t.pend = t.pend[:0]
 	for i, o := range ops {
-		if o.rec != nil {
+		if o.rec != nil && !o.use {
 			t.pend = append(t.pend, i)
 			continue
 		}
 		if err := t.flush(ops, errs); err != nil {
 			return err
 		}
-		errs[i] = o.fn(t)
+		if o.use {
+			errs[i] = t.recordUse(ops, errs, i)
+		} else {
+			errs[i] = o.fn(t)
+		}
 		var te *auditchain.TxError
 		if errors.As(errs[i], &te) {
 			return te.Err

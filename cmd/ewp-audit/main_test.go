@@ -213,10 +213,7 @@ func TestApproveOnceLoop(t *testing.T) {
 	}
 	use := decision(audit.OutcomeMayAct, "P-db", 1)
 	use.ID, use.ApprovalID = audit.NewID(), a.ID
-	if err := l.Consume(context.Background(), a.ID, use.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Record(context.Background(), use); err != nil {
+	if err := l.RecordUse(context.Background(), use); err != nil {
 		t.Fatal(err)
 	}
 	l.Close()

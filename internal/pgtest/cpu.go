@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
+	"testing"
 	"time"
 )
 
@@ -14,16 +17,31 @@ import (
 // database's share of a call. ok is false for a server from EnvURL or
 // where /proc cannot say.
 func (c *Cluster) CPUTime() (d time.Duration, ok bool) {
+	var ticks int64
+	ok = c.eachProcess(func(_ int, f []string) {
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += u + st
+	})
+	// Linux reports these in clock ticks of USER_HZ, 100 on every
+	// architecture Go supports there.
+	return time.Duration(ticks) * 10 * time.Millisecond, ok
+}
+
+// eachProcess calls fn with the pid and the /proc stat fields (those
+// after the command name) of the throwaway server's processes: the
+// postmaster and its children. false for a server from EnvURL or where
+// /proc cannot say.
+func (c *Cluster) eachProcess(fn func(pid int, fields []string)) bool {
 	if c.bin == "" {
-		return 0, false
+		return false
 	}
 	raw, err := os.ReadFile(filepath.Join(c.data(), "postmaster.pid"))
 	if err != nil {
-		return 0, false
+		return false
 	}
 	pm := strings.TrimSpace(strings.SplitN(string(raw), "\n", 2)[0])
 	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	var ticks int64
 	for _, p := range procs {
 		stat, err := os.ReadFile(p)
 		if err != nil {
@@ -37,11 +55,35 @@ func (c *Cluster) CPUTime() (d time.Duration, ok bool) {
 		if len(f) < 13 || (pid != pm && f[1] != pm) {
 			continue
 		}
-		u, _ := strconv.ParseInt(f[11], 10, 64)
-		st, _ := strconv.ParseInt(f[12], 10, 64)
-		ticks += u + st
+		n, _ := strconv.Atoi(pid)
+		fn(n, f)
 	}
-	// Linux reports these in clock ticks of USER_HZ, 100 on every
-	// architecture Go supports there.
-	return time.Duration(ticks) * 10 * time.Millisecond, true
+	return true
+}
+
+// Freeze stops every process of the server (SIGSTOP), as an operator's
+// or a hypervisor's pause would: connections stay open and nothing
+// answers. The returned thaw (also run when t ends) resumes them.
+func (c *Cluster) Freeze(t testing.TB) (thaw func()) {
+	t.Helper()
+	c.needLocal(t)
+	var pids []int
+	if !c.eachProcess(func(pid int, _ []string) { pids = append(pids, pid) }) || len(pids) == 0 {
+		t.Fatal("pgtest: the server's processes cannot be found in /proc")
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatalf("pgtest: SIGSTOP %d: %v", pid, err)
+		}
+	}
+	var once sync.Once
+	thaw = func() {
+		once.Do(func() {
+			for _, pid := range pids {
+				syscall.Kill(pid, syscall.SIGCONT) //nolint:errcheck // a process that ended needs no thaw
+			}
+		})
+	}
+	t.Cleanup(thaw)
+	return thaw
 }

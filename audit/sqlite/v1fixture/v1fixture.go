@@ -210,7 +210,7 @@ func (l *Log) write(tbl string, insert func(*sql.Tx) (int64, []byte, error)) err
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	seq, prev := int64(0), auditchain.Genesis
+	seq, prev := int64(0), auditchain.Genesis()
 	err = tx.QueryRow(`SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`).Scan(&seq, &prev)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err

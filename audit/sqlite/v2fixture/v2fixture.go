@@ -166,7 +166,7 @@ func (l *Log) Close() error { return l.db.Close() }
 // as version 2 read them: the last events row or the end of the last
 // decision_bodies row, whichever is later.
 func head(tx *sql.Tx) (seq int64, hash []byte, dseq int64, err error) {
-	seq, hash = 0, auditchain.Genesis
+	seq, hash = 0, auditchain.Genesis()
 	err = tx.QueryRow(`SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`).Scan(&seq, &hash)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, nil, 0, err
