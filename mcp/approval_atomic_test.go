@@ -38,7 +38,7 @@ func (l *slowApprovals) Approval(ctx context.Context, id string) (*audit.Approva
 func TestTimedOutCallNeverUsesTheApproval(t *testing.T) {
 	ml := memlog.New(func() time.Time { return testNow })
 	slow := &slowApprovals{Log: ml, read: make(chan struct{})}
-	srv, _ := newTestServer(t, WithDecisionLog(DecisionLog{Log: slow}), WithRequestTimeout(200*time.Millisecond))
+	srv, _ := newTestServer(t, WithDecisionLog(testLog(slow)), WithRequestTimeout(200*time.Millisecond))
 	c := dialStdio(t, srv, false)
 	asked := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
 	ap := approve(t, ml, audit.Approval{DecisionID: asked, Once: true})
@@ -92,7 +92,7 @@ func (l fullDisk) RecordUse(context.Context, *audit.Decision) error { return err
 // the log; the chain verifies.
 func TestUnrecordedDecisionLeavesTheApprovalUnused(t *testing.T) {
 	ml := memlog.New(func() time.Time { return testNow })
-	srv, _ := newTestServer(t, WithDecisionLog(DecisionLog{Log: fullDisk{ml}}))
+	srv, _ := newTestServer(t, WithDecisionLog(testLog(fullDisk{ml})))
 	c := dialStdio(t, srv, false)
 	asked := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
 	ap := approve(t, ml, audit.Approval{DecisionID: asked, Once: true})
@@ -134,7 +134,7 @@ func TestApprovalUsedMeanwhileIsDecidedAgain(t *testing.T) {
 			t.Errorf("the other replica: %v", err)
 		}
 	}
-	srv, _ := newTestServer(t, WithDecisionLog(DecisionLog{Log: usedMeanwhile{ml, other}}))
+	srv, _ := newTestServer(t, WithDecisionLog(testLog(usedMeanwhile{ml, other})))
 	c := dialStdio(t, srv, false)
 	asked := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
 	ap = approve(t, ml, audit.Approval{DecisionID: asked, Once: true})
