@@ -206,16 +206,7 @@ func (s *Signer) Sign(a *Approval, answered *Decision, now time.Time) error {
 	if !approverMatches(a.Approver, s.Name) {
 		return fmt.Errorf("%w: approver %q is not the operator key's name %q; leave the approver out, or name the key's owner", ErrInvalidApproval, a.Approver, s.Name)
 	}
-	if a.ID == "" {
-		a.ID = NewID()
-	}
-	if a.CreatedAt.IsZero() {
-		a.CreatedAt = now
-	}
-	a.CreatedAt = a.CreatedAt.UTC()
-	if !a.Until.IsZero() {
-		a.Until = a.Until.UTC()
-	}
+	a.fillIdentity(now)
 	a.Action = new(answered.Action())
 	a.KeyID = s.KeyID()
 	a.Signature = base64.StdEncoding.EncodeToString(ed25519.Sign(s.priv, a.SignedPayload()))

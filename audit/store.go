@@ -24,6 +24,18 @@ func (a *Approval) Admit(answered *Decision, prior string, now time.Time) error 
 	if prior != "" {
 		return fmt.Errorf("%w: decision %s was answered by %s; show it with `ewp-audit show %s`", ErrAnswered, answered.ID, prior, prior)
 	}
+	a.fillIdentity(now)
+	if a.Action == nil {
+		a.Action = new(answered.Action())
+	} else if diff := a.Action.Differs(answered.Action()); len(diff) > 0 {
+		return fmt.Errorf("%w: the approval's action differs from decision %s's in %s: an approval answers the action the operator was shown", ErrInvalidApproval, answered.ID, strings.Join(diff, ", "))
+	}
+	return a.Validate(answered, now)
+}
+
+// fillIdentity gives an approval its id and creation time (now) where it
+// has none, and keeps its times in UTC, as they are stored and signed.
+func (a *Approval) fillIdentity(now time.Time) {
 	if a.ID == "" {
 		a.ID = NewID()
 	}
@@ -34,12 +46,6 @@ func (a *Approval) Admit(answered *Decision, prior string, now time.Time) error 
 	if !a.Until.IsZero() {
 		a.Until = a.Until.UTC()
 	}
-	if a.Action == nil {
-		a.Action = new(answered.Action())
-	} else if diff := a.Action.Differs(answered.Action()); len(diff) > 0 {
-		return fmt.Errorf("%w: the approval's action differs from decision %s's in %s: an approval answers the action the operator was shown", ErrInvalidApproval, answered.ID, strings.Join(diff, ", "))
-	}
-	return a.Validate(answered, now)
 }
 
 // Consumable is the rule every Log applies before it records a

@@ -32,7 +32,7 @@ func testScopeFormRefusesEmptyAndFar(t *testing.T, st backend) {
 	if code, body := scope(time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), "scope_tool"); code != http.StatusBadRequest || !strings.Contains(body, "too far ahead") {
 		t.Errorf("until 9999-12-31: %d", code)
 	}
-	if aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID); len(aps) != 0 {
+	if aps := e.approvals(t, e.pending.ID); len(aps) != 0 {
 		t.Fatalf("a refused form recorded %+v", aps)
 	}
 	if code, _ := scope(clockAt.Add(24*time.Hour), "scope_tool"); code != http.StatusSeeOther {
@@ -69,7 +69,7 @@ func testGuardOnlyScope(t *testing.T, st backend) {
 	if code != http.StatusSeeOther {
 		t.Fatalf("scope of a guard-only decision: %d\n%s", code, body)
 	}
-	aps, _ := e.log.ApprovalsFor(t.Context(), d.ID)
+	aps := e.approvals(t, d.ID)
 	if len(aps) != 1 || aps[0].Scope == nil || aps[0].Scope.PropositionID != "" || aps[0].Scope.ToolName != "rm" || aps[0].Covers(&d, clockAt) != nil {
 		t.Fatalf("approval %+v", aps)
 	}
@@ -102,7 +102,7 @@ func testInboxGroupsRetries(t *testing.T, st backend) {
 		t.Fatalf("approve once: %d", code)
 	}
 	for _, id := range ids[:3] {
-		aps, _ := e.log.ApprovalsFor(t.Context(), id)
+		aps := e.approvals(t, id)
 		if len(aps) != 1 || aps[0].Verdict != audit.Rejected || !strings.Contains(aps[0].Note, "superseded") || !strings.Contains(aps[0].Note, newest) {
 			t.Fatalf("older retry %s: %+v; want closed as superseded by %s", id, aps, newest)
 		}
@@ -125,7 +125,7 @@ func testInboxGroupsRetries(t *testing.T, st backend) {
 	if code != http.StatusSeeOther || !strings.Contains(hdr.Get("Location"), "rejected=1") {
 		t.Fatalf("reject-all: %d %s", code, hdr.Get("Location"))
 	}
-	aps, _ := e.log.ApprovalsFor(t.Context(), stale.ID)
+	aps := e.approvals(t, stale.ID)
 	if len(aps) != 1 || aps[0].Note != "stale; ask again" || aps[0].Approver != "console/Ada Operator" {
 		t.Fatalf("stale decision answered %+v", aps)
 	}

@@ -161,7 +161,7 @@ func TestPostWithoutCSRFRefused(t *testing.T) {
 			t.Errorf("approve with csrf=%q: %d, want 403 naming CSRF", form.Get("csrf"), code)
 		}
 	}
-	if aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID); len(aps) != 0 {
+	if aps := e.approvals(t, e.pending.ID); len(aps) != 0 {
 		t.Fatalf("a refused form still recorded %d approval(s)", len(aps))
 	}
 }
@@ -179,7 +179,7 @@ func TestForeignOriginAndHostRefused(t *testing.T) {
 	if code != http.StatusForbidden {
 		t.Errorf("foreign Host: %d, want 403", code)
 	}
-	if aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID); len(aps) != 0 {
+	if aps := e.approvals(t, e.pending.ID); len(aps) != 0 {
 		t.Fatalf("a refused form still recorded %d approval(s)", len(aps))
 	}
 	// The console's own origin passes.

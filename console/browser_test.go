@@ -133,7 +133,7 @@ func TestBrowser(t *testing.T) {
 	if s := text(); !strings.Contains(s, "CSRF token is missing") {
 		t.Fatalf("form without CSRF: page says %q", s)
 	}
-	if aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID); len(aps) != 0 {
+	if aps := e.approvals(t, e.pending.ID); len(aps) != 0 {
 		t.Fatalf("a form without CSRF recorded %d approval(s)", len(aps))
 	}
 
@@ -146,14 +146,14 @@ func TestBrowser(t *testing.T) {
 	if s := text(); !strings.Contains(s, "is not this server") {
 		t.Fatalf("foreign origin: page says %q", s)
 	}
-	if aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID); len(aps) != 0 {
+	if aps := e.approvals(t, e.pending.ID); len(aps) != 0 {
 		t.Fatalf("a foreign form recorded %d approval(s)", len(aps))
 	}
 
 	// Approve once from the inbox.
 	run("approve once", chromedp.Navigate(base+"inbox"), chromedp.WaitVisible(chromedp.CSS("#approve-once-"+e.pending.ID)),
 		chromedp.Click(chromedp.CSS("#approve-once-"+e.pending.ID)), chromedp.WaitVisible(chromedp.CSS(".notice")))
-	aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID)
+	aps := e.approvals(t, e.pending.ID)
 	if len(aps) != 1 || aps[0].Approver != "console/Ada Operator" || aps[0].Covers(e.pending, clockAt) != nil {
 		t.Fatalf("after approving in the browser the log holds %+v, want one approval by Ada Operator covering %s", aps, e.pending.ID)
 	}

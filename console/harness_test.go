@@ -231,6 +231,25 @@ func (e *env) seedDecisions() {
 	}
 }
 
+// record stores d as a gate would, failing t if the log refuses it.
+func (e *env) record(t testing.TB, d *audit.Decision) {
+	t.Helper()
+	if err := e.log.Record(context.Background(), d); err != nil {
+		t.Fatalf("record %s: %v", d.ID, err)
+	}
+}
+
+// approvals reads the approvals of a decision, failing t if the log
+// cannot: an empty answer must mean none, not a failed read.
+func (e *env) approvals(t testing.TB, decisionID string) []audit.Approval {
+	t.Helper()
+	aps, err := e.log.ApprovalsFor(context.Background(), decisionID)
+	if err != nil {
+		t.Fatalf("approvals of %s: %v", decisionID, err)
+	}
+	return aps
+}
+
 // client is a browser stand-in: a cookie jar, no redirects followed
 // automatically unless asked.
 type client struct {

@@ -81,7 +81,7 @@ func testInboxApproveOnce(t *testing.T, st backend) {
 	if code != http.StatusSeeOther {
 		t.Fatalf("approve once: %d", code)
 	}
-	aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID)
+	aps := e.approvals(t, e.pending.ID)
 	if len(aps) != 1 {
 		t.Fatalf("%d approvals recorded, want 1", len(aps))
 	}
@@ -125,7 +125,7 @@ func TestNoConsoleKeyNoAnswers(t *testing.T) {
 	if code != http.StatusForbidden || !strings.Contains(body, "--console-key") {
 		t.Fatalf("approve without a console key: %d", code)
 	}
-	if aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID); len(aps) != 0 {
+	if aps := e.approvals(t, e.pending.ID); len(aps) != 0 {
 		t.Fatalf("an answer was stored without a console key: %+v", aps)
 	}
 }
@@ -147,7 +147,7 @@ func testInboxApproveScopeAndReject(t *testing.T, st backend) {
 	if code != http.StatusSeeOther {
 		t.Fatalf("approve scope: %d", code)
 	}
-	aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID)
+	aps := e.approvals(t, e.pending.ID)
 	if len(aps) != 1 {
 		t.Fatalf("%d approvals", len(aps))
 	}
@@ -160,14 +160,14 @@ func testInboxApproveScopeAndReject(t *testing.T, st backend) {
 	// Reject needs a note; with one it is recorded as a rejection.
 	d := *e.pending
 	d.ID = "0192f000-0000-7000-8000-000000000099"
-	e.log.Record(t.Context(), &d)
+	e.record(t, &d)
 	if code, _, _ := c.do("POST", "/console/approve", url.Values{"csrf": {csrf}, "decision_id": {d.ID}, "verdict": {"reject"}}, nil); code != http.StatusBadRequest {
 		t.Fatalf("reject without note: %d, want 400", code)
 	}
 	if code, _, _ := c.do("POST", "/console/approve", url.Values{"csrf": {csrf}, "decision_id": {d.ID}, "verdict": {"reject"}, "note": {"use the trash instead"}}, nil); code != http.StatusSeeOther {
 		t.Fatalf("reject: %d", code)
 	}
-	aps, _ = e.log.ApprovalsFor(t.Context(), d.ID)
+	aps = e.approvals(t, d.ID)
 	if len(aps) != 1 || aps[0].Verdict != audit.Rejected || aps[0].Note != "use the trash instead" || aps[0].Approver != "console/Ada Operator" || aps[0].Covers(&d, clockAt) == nil {
 		t.Fatalf("rejection %+v", aps)
 	}
@@ -235,7 +235,7 @@ func testLinksKeepSpecialIDs(t *testing.T, st backend) {
 	d := *e.pending
 	d.ID, d.PropositionID = "0192f000-0000-7000-8000-000000000077", "P a/b+c&d%"
 	d.Outcome = audit.OutcomeDeny
-	e.log.Record(t.Context(), &d)
+	e.record(t, &d)
 	c := e.client()
 	c.mustSignIn()
 	_, feed := c.get("/console/decisions?outcome=DENY")
@@ -308,7 +308,7 @@ func testApprovalTrailShowsPresentedCalls(t *testing.T, st backend) {
 	if code, _, _ := c.do("POST", "/console/approve", url.Values{"csrf": {csrf}, "decision_id": {e.pending.ID}, "verdict": {"once"}}, nil); code != http.StatusSeeOther {
 		t.Fatalf("approve: %d", code)
 	}
-	aps, _ := e.log.ApprovalsFor(t.Context(), e.pending.ID)
+	aps := e.approvals(t, e.pending.ID)
 	use := *e.pending
 	use.ID, use.Time, use.Outcome, use.ApprovalID = "0192f000-0000-7000-8000-000000000555", clockAt, audit.OutcomeMayAct, aps[0].ID
 	if err := e.log.Record(t.Context(), &use); err != nil {

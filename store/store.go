@@ -12,8 +12,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/ledger"
@@ -82,19 +80,19 @@ func open(ctx context.Context, dsn string, opt Options) (Ledger, error) {
 }
 
 // initIfMissing makes the ledger's and the decision log's schemas and the
-// roles (postgres.Init, audit/postgres.Init) unless both schemas are
-// there already (looked up in the catalog, which every role may read,
-// not through the log's schema, which a writer may not): a writer's login (ewp_writer) may append but not create
-// roles, so an ingest into a ledger made by `ewp-ingest init` must not
-// run Init again.
+// roles (InitPostgres) unless both schemas are there already (looked up
+// in the catalog, which every role may read, not through the log's
+// schema, which a writer may not): a writer's login (ewp_writer) may
+// append but not create roles, so an ingest into a ledger made by
+// `ewp-ingest init` must not run Init again.
 func initIfMissing(ctx context.Context, dsn string) error {
-	conn, err := pgx.Connect(ctx, dsn)
+	conn, err := pgurl.Connect(ctx, dsn, pgurl.SchemaWork, pgurl.ReadWrite)
 	if err != nil {
 		return &ledger.Error{Op: "connect", Err: err}
 	}
 	var both bool
 	err = conn.QueryRow(ctx, `SELECT to_regclass('ledger_meta') IS NOT NULL AND EXISTS (SELECT 1 FROM pg_class c
-		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'ewp_audit' AND c.relname = 'audit_meta')`).Scan(&both)
+		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = 'audit_meta')`, auditpg.Schema).Scan(&both)
 	conn.Close(ctx)
 	if err != nil {
 		return &ledger.Error{Op: "look for the ledger", Err: err}
@@ -102,11 +100,17 @@ func initIfMissing(ctx context.Context, dsn string) error {
 	if both {
 		return nil
 	}
+	return InitPostgres(ctx, dsn)
+}
+
+// InitPostgres makes, or completes, the ledger's schema and roles
+// (postgres.Init) and the decision log's schema beside it, written by the
+// ledger's server role (audit/postgres.Init), in the database at dsn.
+// `ewp-ingest init` and Open with Create both make a database this way.
+func InitPostgres(ctx context.Context, dsn string) error {
 	if err := postgres.Init(ctx, dsn, postgres.Roles{}); err != nil {
 		return err
 	}
-	// The decision log lives in the same database, written by the
-	// ledger's server role only (audit/postgres).
 	return auditpg.Init(ctx, dsn, postgres.DefaultRoles.Server)
 }
 

@@ -111,7 +111,9 @@ func TestReaderMeetsJournal(t *testing.T) {
 		}
 		return nil
 	}
-	s.Put(context.Background(), batchViews(1))
+	if _, err := s.Put(context.Background(), batchViews(1)); !errors.Is(err, errCrash) {
+		t.Fatalf("Put crashed at move 1: %v, want the crash", err)
+	}
 	s.crash = nil
 	ro, err := Open(s.Dir(), Options{ReadOnly: true})
 	if err != nil {

@@ -172,15 +172,21 @@ func TestSameAnswersAsLedger(t *testing.T) {
 	}
 	for i := 0; i < len(views); i += 7 {
 		prop := views[i].PropositionID
-		lv, _ := l.Latest(ctx, prop)
-		sv, _ := s.Latest(ctx, prop)
+		lv, lerr := l.Latest(ctx, prop)
+		sv, serr := s.Latest(ctx, prop)
+		if lerr != nil || serr != nil {
+			t.Fatalf("%s: latest: ledger %v, store %v", prop, lerr, serr)
+		}
 		if !bytes.Equal(warrant.Encode(lv), warrant.Encode(sv)) {
 			t.Fatalf("%s: latest differs", prop)
 		}
 	}
 	for _, q := range []string{"", "P-00000", "HOST 1", "build 7", "none such"} {
-		ll, _ := l.List(ctx, q, 20)
-		sl, _ := s.List(ctx, q, 20)
+		ll, lerr := l.List(ctx, q, 20)
+		sl, serr := s.List(ctx, q, 20)
+		if lerr != nil || serr != nil {
+			t.Fatalf("List(%q): ledger %v, store %v", q, lerr, serr)
+		}
 		if len(ll) != len(sl) {
 			t.Fatalf("List(%q): ledger %d hits, store %d", q, len(ll), len(sl))
 		}

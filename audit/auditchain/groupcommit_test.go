@@ -79,6 +79,81 @@ func TestGroupCommitBatchesAndStops(t *testing.T) {
 	}
 }
 
+// Stop, called while writes wait in the queue behind a batch the writer
+// is still committing, commits every one of them before it returns: each
+// submitter gets nil and each write runs exactly once.
+func TestGroupCommitStopCommitsQueuedWrites(t *testing.T) {
+	const n = 50
+	taken, release := make(chan struct{}), make(chan struct{})
+	var mu sync.Mutex
+	ran := map[int]int{}
+	g := StartGroupCommit(16, func(_ context.Context, ops []int, errs []error) error {
+		if ops[0] == 0 {
+			close(taken)
+			<-release
+		}
+		mu.Lock()
+		for _, op := range ops {
+			ran[op]++
+		}
+		mu.Unlock()
+		return nil
+	})
+	answers := make(chan error, n)
+	go func() { answers <- g.Submit(context.Background(), 0) }()
+	<-taken // the writer holds the batch {0}; the others queue behind it
+	for i := 1; i < n; i++ {
+		go func() { answers <- g.Submit(context.Background(), i) }()
+	}
+	waitQueued(t, g, n-1)
+	stopped := make(chan struct{})
+	go func() { g.Stop(); close(stopped) }()
+	waitStopping(t, g)
+	close(release)
+	<-stopped
+	for i := range n {
+		select {
+		case err := <-answers:
+			if err != nil {
+				t.Errorf("a write queued before Stop: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%d of %d writes queued before Stop never answered", n-i, n)
+		}
+	}
+	for i := range n {
+		if ran[i] != 1 {
+			t.Errorf("write %d ran %d times, want once", i, ran[i])
+		}
+	}
+}
+
+// waitQueued waits until n writes wait in g's queue.
+func waitQueued[Op any](t *testing.T, g *GroupCommit[Op], n int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); len(g.ops) < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writes queued after 30 s, want %d", len(g.ops), n)
+		}
+	}
+}
+
+// waitStopping waits until Stop has closed g to new writes.
+func waitStopping[Op any](t *testing.T, g *GroupCommit[Op]) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		g.mu.RLock()
+		stopped := g.stopped
+		g.mu.RUnlock()
+		if stopped {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Stop did not close the queue within 30 s")
+		}
+	}
+}
+
 // A write whose context ended before it was submitted is never queued:
 // however often it is tried (a select between a free queue and an ended
 // context picks either), nothing runs.
@@ -112,8 +187,10 @@ func TestGroupCommitGivesUpAQueuedWrite(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var ran []string
+	taken := make(chan struct{})
 	g := StartGroupCommit(1, func(_ context.Context, ops []string, errs []error) error {
 		if ops[0] == "stuck" {
+			close(taken)
 			<-release
 		}
 		mu.Lock()
@@ -123,7 +200,7 @@ func TestGroupCommitGivesUpAQueuedWrite(t *testing.T) {
 	})
 	stuck := make(chan error)
 	go func() { stuck <- g.Submit(context.Background(), "stuck") }()
-	time.Sleep(20 * time.Millisecond) // the writer takes "stuck" and blocks
+	<-taken // the writer took "stuck" and blocks
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()

@@ -398,7 +398,11 @@ func concurrentRecordsChain(t *testing.T, s Store) {
 	for w := range writers {
 		wg.Go(func() {
 			for i := range each {
-				d := record(t, handles[w%len(handles)], pendingDecision("P", w*each+i))
+				d := pendingDecision("P", w*each+i)
+				if err := handles[w%len(handles)].Record(ctx, d); err != nil {
+					t.Errorf("writer %d: record: %v", w, err)
+					return
+				}
 				ids <- d.ID
 			}
 		})
@@ -416,31 +420,42 @@ func concurrentRecordsChain(t *testing.T, s Store) {
 	}
 }
 
+// closeCommitsQueuedWrites: Close, called once the log has taken 50
+// concurrent Records into its batches (CommitStats says so) and while
+// they may still be committing, returns only when they are committed:
+// every one of them answers nil and is on record in the log opened again.
+// (That writes still waiting in the queue when Close is called commit too
+// is auditchain's TestGroupCommitStopCommitsQueuedWrites.)
 func closeCommitsQueuedWrites(t *testing.T, s Store) {
 	l, _ := s.newLog(t)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var done []string
-	for i := range 50 {
-		wg.Go(func() {
-			d := pendingDecision("P", i)
-			if err := l.Record(ctx, d); err == nil {
-				mu.Lock()
-				done = append(done, d.ID)
-				mu.Unlock()
-			}
-		})
+	const n = 50
+	ids := make([]string, n)
+	errs := make(chan error, n)
+	for i := range n {
+		d := pendingDecision("P", i)
+		d.ID = audit.NewID()
+		ids[i] = d.ID
+		go func() { errs <- l.Record(ctx, d) }()
 	}
-	time.Sleep(time.Millisecond)
+	waitUntil(t, "the log has taken every write", func() bool {
+		_, writes := l.CommitStats()
+		return writes >= n
+	})
 	l.Close()
-	wg.Wait()
-	ro := s.again(t, l, true)
-	for _, id := range done {
-		if _, err := ro.Decision(ctx, id); err != nil {
-			t.Fatalf("a Record that returned nil is not in the log: %v", err)
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("a Record taken before Close: %v", err)
 		}
 	}
-	mustVerify(t, ro)
+	ro := s.again(t, l, true)
+	for _, id := range ids {
+		if _, err := ro.Decision(ctx, id); err != nil {
+			t.Fatalf("a Record taken before Close is not in the log: %v", err)
+		}
+	}
+	if rep := mustVerify(t, ro); rep.Decisions != n {
+		t.Fatalf("%d decisions on record, want %d", rep.Decisions, n)
+	}
 }
 
 // groupCommitSharesCommits: 64 concurrent Records take far fewer than
@@ -452,7 +467,9 @@ func groupCommitSharesCommits(t *testing.T, s Store) {
 	for i := range 64 {
 		wg.Go(func() {
 			<-start
-			record(t, l, pendingDecision("P", i))
+			if err := l.Record(ctx, pendingDecision("P", i)); err != nil {
+				t.Errorf("record: %v", err)
+			}
 		})
 	}
 	close(start)
@@ -605,7 +622,11 @@ func batchRefusesOnlyTheDuplicate(t *testing.T, s Store) {
 					t.Errorf("reused id: %v", err)
 				}
 			case i%6 == 1:
-				a := approveOnce(t, l, answered[i/6].ID)
+				a := &audit.Approval{DecisionID: answered[i/6].ID, Verdict: audit.Approved, Approver: "ops", Once: true}
+				if err := l.Approve(ctx, a); err != nil {
+					t.Errorf("approve: %v", err)
+					return
+				}
 				d := UsingDecision(a.ID, i)
 				if err := l.RecordUse(ctx, d); err != nil {
 					t.Errorf("record use: %v", err)
@@ -614,7 +635,11 @@ func batchRefusesOnlyTheDuplicate(t *testing.T, s Store) {
 				fresh = append(fresh, d.ID)
 				mu.Unlock()
 			default:
-				d := record(t, l, pendingDecision("P", i))
+				d := pendingDecision("P", i)
+				if err := l.Record(ctx, d); err != nil {
+					t.Errorf("record: %v", err)
+					return
+				}
 				mu.Lock()
 				fresh = append(fresh, d.ID)
 				mu.Unlock()

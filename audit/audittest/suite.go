@@ -198,3 +198,16 @@ func MustVerify(t testing.TB, l Log) auditchain.VerifyReport {
 }
 
 var mustVerify = MustVerify
+
+// waitUntil polls cond until it holds, failing t if it does not within
+// 30 s: a test waits for a state it can name, not for a while.
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 30 s for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -79,19 +79,21 @@ func TestOneSignedPostPerPendingDecision(t *testing.T) {
 	l, _ := newLog(t, Config{URL: srv.URL, Secret: secret})
 	ctx := context.Background()
 	for _, d := range []*audit.Decision{decision("d1", audit.OutcomeRequireConfirmation), decision("d2", audit.OutcomeMayAct),
-		decision("d3", audit.OutcomeDeny), decision("d4", audit.OutcomeRequireConfirmation)} {
+		decision("d3", audit.OutcomeDeny), decision("d4", audit.OutcomeRequireConfirmation),
+		// One worker sends in recording order: a wrong POST for d2 or d3
+		// would arrive before d5's, so waiting for d5's sees it.
+		decision("d5", audit.OutcomeRequireConfirmation)} {
 		if err := l.Record(ctx, d); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rcv.wait(t, 2)
-	time.Sleep(100 * time.Millisecond) // room for a wrong third POST to arrive
+	rcv.wait(t, 3)
 	rcv.mu.Lock()
 	defer rcv.mu.Unlock()
-	if len(rcv.bodies) != 2 {
-		t.Fatalf("got %d POSTs, want one per pending decision (2)", len(rcv.bodies))
+	if len(rcv.bodies) != 3 {
+		t.Fatalf("got %d POSTs, want one per pending decision (3)", len(rcv.bodies))
 	}
-	for i, want := range []string{"d1", "d4"} {
+	for i, want := range []string{"d1", "d4", "d5"} {
 		h := rcv.heads[i]
 		if err := Verify(secret, h.Get(HeaderTimestamp), h.Get(HeaderSignature), rcv.bodies[i], time.Now(), time.Minute); err != nil {
 			t.Errorf("POST %d: %v", i, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/ewp-go/ewp/audit/audittest"
 	"github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/internal/pgtest"
+	"github.com/ewp-go/ewp/internal/pgurl"
 )
 
 // TestFrozenDatabase: with the server frozen (SIGSTOP: connections open,
@@ -19,7 +20,7 @@ import (
 // record, and the chain verifies.
 func TestFrozenDatabase(t *testing.T) {
 	url := newDB(t)
-	l := openLog(t, url, postgres.Options{ConnectTimeout: 2 * time.Second})
+	l := openLog(t, url, postgres.Options{Settings: pgurl.Settings{ConnectTimeout: 2 * time.Second}})
 	a := &audit.Approval{DecisionID: "", Verdict: audit.Approved, Approver: "ops", Once: true}
 	d := audittest.PendingDecision("P-db", 1)
 	if err := l.Record(ctx, d); err != nil {

@@ -3,8 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"strconv"
 	"sync"
 	"time"
 
@@ -20,15 +18,11 @@ type Options struct {
 	// ReadOnly opens every connection with default_transaction_read_only
 	// (ewp-audit list, show, verify, export).
 	ReadOnly bool
-	// PoolSize is the most connections the log holds; 0 means
-	// max(4, 2×GOMAXPROCS). The writer needs one at a time.
-	PoolSize int
-	// StatementTimeout bounds every statement on the server; 0 means 30 s,
-	// negative none.
-	StatementTimeout time.Duration
-	// ConnectTimeout bounds each connection attempt, so a server whose
-	// database is down gets an error, not a hang; 0 means 5 s.
-	ConnectTimeout time.Duration
+	// Settings are the pool size, statement timeout and connect timeout
+	// (0: the defaults, max(4, 2×GOMAXPROCS), 30 s, 5 s), each used only
+	// where the URL gives none (pgurl.Settings). The writer needs one
+	// connection at a time.
+	pgurl.Settings
 	// Now stamps decisions without a time, approvals and uses, and judges
 	// expiry; nil means time.Now. Tests fix it.
 	Now func() time.Time
@@ -61,9 +55,9 @@ var ErrBrokenLog = auditchain.ErrBrokenLog
 // altered, or whose last entry no longer matches its row, is refused
 // (ErrBrokenLog), as every later write is.
 func Open(ctx context.Context, dsn string, opt Options) (*Log, error) {
-	cfg, err := poolConfig(dsn, opt)
+	cfg, err := pgurl.PoolConfig(dsn, opt.Settings, pgurl.AccessOf(opt.ReadOnly))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decision log: %w", err)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -107,33 +101,6 @@ func open(ctx context.Context, pool *pgxpool.Pool, name string, opt Options) (*L
 		l.wr = startWriter(pool, maxBatch)
 	}
 	return l, nil
-}
-
-func poolConfig(dsn string, opt Options) (*pgxpool.Config, error) {
-	cfg, err := pgxpool.ParseConfig(dsn)
-	if err != nil {
-		return nil, fmt.Errorf("decision log URL %s: %w", pgurl.Redact(dsn), pgurl.Scrub(dsn, err))
-	}
-	cfg.MaxConns = int32(opt.PoolSize)
-	if opt.PoolSize <= 0 {
-		cfg.MaxConns = int32(max(4, 2*runtime.GOMAXPROCS(0)))
-	}
-	cc := cfg.ConnConfig
-	cc.ConnectTimeout = opt.ConnectTimeout
-	if cc.ConnectTimeout <= 0 {
-		cc.ConnectTimeout = 5 * time.Second
-	}
-	st := opt.StatementTimeout
-	if st == 0 {
-		st = 30 * time.Second
-	}
-	if st > 0 {
-		cc.RuntimeParams["statement_timeout"] = strconv.FormatInt(st.Milliseconds(), 10)
-	}
-	if opt.ReadOnly {
-		cc.RuntimeParams["default_transaction_read_only"] = "on"
-	}
-	return cfg, nil
 }
 
 // Path is the database URL the log was opened from, password hidden.

@@ -8,6 +8,7 @@ import (
 	"github.com/ewp-go/ewp/audit/audittest"
 	"github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/internal/pgtest"
+	"github.com/ewp-go/ewp/internal/pgurl"
 )
 
 // TestSurvivesDatabaseRestart: the server crashes (an immediate stop)
@@ -23,7 +24,7 @@ func TestSurvivesDatabaseRestart(t *testing.T) {
 	admin := connect(t, url)
 	mustExec(t, admin, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET synchronous_commit = off', current_database()); END $$`)
 	admin.Close(ctx)
-	l := openLog(t, url, postgres.Options{ConnectTimeout: 2 * time.Second})
+	l := openLog(t, url, postgres.Options{Settings: pgurl.Settings{ConnectTimeout: 2 * time.Second}})
 	for i := range 10 {
 		if err := l.Record(ctx, audittest.PendingDecision("P", i)); err != nil {
 			t.Fatal(err)

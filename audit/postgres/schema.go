@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ewp-go/ewp/audit/auditchain"
+	"github.com/ewp-go/ewp/internal/pgurl"
 )
 
 // SchemaVersion is the layout this build reads and writes; the same
@@ -34,14 +35,8 @@ const DefaultServerRole = "ewp_server"
 const DefaultOperatorRole = "ewp_operator"
 
 // chainLock is the advisory lock every write transaction of the log takes
-// first, so that writers in any number of processes take turns on the
-// chain head. It differs from the ledger's keys (0x6577_7000_0000_0001
-// for its chain), so the log never waits for an ingest.
-const chainLock = 0x6577_7000_0000_0011
-
-// initLock is the ledger's Init lock (ledger/postgres): both create the
-// same roles, so the two Inits take turns.
-const initLock = 0x6577_7000_0000_0002
+// first, initLock the one Init takes (see pgurl for their meaning).
+const chainLock, initLock = pgurl.LockLogChain, pgurl.LockInit
 
 // appendOnly are the tables whose rows are facts. Their triggers refuse
 // UPDATE and DELETE (per row) and TRUNCATE (per statement), whoever asks,
@@ -156,7 +151,7 @@ func Init(ctx context.Context, url, serverRole string) error {
 	if serverRole == "" {
 		serverRole = DefaultServerRole
 	}
-	conn, err := pgx.Connect(ctx, url)
+	conn, err := pgurl.Connect(ctx, url, pgurl.SchemaWork, pgurl.ReadWrite)
 	if err != nil {
 		return fmt.Errorf("decision log init: connect: %w", err)
 	}
@@ -172,11 +167,10 @@ func Init(ctx context.Context, url, serverRole string) error {
 	if err := createSchema(ctx, tx); err != nil {
 		return err
 	}
-	if err := grantServer(ctx, tx, serverRole); err != nil {
-		return fmt.Errorf("decision log init: grant to role %s: %w", serverRole, err)
-	}
-	if err := grantOperator(ctx, tx, DefaultOperatorRole); err != nil {
-		return fmt.Errorf("decision log init: grant to role %s: %w", DefaultOperatorRole, err)
+	for _, g := range []grant{serverGrant(serverRole), operatorGrant(DefaultOperatorRole)} {
+		if err := g.apply(ctx, tx); err != nil {
+			return fmt.Errorf("decision log init: grant to role %s: %w", g.role, err)
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("decision log init: commit: %w", err)
@@ -212,31 +206,41 @@ func createSchema(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-// grantServer makes the role if missing and (re)grants what it may do;
-// GRANT is idempotent.
-func grantServer(ctx context.Context, tx pgx.Tx, role string) error {
-	r, err := ensureRole(ctx, tx, role)
-	if err != nil {
-		return err
-	}
-	return execAll(ctx, tx,
-		`GRANT USAGE ON SCHEMA `+Schema+` TO `+r,
-		`GRANT SELECT ON `+allTables()+` TO `+r,
-		`GRANT INSERT ON ewp_audit.decisions, ewp_audit.approval_uses, ewp_audit.events TO `+r,
-		`REVOKE INSERT ON ewp_audit.approvals FROM `+r)
+// A role's grant: the tables it may insert into, and those it must not
+// (taken back from a role an older Init granted them to).
+type grant struct {
+	role           string
+	insert, revoke string
 }
 
-// grantOperator makes the operators' role if missing and lets it store
-// approvals (their rows and chain events) and read the log.
-func grantOperator(ctx context.Context, tx pgx.Tx, role string) error {
-	r, err := ensureRole(ctx, tx, role)
+// serverGrant lets the servers' role record decisions and approval uses,
+// never store an approval; operatorGrant lets the operators' role store
+// approvals. Both read the whole log; their rows' chain events are theirs
+// to insert.
+func serverGrant(role string) grant {
+	return grant{role: role, insert: "ewp_audit.decisions, ewp_audit.approval_uses, ewp_audit.events", revoke: "ewp_audit.approvals"}
+}
+
+func operatorGrant(role string) grant {
+	return grant{role: role, insert: "ewp_audit.approvals, ewp_audit.events"}
+}
+
+// apply makes the role if missing and (re)grants what it may do; GRANT is
+// idempotent.
+func (g grant) apply(ctx context.Context, tx pgx.Tx) error {
+	r, err := ensureRole(ctx, tx, g.role)
 	if err != nil {
 		return err
 	}
-	return execAll(ctx, tx,
-		`GRANT USAGE ON SCHEMA `+Schema+` TO `+r,
-		`GRANT SELECT ON `+allTables()+` TO `+r,
-		`GRANT INSERT ON ewp_audit.approvals, ewp_audit.events TO `+r)
+	stmts := []string{
+		`GRANT USAGE ON SCHEMA ` + Schema + ` TO ` + r,
+		`GRANT SELECT ON ` + allTables() + ` TO ` + r,
+		`GRANT INSERT ON ` + g.insert + ` TO ` + r,
+	}
+	if g.revoke != "" {
+		stmts = append(stmts, `REVOKE INSERT ON `+g.revoke+` FROM `+r)
+	}
+	return execAll(ctx, tx, stmts...)
 }
 
 // ensureRole creates role NOLOGIN when missing and returns its quoted

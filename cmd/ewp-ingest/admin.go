@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/jackc/pgx/v5"
-
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/ingest"
 	"github.com/ewp-go/ewp/internal/pgurl"
@@ -25,7 +23,7 @@ const (
 
 // runInit is `ewp-ingest init --db URL`: the ledger's schema, the decision
 // log's schema and the four roles in a PostgreSQL database, made
-// idempotently (postgres.Init, audit/postgres.Init), and a line for each
+// idempotently (store.InitPostgres), and a line for each
 // thing saying whether it was made now or was already there. An SQLite
 // ledger needs no init: loading creates the file.
 func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -46,10 +44,7 @@ func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	before, err := inventory(ctx, *db)
 	if err == nil {
-		err = postgres.Init(ctx, *db, postgres.Roles{})
-	}
-	if err == nil {
-		err = auditpg.Init(ctx, *db, postgres.DefaultRoles.Server)
+		err = store.InitPostgres(ctx, *db)
 	}
 	var after initState
 	if err == nil {
@@ -78,7 +73,7 @@ func roleNames() []string {
 
 func inventory(ctx context.Context, url string) (initState, error) {
 	st := initState{roles: map[string]bool{}}
-	conn, err := pgx.Connect(ctx, url)
+	conn, err := pgurl.Connect(ctx, url, pgurl.SchemaWork, pgurl.ReadOnly)
 	if err != nil {
 		return st, fmt.Errorf("connect to %s: %w", pgurl.Redact(url), pgurl.Scrub(url, err))
 	}

@@ -49,7 +49,7 @@ var openDecisionLog = openAuditStore
 // In PostgreSQL the log is made by ewp-ingest init, as a replica's role
 // may not create schemas.
 // pg sizes a PostgreSQL log's pool and bounds its statements and
-// connects as the ledger's (pgOptions).
+// connects as the ledger's (pgSettings).
 func openAuditStore(path string, pg auditpg.Options, _ *slog.Logger) (audit.Log, error) {
 	return auditstore.Open(context.Background(), "", path, auditstore.Options{Create: !auditstore.IsPostgres(path), Postgres: pg})
 }
@@ -65,7 +65,7 @@ func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Opt
 		log.Warn("running without a decision log (--audit off): decisions are not recorded and approvals are disabled")
 		return nil, func() {}, nil
 	}
-	l, err := openDecisionLog(path, auditPGOptions(cfg), log)
+	l, err := openDecisionLog(path, auditpg.Options{Settings: pgSettings(cfg)}, log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", pgurl.Redact(path), err)
 	}

@@ -66,6 +66,16 @@ type toolReply struct {
 
 func decodeReply(t testing.TB, line []byte) (int, toolReply) {
 	t.Helper()
+	id, r, err := parseReply(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, r
+}
+
+// parseReply is decodeReply for goroutines other than the test's, which
+// must not stop the test (they report the error instead).
+func parseReply(line []byte) (int, toolReply, error) {
 	var m struct {
 		ID     int `json:"id"`
 		Result struct {
@@ -75,15 +85,17 @@ func decodeReply(t testing.TB, line []byte) (int, toolReply) {
 		} `json:"result"`
 	}
 	if err := json.Unmarshal(line, &m); err != nil {
-		t.Fatalf("not JSON-RPC: %q", line)
+		return 0, toolReply{}, fmt.Errorf("not JSON-RPC: %q", line)
 	}
 	r := toolReply{out: m.Result.Structured}
 	if m.Result.IsError {
 		var te struct{ Error string }
-		_ = json.Unmarshal([]byte(m.Result.Content[0].Text), &te)
+		if len(m.Result.Content) == 0 || json.Unmarshal([]byte(m.Result.Content[0].Text), &te) != nil || te.Error == "" {
+			return 0, toolReply{}, fmt.Errorf("a tool error without its code: %q", line)
+		}
 		r.code = te.Error
 	}
-	return m.ID, r
+	return m.ID, r, nil
 }
 
 func callBody(id int, tool string, args map[string]any) string {
@@ -169,8 +181,9 @@ func TestApprovalLoopOverHTTP(t *testing.T) {
 	var out, errb syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
+	args := []string{"--demo", "--audit", logPath, "--http", "127.0.0.1:0", "--operator-keys", keysFile(t)}
 	go func() {
-		done <- run(ctx, []string{"--demo", "--audit", logPath, "--http", "127.0.0.1:0", "--operator-keys", keysFile(t)}, env(), strings.NewReader(""), &out, &errb, openStore)
+		done <- run(ctx, args, env(), strings.NewReader(""), &out, &errb, openStore)
 	}()
 	url := waitForURL(t, &errb)
 	if *asked != logPath {
@@ -202,9 +215,9 @@ func TestApprovalLoopOverStdio(t *testing.T) {
 	outR, outW := io.Pipe()
 	var errb syncBuffer
 	done := make(chan int)
+	args := []string{"--db", graphLedger(t), "--policies", writePolicies(t, string(fixtures.DemoPolicies)), "--operator-keys", keysFile(t)}
 	go func() {
-		done <- run(context.Background(), []string{"--db", graphLedger(t), "--policies", writePolicies(t, string(fixtures.DemoPolicies)), "--operator-keys", keysFile(t)},
-			env(), inR, outW, &errb, openStore)
+		done <- run(context.Background(), args, env(), inR, outW, &errb, openStore)
 		outW.Close()
 	}()
 	lines := bufio.NewScanner(outR)

@@ -55,11 +55,12 @@ Flags:
                             kilobytes at least). Default 0: the standby whatever its lag.
   --db-pool N               PostgreSQL: most connections of each pool (the ledger's, the
                             decision log's, the standby's). Default max(4, 2 x cores);
-                            pool_max_conns=N in the URL sets the ledger's instead.
+                            pool_max_conns=N in a pool's URL wins over it.
                             replicas x pools x N must fit the server's max_connections.
   --db-statement-timeout DUR
                             PostgreSQL: the server cancels a statement running longer
-                            (default: --request-timeout, or statement_timeout=MS in the URL).
+                            (default: --request-timeout); statement_timeout=MS in a
+                            pool's URL wins over it.
   --demo                    Build a ledger from the embedded example evidence (four
                             propositions: accepted, contradicted, stale, incomplete; one
                             with a history) and the filesystem demo concept graph, guarded

@@ -203,9 +203,9 @@ func TestHTTPServesAndShutsDown(t *testing.T) {
 	var out, errb syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
+	args := []string{"--db", ledgerFile(t), "--http", "127.0.0.1:0"}
 	go func() {
-		done <- run(ctx, []string{"--db", ledgerFile(t), "--http", "127.0.0.1:0"}, env("EWP_INGEST_TOKEN", "tok"),
-			strings.NewReader(""), &out, &errb, o.open)
+		done <- run(ctx, args, env("EWP_INGEST_TOKEN", "tok"), strings.NewReader(""), &out, &errb, o.open)
 	}()
 	url := waitForURL(t, &errb)
 	put := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"evidence_view_put","arguments":{"view":{"proposition_id":"P","view_id":"v"}}}}`

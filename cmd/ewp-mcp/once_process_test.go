@@ -36,7 +36,9 @@ func TestSingleUseApprovalUnderConcurrencyOnSQLite(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			_, outs[i] = decodeReply(t, b)
+			if _, outs[i], err = parseReply(b); err != nil {
+				t.Error(err)
+			}
 		}()
 	}
 	wg.Wait()

@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
-	auditpg "github.com/ewp-go/ewp/audit/postgres"
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/mcp"
@@ -21,29 +20,23 @@ import (
 // fails within it (EWP_STORE_UNAVAILABLE) instead of hanging.
 const pgConnectTimeout = 5 * time.Second
 
-// pgOptions are the connection settings of a replica: the pool size
-// (--db-pool), a statement timeout no longer than a call may run
+// pgSettings are the connection settings of a replica, the same for
+// every pool (ledger, decision log, standby): the pool size (--db-pool), a
+// statement timeout no longer than a call may run
 // (--db-statement-timeout, default the request timeout), and a connect
-// timeout below the request timeout. Settings in the URL
-// (pool_max_conns, statement_timeout, connect_timeout) hold where the
-// flags are not given.
-func pgOptions(cfg config) postgres.Options {
-	return postgres.Options{
-		PoolSize:         cfg.dbPool,
-		StatementTimeout: cfg.dbStatementTimeout,
-		ConnectTimeout:   min(pgConnectTimeout, cfg.timeout),
-	}
-}
-
-// auditPGOptions are pgOptions for a decision log in PostgreSQL; its
-// statement timeout defaults to the request timeout too.
-func auditPGOptions(cfg config) auditpg.Options {
-	o := pgOptions(cfg)
-	st := o.StatementTimeout
+// timeout below the request timeout. A setting in a pool's URL
+// (pool_max_conns, statement_timeout, connect_timeout) wins over these
+// (pgurl.Settings).
+func pgSettings(cfg config) pgurl.Settings {
+	st := cfg.dbStatementTimeout
 	if st == 0 {
 		st = cfg.timeout
 	}
-	return auditpg.Options{PoolSize: o.PoolSize, StatementTimeout: st, ConnectTimeout: o.ConnectTimeout}
+	return pgurl.Settings{
+		PoolSize:         cfg.dbPool,
+		StatementTimeout: st,
+		ConnectTimeout:   min(pgConnectTimeout, cfg.timeout),
+	}
 }
 
 // openPostgres opens a PostgreSQL ledger for a replica: read-only
@@ -52,10 +45,7 @@ func auditPGOptions(cfg config) auditpg.Options {
 // number of replicas serve the same ledger), with reads from --standby
 // when given and the action reads (may_act) always from the primary.
 func openPostgres(ctx context.Context, cfg config) (mcp.Store, io.Closer, error) {
-	opt := pgOptions(cfg)
-	if cfg.dbStatementTimeout == 0 && !strings.Contains(cfg.db, "statement_timeout=") {
-		opt.StatementTimeout = cfg.timeout
-	}
+	opt := postgres.Options{Settings: pgSettings(cfg)}
 	primary, err := store.Open(ctx, cfg.db, store.Options{ReadOnly: !cfg.writable(), Postgres: opt})
 	if err != nil {
 		return nil, nil, err

@@ -1,6 +1,10 @@
-// Package pgurl holds what every command needs to know about a
-// PostgreSQL connection string before it hands it to pgx: whether a --db
-// value names PostgreSQL, and how to print one without its secrets.
+// Package pgurl is the one place that knows how this project opens
+// PostgreSQL: whether a --db value names it, how to print a connection
+// string without its secrets, the settings every pool and connection
+// gets (Settings: the connection string's win, then the store's options,
+// then the defaults here), and the advisory lock keys the stores take.
+// The ledger's and the decision log's stores both open through it, so one
+// --db value configures them alike.
 //
 // A connection string is printed in start-up logs, hints ("keep it:
 // verify --db …") and errors. Whatever form it takes — a URL with a

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/ledger/ledgertest"
 	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/snapshot/snapshottest"
@@ -29,7 +30,7 @@ func TestHelperWriter(t *testing.T) {
 		t.Skip("helper process for TestManyProcessesOneChain")
 	}
 	id, _ := strconv.Atoi(os.Getenv(helperID))
-	l, err := postgres.Open(context.Background(), url, postgres.Options{PoolSize: 2})
+	l, err := postgres.Open(context.Background(), url, postgres.Options{Settings: pgurl.Settings{PoolSize: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestManyProcessesOneChain(t *testing.T) {
 		})
 	}
 	for g := range local {
-		w, err := postgres.Open(ctxT(t), url, postgres.Options{PoolSize: 2})
+		w, err := postgres.Open(ctxT(t), url, postgres.Options{Settings: pgurl.Settings{PoolSize: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
-	"runtime"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -23,18 +20,12 @@ type Options struct {
 	// the process can never write, whatever its role may do. ewp-mcp
 	// replicas use it (with the reader role).
 	ReadOnly bool
-	// PoolSize is the most connections the process holds; 0 means
-	// max(4, 2×GOMAXPROCS), as the SQLite ledger's reader pool. Every
-	// replica's pool counts against the server's max_connections.
-	PoolSize int
-	// StatementTimeout bounds every statement on the server, so a stuck
-	// query fails instead of holding a connection; 0 means 30 s, negative
-	// none. A large ingest is many statements, each far below it.
-	StatementTimeout time.Duration
-	// ConnectTimeout bounds each connection attempt, so a replica whose
-	// database is down answers with an error instead of hanging; 0 means
-	// 5 s.
-	ConnectTimeout time.Duration
+	// Settings are the pool size, statement timeout and connect timeout
+	// (0: the defaults, max(4, 2×GOMAXPROCS), 30 s, 5 s), each used only
+	// where the URL gives none (pgurl.Settings). Every replica's pool
+	// counts against the server's max_connections; a large ingest is many
+	// statements, each far below the statement timeout.
+	pgurl.Settings
 	// Now stamps created_at; nil means time.Now. Tests and copies fix it.
 	Now func() time.Time
 	// MaxViewBytes bounds a snapshot's stored form as the SQLite ledger's
@@ -60,9 +51,9 @@ type Ledger struct {
 // Open connects to an existing ledger (made by Init). A database without
 // one is refused with what to do.
 func Open(ctx context.Context, dsn string, opt Options) (*Ledger, error) {
-	cfg, err := poolConfig(dsn, opt)
+	cfg, err := pgurl.PoolConfig(dsn, opt.Settings, pgurl.AccessOf(opt.ReadOnly))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ledger: %w", err)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -87,56 +78,6 @@ func maxBody(n int) int64 {
 		return math.MaxInt64
 	}
 	return int64(n)
-}
-
-func poolConfig(dsn string, opt Options) (*pgxpool.Config, error) {
-	cfg, err := pgxpool.ParseConfig(dsn)
-	if err != nil {
-		return nil, fmt.Errorf("ledger URL %s: %w", pgurl.Redact(dsn), pgurl.Scrub(dsn, err))
-	}
-	// A setting in the URL (pool_max_conns, connect_timeout,
-	// statement_timeout) holds unless Options set it: the operator can
-	// tune a replica from its --db value alone.
-	inURL := urlParams(dsn)
-	switch {
-	case opt.PoolSize > 0:
-		cfg.MaxConns = int32(opt.PoolSize)
-	case !inURL["pool_max_conns"]:
-		cfg.MaxConns = int32(max(4, 2*runtime.GOMAXPROCS(0)))
-	}
-	cc := cfg.ConnConfig
-	switch {
-	case opt.ConnectTimeout > 0:
-		cc.ConnectTimeout = opt.ConnectTimeout
-	case !inURL["connect_timeout"] || cc.ConnectTimeout <= 0:
-		cc.ConnectTimeout = 5 * time.Second
-	}
-	st := opt.StatementTimeout
-	if st == 0 && inURL["statement_timeout"] {
-		st = -1 // pgx already sends the URL's value as a runtime parameter
-	} else if st == 0 {
-		st = 30 * time.Second
-	}
-	if st > 0 {
-		cc.RuntimeParams["statement_timeout"] = strconv.FormatInt(st.Milliseconds(), 10)
-	}
-	if opt.ReadOnly {
-		cc.RuntimeParams["default_transaction_read_only"] = "on"
-	}
-	return cfg, nil
-}
-
-// urlParams names the query parameters of a URL-form dsn.
-func urlParams(dsn string) map[string]bool {
-	out := map[string]bool{}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return out
-	}
-	for k := range u.Query() {
-		out[k] = true
-	}
-	return out
 }
 
 // Path is the database URL the ledger was opened from, password hidden.

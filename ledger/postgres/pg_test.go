@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ewp-go/ewp/internal/pgtest"
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/ledgertest"
 	"github.com/ewp-go/ewp/ledger/postgres"
@@ -317,7 +318,7 @@ func TestWaitingWriterTimesOutWithAReason(t *testing.T) {
 	if _, err := tx.Exec(ctxT(t), `SELECT pg_advisory_xact_lock($1)`, int64(0x6577_7000_0000_0001)); err != nil {
 		t.Fatal(err)
 	}
-	w, err := postgres.Open(ctxT(t), url, postgres.Options{StatementTimeout: 300 * time.Millisecond})
+	w, err := postgres.Open(ctxT(t), url, postgres.Options{Settings: pgurl.Settings{StatementTimeout: 300 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}

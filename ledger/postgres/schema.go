@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/ledger"
 )
 
@@ -135,9 +136,10 @@ type Roles struct {
 // DefaultRoles are the role names Init uses when given none.
 var DefaultRoles = Roles{Reader: "ewp_reader", Writer: "ewp_writer", Server: "ewp_server"}
 
-// initLock serialises Init across processes (a different key from the
-// chain's lock, so Init never waits for a long ingest).
-const initLock = 0x6577_7000_0000_0002
+// initLock serialises Init across processes, the decision log's Init
+// included (a different key from the chain's lock, so Init never waits
+// for a long ingest).
+const initLock = pgurl.LockInit
 
 // Init creates the ledger's schema and roles in the database at url, and
 // changes nothing that is already there as this build would make it: run
@@ -146,7 +148,7 @@ const initLock = 0x6577_7000_0000_0002
 // database holding other tables and no ledger is refused untouched.
 func Init(ctx context.Context, url string, roles Roles) error {
 	roles = roles.withDefaults()
-	conn, err := pgx.Connect(ctx, url)
+	conn, err := pgurl.Connect(ctx, url, pgurl.SchemaWork, pgurl.ReadWrite)
 	if err != nil {
 		return ledgerErr("connect", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ewp-go/ewp/chain"
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/snapshot"
 )
@@ -22,7 +23,7 @@ import (
 // Advisory locks are per database, so ledgers in two databases of one
 // server do not wait for each other. The primary keys on the sequence
 // numbers would refuse a fork even if a writer skipped the lock.
-const chainLock = 0x6577_7000_0000_0001
+const chainLock = pgurl.LockLedgerChain
 
 // wtx is one write transaction holding the chain lock.
 type wtx struct {

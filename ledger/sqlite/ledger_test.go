@@ -87,10 +87,11 @@ func TestOpenOrCreateRace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "race.db")
 	errs := make(chan error, 4)
 	for range 4 {
+		v := decode(t, viewP)
 		go func() {
 			l, err := sqlite.OpenOrCreate(path, sqlite.Options{})
 			if err == nil {
-				_, err = l.Put(context.Background(), []*warrant.View{decode(t, viewP)})
+				_, err = l.Put(context.Background(), []*warrant.View{v})
 				l.Close()
 			}
 			errs <- err

@@ -51,13 +51,16 @@ func TestWriteRefusesBrokenTail(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer l.Close()
-			before, _ := l.Head(context.Background())
+			before, err := l.Head(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
 			_, err = l.Put(context.Background(), []*warrant.View{decode(t, viewP)})
 			if !errors.Is(err, ledger.ErrBrokenChain) || !strings.Contains(err.Error(), "ewp-ingest verify") || !strings.Contains(err.Error(), c.what) {
 				t.Fatalf("put on a broken tail: %v", err)
 			}
-			if after, _ := l.Head(context.Background()); after != before {
-				t.Fatalf("head moved from %v to %v", before, after)
+			if after, err := l.Head(context.Background()); err != nil || after != before {
+				t.Fatalf("head moved from %v to %v (%v)", before, after, err)
 			}
 		})
 	}
