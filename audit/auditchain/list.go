@@ -15,14 +15,20 @@ type ListSQL struct {
 	Decisions, Approvals string
 	// EmptyID is the literal of an empty approval_id column.
 	EmptyID string
-	// Numbered placeholders ($1, $2, …) instead of ?.
-	Numbered bool
+	// Placeholder is the dialect's parameter n (from 1): Question or Dollar.
+	Placeholder func(n int) string
 	// Bind turns an ID's canonical JSON into the value its column takes.
 	Bind func(asJSON string) any
-	// Column is what the query selects of each decision; "" means body.
-	// The SQLite log keeps bodies apart and selects the event number.
+	// Column is what the query selects of each decision: its body, or
+	// (the SQLite log, which keeps bodies apart) its event number.
 	Column string
 }
+
+// Question is SQLite's placeholder: ? whatever its number.
+func Question(int) string { return "?" }
+
+// Dollar is PostgreSQL's placeholder: $n.
+func Dollar(n int) string { return "$" + strconv.Itoa(n) }
 
 // Seek finds the decision a page continues from: its seq, or found false
 // when there is none.
@@ -32,26 +38,23 @@ type Seek func(decisionID any) (key any, found bool, err error)
 // its arguments. They come in recording order (seq), which the table and
 // the pending index keep, so no query sorts (and export streams), and a
 // reader following the log with After never skips a decision recorded
-// after one it has seen; a time window selects, it does not reorder. Since is inclusive, Until
-// exclusive; a zero Limit means all. Filters by proposition or outcome
-// scan the decisions: they are an operator's queries.
+// after one it has seen; a time window selects, it does not reorder.
+// Since is inclusive, Until exclusive; a zero Limit means all. Filters by
+// proposition or outcome scan the decisions: they are an operator's
+// queries.
 func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
 	var where []string
-	var args []any
-	add := func(cond string, arg ...any) {
-		for _, a := range arg {
-			args = append(args, a)
-			if s.Numbered {
-				cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(args)), 1)
-			}
-		}
-		where = append(where, cond)
+	var vals []any
+	// arg adds a parameter and returns its placeholder.
+	arg := func(v any) string {
+		vals = append(vals, v)
+		return s.Placeholder(len(vals))
 	}
 	if !q.Since.IsZero() {
-		add("time_ns >= ?", q.Since.UnixNano())
+		where = append(where, "time_ns >= "+arg(q.Since.UnixNano()))
 	}
 	if !q.Until.IsZero() {
-		add("time_ns < ?", q.Until.UnixNano())
+		where = append(where, "time_ns < "+arg(q.Until.UnixNano()))
 	}
 	if q.Outcome != "" {
 		// A literal, not a parameter, so the planner can use the partial
@@ -59,22 +62,21 @@ func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
 		if !KnownOutcome(q.Outcome) {
 			return "", nil, fmt.Errorf("outcome %q: want MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED or ANSWERED", q.Outcome)
 		}
-		add("outcome = '" + q.Outcome + "'")
+		where = append(where, "outcome = '"+q.Outcome+"'")
 	}
 	if q.PropositionID != "" {
-		add("proposition_id = ?", s.Bind(AsJSON(q.PropositionID)))
+		where = append(where, "proposition_id = "+arg(s.Bind(AsJSON(q.PropositionID))))
 	}
 	if q.ApprovalID != "" {
 		// The literal term lets the planner use the partial index.
-		add("approval_id = ? AND approval_id <> "+s.EmptyID, s.Bind(AsJSON(q.ApprovalID)))
+		where = append(where, "approval_id = "+arg(s.Bind(AsJSON(q.ApprovalID)))+" AND approval_id <> "+s.EmptyID)
 	}
 	if q.Pending {
-		add("outcome = '" + audit.OutcomeRequireConfirmation + "' AND NOT EXISTS (SELECT 1 FROM " + s.Approvals + " a WHERE a.decision_id = d.decision_id)")
+		where = append(where, "outcome = '"+audit.OutcomeRequireConfirmation+"' AND NOT EXISTS (SELECT 1 FROM "+s.Approvals+" a WHERE a.decision_id = d.decision_id)")
 	}
-	const order = "seq"
-	dir, cmp := "ASC", ">"
+	dir, cmp := "ASC", " > "
 	if q.NewestFirst {
-		dir, cmp = "DESC", "<"
+		dir, cmp = "DESC", " < "
 	}
 	if q.After != "" {
 		key, found, err := seek(s.Bind(AsJSON(q.After)))
@@ -84,26 +86,17 @@ func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
 		if !found {
 			return "", nil, fmt.Errorf("%w: after %s: no such decision to continue from", audit.ErrNotFound, q.After)
 		}
-		add("d."+order+" "+cmp+" ?", key)
+		where = append(where, "d.seq"+cmp+arg(key))
 	}
-	col := s.Column
-	if col == "" {
-		col = "body"
-	}
-	query := "SELECT " + col + " FROM " + s.Decisions + " d"
+	query := "SELECT " + s.Column + " FROM " + s.Decisions + " d"
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
-	query += " ORDER BY d." + order + " " + dir
+	query += " ORDER BY d.seq " + dir
 	if q.Limit > 0 {
-		args = append(args, q.Limit)
-		if s.Numbered {
-			query += " LIMIT $" + strconv.Itoa(len(args))
-		} else {
-			query += " LIMIT ?"
-		}
+		query += " LIMIT " + arg(q.Limit)
 	}
-	return query, args, nil
+	return query, vals, nil
 }
 
 // Rows is what both drivers' result sets offer.

@@ -68,7 +68,7 @@ func (l *Log) Each(ctx context.Context, q auditchain.Query, fn func(*audit.Decis
 // listSQL is the listing query as PostgreSQL spells it.
 var listSQL = auditchain.ListSQL{
 	Decisions: "ewp_audit.decisions", Approvals: "ewp_audit.approvals", EmptyID: "''::bytea",
-	Numbered: true, Bind: func(id string) any { return b(id) },
+	Column: "body", Placeholder: auditchain.Dollar, Bind: func(id string) any { return b(id) },
 }
 
 func (l *Log) selectSQL(ctx context.Context, q auditchain.Query) (string, []any, error) {

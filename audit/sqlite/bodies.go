@@ -146,7 +146,6 @@ func nthBody(row []byte, first, event int64) ([]byte, error) {
 type bodyReader struct {
 	ctx    context.Context
 	q      querier
-	table  string // "" for decision_bodies (Upgrade reads an old one)
 	first  int64
 	bodies [][]byte // the current row, cut
 }
@@ -154,11 +153,7 @@ type bodyReader struct {
 func (r *bodyReader) body(event int64) ([]byte, error) {
 	if r.bodies == nil || event < r.first || event-r.first >= int64(len(r.bodies)) {
 		var row []byte
-		table := r.table
-		if table == "" {
-			table = tableBodies
-		}
-		err := r.q.QueryRowContext(r.ctx, `SELECT first_event, bodies FROM `+table+` WHERE first_event <= ? ORDER BY first_event DESC LIMIT 1`, event).
+		err := r.q.QueryRowContext(r.ctx, `SELECT first_event, bodies FROM decision_bodies WHERE first_event <= ? ORDER BY first_event DESC LIMIT 1`, event).
 			Scan(&r.first, &row)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, err

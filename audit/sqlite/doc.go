@@ -84,27 +84,11 @@
 // keeps the head it committed while PRAGMA data_version shows that no
 // other connection wrote since.
 //
-// # Upgrading a version 1 or 2 log
+// # Other schema versions
 //
-// Version 1 kept a wide decisions row per decision (body and body_sha256
-// included) and an events row for it; version 2 kept the bodies as this
-// version does and a narrow decisions row for every decision. Payloads
-// and hashes are the same in every version: the chain is the same, entry
-// for entry. [Upgrade] converts an old file in place, in one IMMEDIATE
-// transaction, so a failure or a crash part-way leaves the old log: it
-// verifies the whole old chain first and refuses a broken log, naming the
-// break (converting it would carry an edit into a chain that no longer
-// shows it); it then sets the old tables aside, creates this version's
-// schema exactly as a new log's, writes each decision's body into
-// decision_bodies rows (a row per run of consecutive decisions, at most
-// 256) and a decisions row with its event's number and hash for each
-// special one, keeps the approvals, the uses and their events, drops the
-// old tables, and verifies the result against the head it started from
-// before committing. The head is the same before and after, so a head
-// kept from `ewp-audit verify` still holds. A current log is left alone.
-// [Open] and [OpenOrCreate] without ReadOnly (ewp-mcp at start-up,
-// ewp-audit approve) upgrade an old file first; a ReadOnly Open refuses
-// it with [ErrSchemaVersion], naming `ewp-audit upgrade`.
+// A file whose schema_version is not [SchemaVersion] is refused by every
+// open, with [ErrSchemaVersion] naming both versions. Versions 1 and 2
+// were development formats no release wrote, so nothing converts them.
 //
 // # Durability and group commit
 //

@@ -12,15 +12,10 @@ import (
 )
 
 // TestMain lets TestKillKeepsEveryReturnedRecord run this test binary as
-// a recording child process, and TestUpgradeCrashLeavesV1 as an upgrading
-// one.
+// a recording child process.
 func TestMain(m *testing.M) {
 	if path := os.Getenv("EWP_AUDIT_RECORDER"); path != "" {
 		recordForever(path)
-		return
-	}
-	if path := os.Getenv("EWP_AUDIT_UPGRADE_CRASH"); path != "" {
-		crashMidUpgrade(path)
 		return
 	}
 	os.Exit(m.Run())

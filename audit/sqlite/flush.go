@@ -14,7 +14,8 @@ import (
 type flushState struct {
 	pend    []int // ops waiting to be flushed, by index
 	keep    []int
-	inOrder []bool // per kept op of pend: its id is in order
+	inOrder []bool          // per kept op of pend: its id is in order
+	keys    map[string]bool // the idempotency keys kept in the run, credential NUL key
 	bodies  []byte
 	hashes  [][]byte
 }
@@ -50,45 +51,20 @@ func (t *wtx) flush(ops []op, errs []error) error {
 // refuseTaken drops from t.pend (sorted by id) the decisions whose
 // decision_id or idempotency key is taken, in the log or earlier in the
 // run, setting their errs, and marks which of those kept are in order.
-// An in-order id is greater than every id recorded in order, and every
-// out-of-order id is smaller than some earlier in-order one, so only an
-// out-of-order id needs looking up.
 func (t *wtx) refuseTaken(ops []op, errs []error) error {
 	keep, inOrder := t.keep[:0], t.inOrder[:0]
-	var seen map[string]bool
 	maxID, lastKept := t.maxID, ""
+	clear(t.keys)
 	for _, i := range t.pend {
 		r := &ops[i].rec.Row
 		in := r.DecisionID > maxID
-		why := takenNone
-		switch {
-		case len(keep) > 0 && r.DecisionID == lastKept:
-			why = takenID // its twin in the run, adjacent after the sort
-		case !in:
-			found, err := t.idTaken(r.DecisionID)
-			if err != nil {
-				return auditchain.InDoubt(err)
-			}
-			if found {
-				why = takenID
-			}
+		twin := len(keep) > 0 && r.DecisionID == lastKept // adjacent after the sort
+		refusal, err := t.refusal(r, in, twin)
+		if err != nil {
+			return auditchain.InDoubt(err)
 		}
-		if why == takenNone && r.IdemKey.Valid {
-			if seen == nil {
-				seen = map[string]bool{}
-			}
-			var err error
-			if why, err = t.keyTaken(r, seen); err != nil {
-				return auditchain.InDoubt(err)
-			}
-		}
-		switch why {
-		case takenID:
-			errs[i] = fmt.Errorf("decision %s is already recorded; every call gets a new decision_id", r.DecisionID)
-			continue
-		case takenKey:
-			errs[i] = fmt.Errorf("%w: credential %q already recorded a decision under idempotency_key %q; fetch it with ByIdempotencyKey",
-				audit.ErrDuplicateKey, r.Credential, r.IdemKey.String)
+		if refusal != nil {
+			errs[i] = refusal
 			continue
 		}
 		keep, inOrder, lastKept = append(keep, i), append(inOrder, in), r.DecisionID
@@ -100,12 +76,30 @@ func (t *wtx) refuseTaken(ops []op, errs []error) error {
 	return nil
 }
 
-// What a decision's taken: nothing, its id or its idempotency key.
-const (
-	takenNone = iota
-	takenID
-	takenKey
-)
+// refusal is why decision r may not be recorded, nil when it may: its id
+// is its twin's in the run or already in the log, or its idempotency key
+// is taken. An in-order id is greater than every id recorded in order,
+// and every out-of-order id is smaller than some earlier in-order one, so
+// only an out-of-order id needs looking up.
+func (t *wtx) refusal(r *decisionRow, inOrder, twin bool) (refusal, err error) {
+	idTaken := twin
+	if !twin && !inOrder {
+		if idTaken, err = t.idTaken(r.DecisionID); err != nil {
+			return nil, err
+		}
+	}
+	if idTaken {
+		return fmt.Errorf("decision %s is already recorded; every call gets a new decision_id", r.DecisionID), nil
+	}
+	if !r.IdemKey.Valid {
+		return nil, nil
+	}
+	if keyTaken, err := t.keyTaken(r); err != nil || !keyTaken {
+		return nil, err
+	}
+	return fmt.Errorf("%w: credential %q already recorded a decision under idempotency_key %q; fetch it with ByIdempotencyKey",
+		audit.ErrDuplicateKey, r.Credential, r.IdemKey.String), nil
+}
 
 // idTaken looks an out-of-order decision_id up in the log (this
 // transaction's earlier runs included).
@@ -118,19 +112,22 @@ func (t *wtx) idTaken(id string) (bool, error) {
 }
 
 // keyTaken says whether a decision's idempotency key is taken, in the log
-// or by one seen earlier in the run.
-func (t *wtx) keyTaken(r *decisionRow, seen map[string]bool) (int, error) {
+// or by one kept earlier in the run (t.keys), and else takes it.
+func (t *wtx) keyTaken(r *decisionRow) (bool, error) {
 	k := r.Credential + "\x00" + r.IdemKey.String
-	if seen[k] {
-		return takenKey, nil
+	if t.keys[k] {
+		return true, nil
 	}
 	var n int
 	err := t.tx.QueryRow(`SELECT count(*) FROM decisions WHERE credential = ? AND idem_key = ?`, r.Credential, r.IdemKey.String).Scan(&n)
 	if err != nil || n > 0 {
-		return takenKey, err
+		return true, err
 	}
-	seen[k] = true
-	return takenNone, nil
+	if t.keys == nil {
+		t.keys = map[string]bool{}
+	}
+	t.keys[k] = true
+	return false, nil
 }
 
 // special reports a decision that needs a decisions row: its id is out of

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -76,4 +77,15 @@ func mustVerify(t testing.TB, l *sqlite.Log) sqlite.VerifyReport {
 		t.Fatalf("verify: %+v %v", rep, err)
 	}
 	return rep
+}
+
+// sameDecision fails unless got reads back exactly as want, field for
+// field (as JSON).
+func sameDecision(t testing.TB, got, want *audit.Decision) {
+	t.Helper()
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if string(g) != string(w) {
+		t.Fatalf("decision reads back as\n%s\nwant\n%s", g, w)
+	}
 }

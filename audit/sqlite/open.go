@@ -43,11 +43,6 @@ type Options struct {
 	// MaxBatch caps how many pending writes share one commit; zero means
 	// 512.
 	MaxBatch int
-
-	// upgradeFault, when set, is called at each stage of an upgrade and
-	// fails it by returning an error: tests use it to interrupt Upgrade
-	// mid-way, as a crash would.
-	upgradeFault func(stage string) error
 }
 
 // busyTimeout is Options.BusyTimeout with its default.
@@ -77,9 +72,7 @@ var ErrLogNotFound = errors.New("decision log not found")
 
 // Open opens an existing log; a missing file is an error (wrapping
 // ErrLogNotFound), so a mistyped path never becomes a new, empty log.
-// Opened for writing, a version 1 or 2 log is first upgraded in place
-// (Upgrade); opened ReadOnly, it is refused with ErrSchemaVersion, since
-// reading must not rewrite the file.
+// A log of another schema version is refused with ErrSchemaVersion.
 func Open(path string, opt Options) (*Log, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s does not exist; ewp-mcp creates it when it starts with this ledger, or check --db/--audit", ErrLogNotFound, path)
@@ -101,8 +94,7 @@ func Create(path string, opt Options) (*Log, error) {
 }
 
 // OpenOrCreate opens the log at path, creating it when missing (the
-// server at start-up). Like Open without ReadOnly, it first upgrades a
-// version 1 or 2 log in place (see Upgrade).
+// server at start-up).
 func OpenOrCreate(path string, opt Options) (*Log, error) {
 	if opt.ReadOnly {
 		return Open(path, opt)
@@ -129,12 +121,6 @@ func open(path string, opt Options, create bool) (*Log, error) {
 	if err := l.connect(abs, busy, opt.SyncFull); err != nil {
 		l.Close() // connect may have opened the reader pool before failing
 		return nil, err
-	}
-	if !l.ro {
-		if err := upgradeOld(ctx, l.r, path, opt); err != nil {
-			l.Close()
-			return nil, err
-		}
 	}
 	if err := checkSchema(ctx, l.r, path); err != nil {
 		l.Close()

@@ -103,7 +103,7 @@ func (l *Log) Each(ctx context.Context, q Query, fn func(*audit.Decision) error)
 
 // listSQL is the listing query as SQLite spells it.
 var listSQL = auditchain.ListSQL{
-	Decisions: "decisions", Approvals: "approvals", EmptyID: "''", Column: "event",
+	Decisions: "decisions", Approvals: "approvals", EmptyID: "''", Column: "event", Placeholder: auditchain.Question,
 	Bind: func(id string) any { return id },
 }
 

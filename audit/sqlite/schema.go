@@ -11,8 +11,9 @@ import (
 )
 
 // SchemaVersion is the layout this build reads and writes; a log of
-// another version is refused rather than guessed at (version 1 and 2 logs are
-// upgraded in place by Upgrade, chain head unchanged).
+// another version is refused rather than guessed at: no release has
+// shipped, so no log of an earlier version exists outside this
+// repository's history and none is upgraded.
 const SchemaVersion = 3
 
 // appendOnly are the tables the database itself refuses to UPDATE or
@@ -127,13 +128,9 @@ CREATE TABLE events (
 
 // triggers returns the append-only triggers by name, each with its SQL as
 // sqlite_master keeps it, so Verify can compare them exactly.
-func triggers() map[string]string { return triggersOn(appendOnly) }
-
-// triggersOn returns the append-only triggers of tables (version 1 had
-// the same triggers on its own tables; Upgrade checks those).
-func triggersOn(tables []string) map[string]string {
+func triggers() map[string]string {
 	m := map[string]string{}
-	for _, t := range tables {
+	for _, t := range appendOnly {
 		for _, op := range []string{"UPDATE", "DELETE"} {
 			name := t + "_no_" + op
 			m[name] = fmt.Sprintf("CREATE TRIGGER %s BEFORE %s ON %s BEGIN SELECT RAISE(ABORT, 'EWP_REFUSE_IMMUTABLE_RECORD: the decision log is append-only; %s on %s is refused'); END",
@@ -164,9 +161,8 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 	return tx.Commit()
 }
 
-// layout creates every table, index and trigger of this version and
-// records the version, inside tx: a new log, or the rebuild of an old one
-// (Upgrade), so both have exactly the same schema.
+// layout creates every table, index and trigger of a new log and records
+// the version, inside tx.
 func layout(ctx context.Context, tx *sql.Tx) error {
 	ddl := schemaDDL
 	for _, sql := range triggers() {
@@ -188,11 +184,8 @@ func checkSchema(ctx context.Context, db *sql.DB, path string) error {
 	if err != nil {
 		return fmt.Errorf("%s is not a decision log (no schema_version: %v); point --audit at the log ewp-mcp writes (by default LEDGER.audit beside the ledger)", path, err)
 	}
-	switch v {
-	case strconv.Itoa(SchemaVersion):
+	if v == strconv.Itoa(SchemaVersion) {
 		return nil
-	case "1", "2":
-		return fmt.Errorf("%w: %s has schema_version %s, this build reads version %d; upgrade it in place with `ewp-audit upgrade --audit %s` (ewp-mcp also upgrades it when it starts; the chain head is kept)", ErrSchemaVersion, path, v, SchemaVersion, path)
 	}
-	return fmt.Errorf("%w: %s has schema_version %s, this build reads version %d; use the ewp release that wrote it", ErrSchemaVersion, path, v, SchemaVersion)
+	return fmt.Errorf("%w: %s has schema_version %s, this build reads only version %d and converts no other (versions 1 and 2 were development formats that no release wrote); read it with the build that wrote it, or start a new log", ErrSchemaVersion, path, v, SchemaVersion)
 }

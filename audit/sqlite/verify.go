@@ -64,9 +64,6 @@ type verifier struct {
 	decisions int64
 	// maxID is the greatest in-order decision_id walked so far.
 	maxID string
-	// v2 verifies a version 2 log (Upgrade): every decision has a row,
-	// decision_bodies has no id range.
-	v2 bool
 }
 
 const walkSQL = `
@@ -97,33 +94,34 @@ type eventRow struct {
 	uAppr, uUsedBy sql.NullString
 }
 
+// bodiesSQL reads the decision_bodies rows in event order.
+const bodiesSQL = `SELECT first_event, first_seq, n, head, first_id, last_id, bodies FROM decision_bodies ORDER BY first_event`
+
 // bodiesRow is a decision_bodies row cut into its bodies, and how many of
-// them the walk has handed on; ids is its first_id and last_id, and seen
-// the in-order ids the walk found in it.
+// them the walk has handed on; firstID and lastID are its columns, and
+// seenFirst and seenLast the in-order ids the walk found in it ("" for
+// none: an empty id is never in order).
 type bodiesRow struct {
-	first, firstSeq, n int64
-	head               []byte
-	ids                [2]sql.NullString
-	seen               idRange
-	bodies             [][]byte
-	used               int
+	first, firstSeq, n  int64
+	head                []byte
+	firstID, lastID     sql.NullString
+	seenFirst, seenLast string
+	bodies              [][]byte
+	used                int
 }
 
-// walk hands the walker every event in order: the event rows (approvals
-// and uses) and the decisions, whose bodies the decision_bodies rows hold
-// in event order, merged by event number. Each decision's row is found
-// by the decision_id its body names.
+// walk hands the walker every event in event order, merging two
+// streams: the events rows (approvals and uses, with their rows joined)
+// and the decisions, whose bodies the decision_bodies rows hold, a row's
+// decisions at consecutive events from its first_event. Whichever stream
+// has the lower event number next goes first.
 func (v *verifier) walk() (*Break, error) {
 	events, err := v.tx.QueryContext(v.ctx, walkSQL)
 	if err != nil {
 		return nil, err
 	}
 	defer events.Close()
-	cols := `first_id, last_id`
-	if v.v2 {
-		cols = `NULL, NULL`
-	}
-	bodies, err := v.tx.QueryContext(v.ctx, `SELECT first_event, first_seq, n, head, `+cols+`, bodies FROM decision_bodies ORDER BY first_event`)
+	bodies, err := v.tx.QueryContext(v.ctx, bodiesSQL)
 	if err != nil {
 		return nil, err
 	}
@@ -132,20 +130,15 @@ func (v *verifier) walk() (*Break, error) {
 		return nil, err
 	}
 	defer v.row.Close()
-	var e *eventRow
+	e, err := nextEvent(events)
 	var b *bodiesRow
-	for {
-		if e == nil {
-			if e, err = nextEvent(events); err != nil {
-				return nil, err
-			}
-		}
+	for err == nil {
 		if b == nil || b.used == len(b.bodies) {
 			if b, err = nextBodies(bodies); err != nil {
 				return nil, err
 			}
-			if b != nil && len(b.bodies) == 0 {
-				return &Break{Seq: b.first, Table: tableBodies, What: fmt.Sprintf("the row at event %d holds no body (inserted behind the chain)", b.first)}, nil
+			if brk := b.malformed(); brk != nil {
+				return brk, nil
 			}
 		}
 		var brk *Break
@@ -153,16 +146,19 @@ func (v *verifier) walk() (*Break, error) {
 		case e == nil && b == nil:
 			return nil, nil
 		case b == nil || (e != nil && e.seq < b.first+int64(b.used)):
-			brk, e = v.event(e), nil
+			brk = v.event(e)
+			e, err = nextEvent(events)
 		default:
 			brk, err = v.decision(b)
 		}
-		if brk != nil || err != nil {
-			return brk, err
+		if brk != nil {
+			return brk, nil
 		}
 	}
+	return nil, err
 }
 
+// nextEvent reads the next event, nil after the last.
 func nextEvent(rows *sql.Rows) (*eventRow, error) {
 	if !rows.Next() {
 		return nil, rows.Err()
@@ -174,18 +170,32 @@ func nextEvent(rows *sql.Rows) (*eventRow, error) {
 	return &e, err
 }
 
-// nextBodies reads the next decision_bodies row.
+// nextBodies reads the next decision_bodies row, nil after the last.
 func nextBodies(rows *sql.Rows) (*bodiesRow, error) {
 	if !rows.Next() {
 		return nil, rows.Err()
 	}
 	var b bodiesRow
 	var raw []byte
-	if err := rows.Scan(&b.first, &b.firstSeq, &b.n, &b.head, &b.ids[0], &b.ids[1], &raw); err != nil {
+	if err := rows.Scan(&b.first, &b.firstSeq, &b.n, &b.head, &b.firstID, &b.lastID, &raw); err != nil {
 		return nil, err
 	}
 	b.bodies = splitBodies(raw)
 	return &b, nil
+}
+
+// malformed finds a row whose count of bodies is not the one it says (or
+// is none: a row no commit writes).
+func (b *bodiesRow) malformed() *Break {
+	switch {
+	case b == nil:
+		return nil
+	case len(b.bodies) == 0:
+		return &Break{Seq: b.first, Table: tableBodies, What: fmt.Sprintf("the row at event %d holds no body (inserted behind the chain)", b.first)}
+	case int64(len(b.bodies)) != b.n:
+		return &Break{Seq: b.first, Table: tableBodies, What: fmt.Sprintf("the row at event %d holds %d bodies but says %d (a body was added or removed)", b.first, len(b.bodies), b.n)}
+	}
+	return nil
 }
 
 // event hands one event row and the row it names to the walker.
@@ -218,9 +228,6 @@ func (v *verifier) decision(b *bodiesRow) (*Break, error) {
 	i := b.used
 	b.used++
 	event, seq := b.first+int64(i), b.firstSeq+int64(i)
-	if int64(len(b.bodies)) != b.n {
-		return &Break{Seq: b.first, Table: tableBodies, What: fmt.Sprintf("the row at event %d holds %d bodies but says %d (a body was added or removed)", b.first, len(b.bodies), b.n)}, nil
-	}
 	brk := func(format string, args ...any) *Break {
 		return &Break{Seq: event, Table: tableDecisions, RowSeq: seq, What: fmt.Sprintf(format, args...)}
 	}
@@ -234,10 +241,13 @@ func (v *verifier) decision(b *bodiesRow) (*Break, error) {
 	inOrder := derived.DecisionID > v.maxID
 	if inOrder {
 		v.maxID = derived.DecisionID
-		b.seen.add(derived.DecisionID)
+		if b.seenFirst == "" {
+			b.seenFirst = derived.DecisionID
+		}
+		b.seenLast = derived.DecisionID
 	}
 	r, hash := derived, chainHash(v.prev, derived.Payload())
-	if v.v2 || special(&derived, inOrder) {
+	if special(&derived, inOrder) {
 		var brk *Break
 		if r, hash, brk, err = v.decisionRow(&derived, event); brk != nil || err != nil {
 			return brk, err
@@ -252,36 +262,35 @@ func (v *verifier) decision(b *bodiesRow) (*Break, error) {
 	if b.used < len(b.bodies) {
 		return nil, nil
 	}
-	if !bytes.Equal(b.head, hash) {
-		return &Break{Seq: b.first, Table: tableBodies, What: fmt.Sprintf("the row at event %d names a head that is not its last decision's hash: a body in it, or a decision's hash, was edited", b.first)}, nil
-	}
-	return v.idRange(b), nil
+	return b.ended(hash), nil
 }
 
-// idRange checks a decision_bodies row's first_id and last_id, once the
-// walk has read it, against the in-order ids it holds: a lookup by id
-// trusts them.
-func (v *verifier) idRange(b *bodiesRow) *Break {
-	if v.v2 {
-		return nil
+// ended checks a decision_bodies row the walk has read to its end: its
+// head must be its last decision's hash, and its first_id and last_id the
+// in-order ids it holds (a lookup by id trusts them).
+func (b *bodiesRow) ended(last []byte) *Break {
+	if !bytes.Equal(b.head, last) {
+		return &Break{Seq: b.first, Table: tableBodies, What: fmt.Sprintf("the row at event %d names a head that is not its last decision's hash: a body in it, or a decision's hash, was edited", b.first)}
 	}
-	str := func(x any) string {
-		if x == nil {
-			return "NULL"
-		}
-		return fmt.Sprintf("%q", x)
+	got, want := idsText(b.firstID, b.lastID), idsText(nullable(b.seenFirst), nullable(b.seenLast))
+	if got != want {
+		return &Break{Seq: b.first, Table: tableBodies, What: fmt.Sprintf("the row at event %d says first_id … last_id %s, but the in-order ids it holds are %s: a lookup by id would miss or mistake a decision", b.first, got, want)}
 	}
-	null := func(n sql.NullString) string {
+	return nil
+}
+
+// nullable is id as its column holds it: NULL for "".
+func nullable(id string) sql.NullString { return sql.NullString{String: id, Valid: id != ""} }
+
+// idsText shows a row's first_id … last_id, "NULL" for a NULL.
+func idsText(first, last sql.NullString) string {
+	show := func(n sql.NullString) string {
 		if !n.Valid {
 			return "NULL"
 		}
-		return fmt.Sprintf("%q", n.String)
+		return strconv.Quote(n.String)
 	}
-	got, want := null(b.ids[0])+" … "+null(b.ids[1]), str(b.seen.first)+" … "+str(b.seen.last)
-	if got == want {
-		return nil
-	}
-	return &Break{Seq: b.first, Table: tableBodies, What: fmt.Sprintf("the row at event %d says first_id … last_id %s, but the in-order ids it holds are %s: a lookup by id would miss or mistake a decision", b.first, got, want)}
+	return show(first) + " … " + show(last)
 }
 
 // decisionRow reads a special decision's row into r and hash and checks
@@ -326,13 +335,6 @@ func (v *verifier) orphans() (*Break, error) {
 	return v.w.Orphans([]string{tableApprovals, tableUses}, v.count, v.firstUnrecorded)
 }
 
-// eventOrphans finds rows that no event row records, in every chained
-// table: Upgrade's check of a version 1 log, whose decisions had event
-// rows too (later versions count their decisions in orphans first).
-func (v *verifier) eventOrphans() (*Break, error) {
-	return v.w.Orphans(auditchain.ChainedTables, v.count, v.firstUnrecorded)
-}
-
 // count is how many rows table t holds.
 func (v *verifier) count(t string) (n int64, err error) {
 	err = v.tx.QueryRowContext(v.ctx, `SELECT count(*) FROM `+t).Scan(&n)
@@ -350,17 +352,8 @@ func (v *verifier) firstUnrecorded(t string) (seq int64, err error) {
 // edits, even if none has been made yet.
 func (v *verifier) schema() (*Break, error) {
 	var ver string
-	want := SchemaVersion
-	if v.v2 {
-		want = 2
+	if err := v.tx.QueryRowContext(v.ctx, `SELECT value FROM audit_meta WHERE key = 'schema_version'`).Scan(&ver); err != nil || ver != strconv.Itoa(SchemaVersion) {
+		return &Break{Table: "audit_meta", What: fmt.Sprintf("schema_version is %q, want %d (%v)", ver, SchemaVersion, err)}, nil
 	}
-	if err := v.tx.QueryRowContext(v.ctx, `SELECT value FROM audit_meta WHERE key = 'schema_version'`).Scan(&ver); err != nil || ver != strconv.Itoa(want) {
-		return &Break{Table: "audit_meta", What: fmt.Sprintf("schema_version is %q, want %d (%v)", ver, want, err)}, nil
-	}
-	return v.triggers(triggers())
-}
-
-// triggers checks the file's triggers against want, name to definition.
-func (v *verifier) triggers(want map[string]string) (*Break, error) {
-	return triggersBreak(v.ctx, v.tx, want)
+	return triggersBreak(v.ctx, v.tx, triggers())
 }

@@ -1,7 +1,6 @@
 // Command ewp-audit is the operator's side of the accountable gate: it
 // reads the decision log ewp-mcp writes (list, show, export, verify),
-// answers the decisions that asked for confirmation (approve, reject) and
-// upgrades a log file written by an older release (upgrade). keygen makes
+// answers the decisions that asked for confirmation (approve, reject). keygen makes
 // the operator key that signs approvals: the server honours only
 // approvals signed by a key in its operator keys file.
 // Only an operator at a shell creates approvals; the agent's MCP session
@@ -32,7 +31,7 @@ const (
 	exitUsage    = 2
 	exitRefused  = 3 // the decision cannot be answered so
 	exitLog      = 4 // the log could not be opened, read or written
-	exitBroken   = 5 // verify found a break, or upgrade refused a broken log
+	exitBroken   = 5 // verify found a break
 	exitInternal = 6
 )
 
@@ -60,7 +59,6 @@ var commands = map[string]command{
 	"show":    {runShow, usageShow},
 	"verify":  {runVerify, usageVerify},
 	"export":  {runExport, usageExport},
-	"upgrade": {runUpgrade, usageUpgrade},
 	"keygen":  {runKeygen, usageKeygen},
 }
 
@@ -83,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		return usageError(stderr, fmt.Sprintf("unknown command %q; the commands are approve, reject, list, show, verify, export, upgrade, keygen", args[0]))
+		return usageError(stderr, fmt.Sprintf("unknown command %q; the commands are approve, reject, list, show, verify, export, keygen", args[0]))
 	}
 	return c.run(&env{ctx: ctx, stdout: stdout, stderr: stderr, now: time.Now}, args[1:])
 }

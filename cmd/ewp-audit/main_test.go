@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -122,7 +123,7 @@ func pending(prop string, i int) *audit.Decision {
 
 func TestHelpTeaches(t *testing.T) {
 	out, _ := wantExit(t, 0, "--help")
-	for _, want := range []string{"EXAMPLES", "EXIT CODES", "--db LEDGER", "LEDGER.audit", "--pending", "verify", "export", "upgrade", "--json", "never the agent"} {
+	for _, want := range []string{"EXAMPLES", "EXIT CODES", "--db LEDGER", "LEDGER.audit", "--pending", "verify", "export", "--json", "never the agent"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--help lacks %q", want)
 		}
@@ -134,7 +135,6 @@ func TestHelpTeaches(t *testing.T) {
 		"show":    {"approval trail", "APPROVAL_ID"},
 		"verify":  {"--head SEQ:HASH", "cut off"},
 		"export":  {"JSON Lines", "streams"},
-		"upgrade": {"--audit PATH", "version 1", "same head", "refuses a log that was edited", "nothing to do"},
 	} {
 		out, _ := wantExit(t, 0, cmd, "--help")
 		for _, w := range want {
@@ -154,6 +154,7 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{}, "USAGE"},
 		{[]string{"bless", id}, "unknown command"},
+		{[]string{"upgrade", "--db", db}, "unknown command"},
 		{[]string{"list"}, "--db LEDGER"},
 		{[]string{"approve", "--db", db, id, "--once"}, "ewp-audit keygen"},
 		{[]string{"approve", "--db", db, id, "--once", "--key", opKey("a"), "--approver", "b"}, "not the name of the operator key"},
@@ -185,6 +186,33 @@ func TestMissingLogIsNotCreated(t *testing.T) {
 	}
 	if _, err := os.Stat(sqlite.DefaultPath(db)); err == nil {
 		t.Fatal("list created a log")
+	}
+}
+
+// TestOlderSchemaRefused: a log file of another schema version is refused
+// by the commands that read it and by those that write it (exit 4), the
+// message naming both versions; none converts it.
+func TestOlderSchemaRefused(t *testing.T) {
+	db, ds := seeded(t, pending("P-db", 1))
+	raw, err := sql.Open("sqlite", sqlite.DefaultPath(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP TRIGGER audit_meta_no_UPDATE`, `UPDATE audit_meta SET value = '2' WHERE key = 'schema_version'`} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+	for _, args := range [][]string{
+		{"list", "--db", db},
+		{"verify", "--db", db},
+		{"approve", "--db", db, ds[0].ID, "--once", "--key", opKey("alice")},
+	} {
+		_, errs := wantExit(t, exitLog, args...)
+		if !strings.Contains(errs, "schema_version 2") || !strings.Contains(errs, "only version 3") {
+			t.Errorf("%v: stderr %q does not name both versions", args, errs)
+		}
 	}
 }
 

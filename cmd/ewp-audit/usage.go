@@ -140,28 +140,6 @@ streams, so memory stays flat for any size of log. The count goes to stderr.
 Filters as for list.
 ` + usageLog
 
-const usageUpgrade = `ewp-audit upgrade — bring a decision log file written by an older release to this one
-
-USAGE
-  ewp-audit upgrade [--db LEDGER | --audit PATH] [--json]
-
-This release stores the log in schema version 3 (a decision's body once per
-commit, a decisions row only for the decisions a lookup needs); the commands
-that only read (list, show, verify, export) refuse a version 1 or 2 file and
-name this command. upgrade converts it in place, in one transaction: it
-first verifies the whole old chain and refuses a log that was edited (exit
-5, the first break named, the file left as it was), since converting would
-hide the edit; then it rebuilds the tables, verifies the result, and commits
-only if the chain ends at exactly the same head. A failure or a crash
-part-way leaves the old log. Run it again, or on a current log: nothing to do. Prints
-what it did and the head (SEQ:HASH), which every earlier 'verify --head'
-still matches.
-
-ewp-mcp and approve/reject upgrade a version 1 or 2 file themselves when they
-open it for writing; stop an ewp-mcp of the older release first. A
-PostgreSQL log has a single schema version: nothing to upgrade.
-` + usageLog
-
 const usage = `ewp-audit — the operator's side of the accountable gate
 
 ewp-mcp records every may_act and check_grounding call in a decision log
@@ -179,8 +157,6 @@ USAGE
   ewp-audit reject ID --note TEXT [--key FILE]
   ewp-audit verify [--head SEQ:HASH]          check the hash chain
   ewp-audit export [filters]                  JSON Lines, for a SIEM
-  ewp-audit upgrade                           convert an older release's log file
-                                              in place, head unchanged
 
 approve and reject sign with the operator key (--key, default
 ~/.ewp/operator.key); the server honours only approvals signed by a key in
@@ -217,20 +193,16 @@ EXAMPLES
   ewp-audit verify --db ewp.db --head "$(cat audit.head)"
   ewp-audit export --db ewp.db --since 24h > decisions.jsonl
 
-  # After installing this release over an older one: convert the log file.
-  ewp-audit upgrade --db ewp.db
-
 EXIT CODES
-  0  done (verify: the log is intact; upgrade: upgraded, or nothing to do)
+  0  done (verify: the log is intact)
   1  no such decision or approval
   2  usage error (bad flag, missing --db/--audit, bad time)
   3  refused: the decision does not await confirmation, is already answered,
      or the approval is malformed (the message names the rule)
   4  the log could not be opened, read or written (a missing log is not
-     created: ewp-mcp creates it), or was written by an older release
-     (run ewp-audit upgrade) or a newer one
-  5  verify: the log is broken (the first broken entry is named); upgrade:
-     the older log is broken and was left as it was
+     created: ewp-mcp creates it), or is of another schema version than
+     this build's (no build converts one)
+  5  verify: the log is broken (the first broken entry is named)
   6  internal error
 `
 
