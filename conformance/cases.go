@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -33,6 +35,9 @@ type Case struct {
 // LoadPack reads the cases of a pack laid out like the reference's
 // implementer pack: fixtures/ with expected/ axes, invalid/, goldens/.
 func LoadPack(dir string) ([]Case, error) {
+	if err := packDirExists(dir); err != nil {
+		return nil, err
+	}
 	var cases []Case
 	for _, load := range []func(string) ([]Case, error){packFixtures, packInvalid, packGoldens} {
 		cs, err := load(dir)
@@ -45,6 +50,24 @@ func LoadPack(dir string) ([]Case, error) {
 		return nil, fmt.Errorf("%s: no fixtures/, invalid/ or goldens/ cases found; is this a pack directory?", dir)
 	}
 	return cases, nil
+}
+
+// packDirExists tells a missing or mistyped --pack apart from a directory
+// that holds no cases: the first is the usual mistake (a relative path
+// run from outside the repository), and the answer says where it looked.
+func packDirExists(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		abs, _ := filepath.Abs(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("pack directory %s does not exist (looked for %s; a relative path is read from the current directory)", dir, abs)
+		}
+		return fmt.Errorf("pack directory %s cannot be read: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is a file, not a pack directory (a pack holds fixtures/, expected/, invalid/ and goldens/)", dir)
+	}
+	return nil
 }
 
 func packFixtures(dir string) ([]Case, error) {

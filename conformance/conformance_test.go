@@ -3,12 +3,14 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/ewp-go/ewp/internal/sharedtest"
+	"github.com/ewp-go/ewp/internal/testskip"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -17,7 +19,7 @@ const sharedCorpus = "../../shared/ewp-differential/public.jsonl.gz"
 
 func needShared(t testing.TB, path string) {
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s not present (it sits beside the checkout in CI)", path)
+		t.Skip(testskip.Message(testskip.Shared, fmt.Sprintf("%s not present (it sits beside the checkout in CI)", path)))
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -236,5 +238,25 @@ func TestEvalAnswersBeforeInputEnds(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("no answer to %s while the input stays open", doc)
 		}
+	}
+}
+
+// A --pack that does not exist is named as missing, with where it was
+// looked for, not as a directory without cases; a file is named as one.
+func TestLoadPackNamesAMissingDirectory(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	_, err := LoadPack(missing)
+	if err == nil || !strings.Contains(err.Error(), "does not exist") || strings.Contains(err.Error(), "is this a pack directory") {
+		t.Fatalf("missing pack: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "f.json")
+	if err := os.WriteFile(file, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPack(file); err == nil || !strings.Contains(err.Error(), "is a file, not a pack directory") {
+		t.Fatalf("a file as the pack: %v", err)
+	}
+	if _, err := LoadPack(t.TempDir()); err == nil || !strings.Contains(err.Error(), "is this a pack directory") {
+		t.Fatalf("an empty directory: %v", err)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/ewp-go/ewp/internal/testskip"
 )
 
 // chromiumPath finds Debian's chromium (CI installs it with apt-get); the
@@ -28,7 +30,7 @@ func chromiumPath(t *testing.T) string {
 	if os.Getenv("CI") != "" {
 		t.Fatal(msg + " (CI is set: .ci/run installs it, and a missing browser must not pass the build)")
 	}
-	t.Skip("SKIPPED LOUDLY: " + msg)
+	t.Skip(testskip.Message(testskip.Chromium, msg))
 	return ""
 }
 

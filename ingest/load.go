@@ -53,6 +53,13 @@ type Options struct {
 	BatchEvery time.Duration
 	// Graph routes graph documents; nil refuses them with a clear message.
 	Graph GraphLoader
+	// Strict refuses a view with a member the published schema does not
+	// name or with no records at all (CodeUnknownKey, CodeEmptyView),
+	// as any refused view: otherwise such a view is stored with a warning.
+	Strict bool
+	// OnWarning, when set, is told each warning of a stream as it is
+	// found, as OnRefusal is told refusals.
+	OnWarning func(Refusal)
 	// OnRefusal, when set, is told each refusal of a stream as it is
 	// found (the report lists them too, at the end), so whoever runs a
 	// long-lived pipeline sees them at once.
@@ -90,6 +97,11 @@ type FileReport struct {
 	Refused   []Refusal `json:"refused"`
 	// RefusedOmitted counts refusals beyond the maxKeptRefusals listed.
 	RefusedOmitted int `json:"refused_omitted,omitempty"`
+	// Warnings are what Options.Strict would refuse in the views taken
+	// (an unknown key, an empty view), in input order; WarningsOmitted
+	// counts those beyond the maxKeptRefusals listed.
+	Warnings        []Refusal `json:"warnings"`
+	WarningsOmitted int       `json:"warnings_omitted,omitempty"`
 	// Stream says the input was loaded as a stream, committed in batches
 	// (standard input, a pipe), not as one transaction.
 	Stream bool `json:"stream"`
@@ -166,7 +178,7 @@ func (ld *Loader) Load(ctx context.Context, in Input) (FileReport, error) {
 	if ld.touched == nil {
 		ld.touched = newPropSet()
 	}
-	l := &load{ld: ld, in: in, rep: FileReport{Name: in.Name, Stream: in.Stream, Refused: []Refusal{}, touched: ld.touched}}
+	l := &load{ld: ld, in: in, rep: FileReport{Name: in.Name, Stream: in.Stream, Refused: []Refusal{}, Warnings: []Refusal{}, touched: ld.touched}}
 	l.start()
 	defer close(l.quit)
 	err := l.run(ctx)
@@ -405,8 +417,11 @@ func (l *load) committed(res ledger.PutResult) {
 
 // stored is PutStream's outcome callback: it counts the proposition
 // touched and reports progress.
-func (l *load) stored(_ ledger.StreamItem, o ledger.Outcome) {
+func (l *load) stored(si ledger.StreamItem, o ledger.Outcome) {
 	l.rep.touched.add(o.PropositionID)
+	for _, w := range si.(*job).warns {
+		l.warn(w)
+	}
 	if o.Index%1024 == 1023 && l.ld.Opt.Progress != nil {
 		l.ld.Opt.Progress(l.in.Name, "loading", l.read.Load(), l.in.Size)
 	}
@@ -452,6 +467,18 @@ func (l *load) refuse(r Refusal, format Format) {
 	l.rep.Refused = append(l.rep.Refused, r)
 }
 
+// warn records a warning, telling a stream's at once.
+func (l *load) warn(w Refusal) {
+	if l.in.Stream && l.ld.Opt.OnWarning != nil {
+		l.ld.Opt.OnWarning(w)
+	}
+	if len(l.rep.Warnings) == maxKeptRefusals {
+		l.rep.WarningsOmitted++
+		return
+	}
+	l.rep.Warnings = append(l.rep.Warnings, w)
+}
+
 // finish locates the refusals the way the input's format numbers items,
 // now that the format is known, and drops a failed file's counts.
 func (l *load) finish() {
@@ -470,13 +497,17 @@ func (l *load) finish() {
 	for i := range l.rep.Refused {
 		l.rep.Refused[i].Where = where(l.rep.Format, l.rep.Refused[i])
 	}
+	for i := range l.rep.Warnings {
+		l.rep.Warnings[i].Where = where(l.rep.Format, l.rep.Warnings[i])
+	}
 	sortRefusals(l.rep.Refused)
 }
 
 // job is one item on its way through PutStream; View runs on a worker.
 type job struct {
-	it Item
-	l  *load
+	it    Item
+	l     *load
+	warns []Refusal // set by View on a worker, read by stored in order
 }
 
 func (j *job) Size() int { return len(j.it.Raw) }
@@ -494,6 +525,12 @@ func (j *job) View() (*warrant.View, error) {
 		d := j.l.ld.decoder()
 		v, err = decodeWith(d, j.it.Raw, j.l.ld.Opt.AttestTrustedOrigins)
 		j.l.ld.pool.Put(d)
+		if err == nil {
+			j.warns = lint(j.l.in.Name, j.it, v)
+			if len(j.warns) > 0 && j.l.ld.Opt.Strict {
+				err = strictRefusal(j.warns)
+			}
+		}
 	}
 	if err != nil {
 		if !j.l.ld.Opt.Partial && !j.l.in.Stream {

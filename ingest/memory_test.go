@@ -66,7 +66,7 @@ func childPeak(t *testing.T, n int) uint64 {
 func TestIngestPeakMemoryChild(t *testing.T) {
 	n, err := strconv.Atoi(os.Getenv(memoryChildViews))
 	if err != nil {
-		t.Skip("runs only as TestIngestPeakMemoryIndependentOfInputSize's child")
+		t.Skip("helper process: run by TestIngestPeakMemoryIndependentOfInputSize")
 	}
 	LimitMemory()
 	l, err := sqlite.Create(filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})

@@ -32,6 +32,8 @@ type Report struct {
 	Stored      int          `json:"stored"`
 	Unchanged   int          `json:"unchanged"`
 	Refused     int          `json:"refused"`
+	// Warnings counts the warnings of every file (FileReport.Warnings).
+	Warnings int `json:"warnings"`
 	// Propositions counts the propositions this run touched; Warrants
 	// holds the first of them with their axes at EvaluatedAt, and
 	// WarrantsOmitted the number left out.
@@ -67,6 +69,7 @@ func (r *Report) Add(f FileReport) {
 	r.Stored += f.Stored
 	r.Unchanged += f.Unchanged
 	r.Refused += len(f.Refused) + f.RefusedOmitted
+	r.Warnings += len(f.Warnings) + f.WarningsOmitted
 	if f.touched != nil {
 		r.touched = f.touched // one set per Loader, across its inputs
 		r.Propositions, r.PropositionsCapped = f.touched.count(), f.touched.capped
@@ -163,6 +166,23 @@ func (r *Report) WriteRefusals(w io.Writer, told bool) {
 	}
 }
 
+// WriteWarnings prints each warning on its own line (to stderr), as
+// WriteRefusals prints refusals.
+func (r *Report) WriteWarnings(w io.Writer, told bool) {
+	for _, f := range r.Files {
+		if told && f.Stream {
+			continue
+		}
+		for i, x := range f.Warnings {
+			if i == maxRefusalsShown {
+				fmt.Fprintf(w, "%s: ... and %d more warnings (--json lists them all)\n", esc(f.Name), len(f.Warnings)-i+f.WarningsOmitted)
+				break
+			}
+			fmt.Fprintln(w, esc(x.WarningString()))
+		}
+	}
+}
+
 // WriteText prints the per-file lines, the summary and the warrants.
 func (r *Report) WriteText(w io.Writer) {
 	for _, f := range r.Files {
@@ -172,8 +192,12 @@ func (r *Report) WriteText(w io.Writer) {
 	if r.PropositionsCapped {
 		over = "over "
 	}
-	fmt.Fprintf(w, "summary: %d stored, %d unchanged, %d refused; %s%s touched\n",
-		r.Stored, r.Unchanged, r.Refused, over, plural.Count(r.Propositions, "proposition", "propositions"))
+	warned := ""
+	if r.Warnings > 0 {
+		warned = ", " + plural.Count(r.Warnings, "warning", "warnings")
+	}
+	fmt.Fprintf(w, "summary: %d stored, %d unchanged, %d refused%s; %s%s touched\n",
+		r.Stored, r.Unchanged, r.Refused, warned, over, plural.Count(r.Propositions, "proposition", "propositions"))
 	if r.Head != nil && r.Head.Seq == 0 {
 		fmt.Fprintln(w, "chain head 0: the ledger is empty")
 	} else if r.Head != nil {

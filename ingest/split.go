@@ -477,6 +477,9 @@ func (s *splitter) lines() error {
 		if !s.more() {
 			return nil
 		}
+		if s.format != FormatLines && s.peek() == ',' { // a single view's trailing comma, not a bad line among JSON Lines
+			return s.errorf("a ',' after a view's closing '}': a file of one view ends there (remove the comma); several views go in a list [...] or one per line (JSON Lines), with no commas between them")
+		}
 		s.format = FormatLines
 		s.inLines, s.valueLine = true, s.line
 		it, err := s.item(-1, s.opt.MaxViewBytes)

@@ -67,6 +67,7 @@ func TestSplitErrors(t *testing.T) {
 		"\xef\xbb\xbf{}":          "UTF-8 byte-order mark",
 		"\x00\x00":                "line 1, column 1 (byte offset 0): NUL byte",
 		"{\"a\": 1}\n{\"b\" 1}\n": "line 2, column 6 (byte offset 14): unexpected '1'; expected ':'",
+		"{\n \"a\": 1\n},\n":      "line 3, column 2 (byte offset 11): a ',' after a view's closing '}': a file of one view ends there",
 	}
 	for in, want := range cases {
 		_, _, err := Split([]byte(in))

@@ -119,7 +119,7 @@ func helper(t *testing.T, args ...string) *exec.Cmd {
 // that the concurrency and crash tests start.
 func TestHelperProcess(t *testing.T) {
 	if os.Getenv("EWP_JSONSTORE_HELPER") != "1" {
-		t.Skip("helper process only")
+		t.Skip("helper process: run by the concurrency tests")
 	}
 	args := os.Args
 	for i, a := range args {

@@ -9,7 +9,7 @@
 //
 // The log is a file of its own, never inside the evidence ledger, which
 // stays read-only for the server. For the ledger at X the log is at
-// DefaultPath(X) = X + ".audit" (ewp.db → ewp.db.audit), unless --audit
+// DefaultPath(X) = X + ".audit" (ewp.sqlite → ewp.sqlite.audit), unless --audit
 // names another file. ewp-mcp creates it at start-up ([OpenOrCreate]);
 // ewp-audit only opens it ([Open]), so a mistyped path is an error, not a
 // new, empty log.

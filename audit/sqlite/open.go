@@ -19,7 +19,7 @@ import (
 
 // DefaultPath is where the decision log of the ledger at ledgerPath lives
 // when no --audit is given: the same path with ".audit" appended
-// (ewp.db → ewp.db.audit). ewp-mcp and ewp-audit both use it, so the same
+// (ewp.sqlite → ewp.sqlite.audit). ewp-mcp and ewp-audit both use it, so the same
 // --db finds the same log.
 func DefaultPath(ledgerPath string) string { return ledgerPath + ".audit" }
 

@@ -1,7 +1,7 @@
 package main
 
 const usageLog = `  --db LEDGER      the evidence ledger ewp-mcp serves; the decision log is
-                   LEDGER.audit beside it (ewp.db → ewp.db.audit), or for a
+                   LEDGER.audit beside it (ewp.sqlite → ewp.sqlite.audit), or for a
                    postgres:// URL in the same database (schema ewp_audit)
   --audit PATH     the decision log itself (as ewp-mcp --audit PATH)
   --json           machine-readable output for scripts
@@ -174,24 +174,24 @@ EXAMPLES
   ewp-audit keygen
 
   # The inbox: what waits for a person?
-  ewp-audit list --db ewp.db --pending
+  ewp-audit list --db ewp.sqlite --pending
 
   # Look, then let the agent run this exact action once.
-  ewp-audit show --db ewp.db 0192f1c4-…
-  ewp-audit approve --db ewp.db 0192f1c4-… --once --note "ticket OPS-12"
+  ewp-audit show --db ewp.sqlite 0192f1c4-…
+  ewp-audit approve --db ewp.sqlite 0192f1c4-… --once --note "ticket OPS-12"
 
   # Let migrations on this proposition through for the maintenance window.
-  ewp-audit approve --db ewp.db 0192f1c4-… --scope --scope-kind migrate --until 2h
+  ewp-audit approve --db ewp.sqlite 0192f1c4-… --scope --scope-kind migrate --until 2h
 
   # Say no, and what to change.
-  ewp-audit reject --db ewp.db 0192f1c4-… --note "run it on the replica first"
+  ewp-audit reject --db ewp.sqlite 0192f1c4-… --note "run it on the replica first"
 
   # For scripts: the approval id.
-  ewp-audit approve --db ewp.db 0192f1c4-… --once --key ci.key --json | jq -r .approval_id
+  ewp-audit approve --db ewp.sqlite 0192f1c4-… --once --key ci.key --json | jq -r .approval_id
 
   # Nightly: check the chain against yesterday's head, ship the day to the SIEM.
-  ewp-audit verify --db ewp.db --head "$(cat audit.head)"
-  ewp-audit export --db ewp.db --since 24h > decisions.jsonl
+  ewp-audit verify --db ewp.sqlite --head "$(cat audit.head)"
+  ewp-audit export --db ewp.sqlite --since 24h > decisions.jsonl
 
 EXIT CODES
   0  done (verify: the log is intact)

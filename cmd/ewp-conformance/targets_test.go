@@ -242,7 +242,7 @@ func TestMCPStdioOwnServerIsConformant(t *testing.T) {
 	bin := binaries(t)
 	for _, names := range []string{"", " --tool-names reference"} {
 		t.Run("names"+names, func(t *testing.T) {
-			serve := `sh -c "echo [] | ` + filepath.Join(bin, "ewp-ingest") + ` --db {tmp}/l.db - >/dev/null 2>&1 && exec ` +
+			serve := `sh -c "` + filepath.Join(bin, "ewp-ingest") + ` init --db {tmp}/l.db >/dev/null 2>&1 && exec ` +
 				filepath.Join(bin, "ewp-mcp") + ` --db {tmp}/l.db --allow-ingest --audit off` + names + `"`
 			run := judged(t, 0, time.Minute, "--target", "mcp-stdio:"+serve, "--pack", sharedPack(t))
 			if run.Classes[conformance.Pass] != 112 || run.Classes[conformance.Skipped] != 1 {
@@ -375,8 +375,7 @@ func TestEvalTargetAnswersTwice(t *testing.T) {
 func TestMCPHTTPTarget(t *testing.T) {
 	bin := binaries(t)
 	db := filepath.Join(t.TempDir(), "l.db")
-	ingest := exec.Command(filepath.Join(bin, "ewp-ingest"), "--db", db, "-")
-	ingest.Stdin = strings.NewReader("[]")
+	ingest := exec.Command(filepath.Join(bin, "ewp-ingest"), "init", "--db", db)
 	if out, err := ingest.CombinedOutput(); err != nil {
 		t.Fatalf("ewp-ingest: %v\n%s", err, out)
 	}

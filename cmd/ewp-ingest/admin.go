@@ -17,15 +17,16 @@ import (
 )
 
 const (
-	initUsage = "usage: ewp-ingest init --db postgres://USER@HOST/DB"
+	initUsage = "usage: ewp-ingest init --db PATH|postgres://USER@HOST/DB"
 	copyUsage = "usage: ewp-ingest copy --from PATH|URL --to PATH|URL"
 )
 
 // runInit is `ewp-ingest init --db URL`: the ledger's schema, the decision
 // log's schema and the four roles in a PostgreSQL database, made
 // idempotently (store.InitPostgres), and a line for each
-// thing saying whether it was made now or was already there. An SQLite
-// ledger needs no init: loading creates the file.
+// thing saying whether it was made now or was already there. For an
+// SQLite file it makes an empty ledger: loading creates one too, but
+// keeps it only when something was stored.
 func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ewp-ingest init", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -40,7 +41,7 @@ func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, initUsage)
 	}
 	if !store.IsPostgres(*db) {
-		return usageError(stderr, "init is for a PostgreSQL database (--db postgres://…); an SQLite ledger is created by loading into it")
+		return initFile(ctx, *db, stdout, stderr)
 	}
 	before, err := inventory(ctx, *db)
 	if err == nil {
@@ -135,5 +136,22 @@ func runCopy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ingest.ExitLedger
 	}
 	fmt.Fprintf(stdout, "copied %s; both ledgers have head %s\n", plural.Count(rep.Events, "event", "events"), rep.Head)
+	return ingest.ExitOK
+}
+
+// initFile makes an empty SQLite ledger at path, or finds one there.
+func initFile(ctx context.Context, path string, stdout, stderr io.Writer) int {
+	created := newLedgerFile(path)
+	l, err := store.Open(ctx, path, store.Options{Create: true})
+	if err != nil {
+		fmt.Fprintf(stderr, "ewp-ingest init: %s\n", termtext.Escape(err.Error()))
+		return ingest.ExitLedger
+	}
+	l.Close()
+	what := "already there"
+	if created {
+		what = "created, empty"
+	}
+	fmt.Fprintf(stdout, "ledger %s: %s\n", termtext.Escape(absPath(path)), what)
 	return ingest.ExitOK
 }

@@ -10,7 +10,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -34,6 +36,7 @@ type config struct {
 	attest      bool
 	evaluatedAt string
 	partial     bool
+	strict      bool
 	quiet       bool
 	json        bool
 	axes        int
@@ -68,13 +71,67 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "ewp-ingest: %s\n", termtext.Escape(err.Error()))
 		return ingest.ExitUsage
 	}
+	created := newLedgerFile(cfg.db)
 	l, err := store.Open(ctx, cfg.db, store.Options{Create: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "ewp-ingest: %s\n", termtext.Escape(err.Error()))
 		return ingest.ExitLedger
 	}
-	defer l.Close()
-	return load(ctx, l, cfg, inputs, stdin, stdout, stderr)
+	code = load(ctx, l, cfg, inputs, stdin, stdout, stderr)
+	empty := created && isEmpty(ctx, l)
+	l.Close()
+	switch {
+	case empty:
+		dropLedger(cfg.db, stderr)
+	case created && !cfg.quiet && !cfg.json:
+		fmt.Fprintf(stderr, "ewp-ingest: created the ledger %s\n", termtext.Escape(absPath(cfg.db)))
+	}
+	return code
+}
+
+// newLedgerFile reports whether db names an SQLite file that does not
+// exist yet, which loading would create.
+func newLedgerFile(db string) bool {
+	if store.IsPostgres(db) {
+		return false
+	}
+	_, err := os.Lstat(db)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// isEmpty reports whether the ledger's chain holds nothing.
+func isEmpty(ctx context.Context, l store.Ledger) bool {
+	h, err := l.Head(ctx)
+	return err == nil && h.Seq == 0
+}
+
+// dropLedger removes a ledger file this run created and stored nothing
+// in: a mistyped --db must not leave a new, empty ledger behind for a
+// server to open later as if it were the real one. (Another process
+// that began loading into the same new file at the same moment would
+// lose it; creating a ledger on purpose is what init is for.)
+func dropLedger(db string, stderr io.Writer) {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(db + suffix) //nolint:errcheck // what is left is named below
+	}
+	msg := "nothing was stored, so the new ledger %s was not kept (check --db; `ewp-ingest init --db PATH` makes a new ledger on purpose)\n"
+	if _, err := os.Stat(db); err == nil {
+		msg = "nothing was stored in the new ledger %s, and it could not be removed\n"
+	}
+	fmt.Fprintf(stderr, "ewp-ingest: "+msg, termtext.Escape(absPath(db)))
+}
+
+// absPath is path made absolute for a message, or path when it cannot be;
+// a database connection string taken for a file name is shown redacted
+// (its password never printed) and as given.
+func absPath(path string) string {
+	if shown := pgurl.Redact(path); shown != path {
+		return shown
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // parse reads flags; code >= 0 means "exit now with code".
@@ -86,6 +143,7 @@ func parse(args []string, stdout, stderr io.Writer) (config, int) {
 	fs.BoolVar(&cfg.attest, "attest-trusted-origins", false, "")
 	fs.StringVar(&cfg.evaluatedAt, "evaluated-at", "", "")
 	fs.BoolVar(&cfg.partial, "partial", false, "")
+	fs.BoolVar(&cfg.strict, "strict", false, "")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "")
 	fs.BoolVar(&cfg.json, "json", false, "")
 	fs.IntVar(&cfg.axes, "axes", 20, "")
@@ -173,10 +231,11 @@ func checkInputs(files []string) ([]string, error) {
 func load(ctx context.Context, l store.Ledger, cfg config, files []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	bar := newProgress(stderr)
 	ld := &ingest.Loader{L: l, Opt: ingest.Options{
-		AttestTrustedOrigins: cfg.attest, Partial: cfg.partial, Limits: cfg.limits, Graph: graphLoader, Progress: bar.update,
+		AttestTrustedOrigins: cfg.attest, Partial: cfg.partial, Strict: cfg.strict, Limits: cfg.limits, Graph: graphLoader, Progress: bar.update,
 	}}
 	if !cfg.json { // a stream's refusals are told at once, not when it ends
 		ld.Opt.OnRefusal = func(r ingest.Refusal) { fmt.Fprintln(stderr, termtext.Escape(r.String())) }
+		ld.Opt.OnWarning = func(r ingest.Refusal) { fmt.Fprintln(stderr, termtext.Escape(r.WarningString())) }
 	}
 	rep := ingest.Report{DB: pgurl.Redact(cfg.db)} // a URL's password never reaches the report
 	for _, name := range files {
@@ -242,6 +301,7 @@ func write(rep *ingest.Report, cfg config, stdout, stderr io.Writer) {
 		enc.Encode(rep) //nolint:errcheck // stdout gone: nothing left to tell
 		return
 	}
+	rep.WriteWarnings(stderr, true)
 	rep.WriteRefusals(stderr, true)
 	if !cfg.quiet {
 		rep.WriteText(stdout)

@@ -47,6 +47,24 @@ func TestHelpTeaches(t *testing.T) {
 	}
 }
 
+// verify --help is verify's own help, naming --head; the main help names
+// --strict and init for a file.
+func TestSubcommandHelp(t *testing.T) {
+	code, out, _ := runCLI(t, "", "verify", "--help")
+	if code != 0 || !strings.Contains(out, "--head SEQ:HASH") || strings.Contains(out, "--attest-trusted-origins") {
+		t.Fatalf("verify --help: exit %d\n%s", code, out)
+	}
+	_, out, _ = runCLI(t, "", "--help")
+	for _, want := range []string{"--strict", "init --db PATH|postgres://", "ewp.sqlite"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "ewp.db") {
+		t.Error("--help still names ewp.db; the examples' ledger is ewp.sqlite")
+	}
+}
+
 // SQLite only: usage errors come before any store is opened, and the
 // check that none created a ledger looks for the file.
 func TestUsageErrors(t *testing.T) {

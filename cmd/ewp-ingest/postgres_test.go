@@ -75,8 +75,8 @@ func TestPostgresCommands(t *testing.T) {
 			t.Fatalf("verify %s: exit %d\n%s%s", db, code, out, errs)
 		}
 	}
-	if code, _, errs := runCLI(t, "", "init", "--db", lite); code != ingest.ExitUsage || !strings.Contains(errs, "PostgreSQL") {
-		t.Fatalf("init on a file: exit %d %s", code, errs)
+	if code, out, errs := runCLI(t, "", "init", "--db", lite); code != ingest.ExitOK || !strings.Contains(out, "already there") {
+		t.Fatalf("init on an existing file: exit %d %s%s", code, out, errs)
 	}
 }
 

@@ -4,8 +4,9 @@ const usage = `ewp-ingest — load evidence into an EWP ledger
 
 USAGE
   ewp-ingest --db PATH [flags] FILE...     load files (- reads standard input)
-  ewp-ingest verify --db PATH [--json]     check the ledger's hash chain
-  ewp-ingest init --db postgres://…        create a PostgreSQL ledger's schema and roles
+  ewp-ingest verify --db PATH [--json]     check the ledger's hash chain (verify --help)
+  ewp-ingest init --db PATH|postgres://…   create an empty ledger file, or a PostgreSQL
+                                           ledger's schema and roles
   ewp-ingest copy --from A --to B          copy a ledger (file or URL) into another
 
 PATH may be an SQLite file or a PostgreSQL URL (postgres://USER@HOST/DB or
@@ -58,8 +59,14 @@ INPUT (detected from the content, not the file name)
   without a byte-order mark (warrant_now refuses one too: remove it).
 
 FLAGS
-  --db PATH|URL               the ledger file, created if it does not exist, or
+  --db PATH|URL               the ledger file, created if it does not exist
+                              (and kept only when something was stored in it:
+                              ewp-ingest init --db PATH makes an empty one), or
                               a postgres:// URL (created if empty, as init)
+  --strict                    refuse a view with a key the published schema
+                              (schemas/) does not name, or with no records, as
+                              any refused view (see FILES AND STREAMS); without
+                              it such a view is stored with a warning
   --attest-trusted-origins    vouch for records whose source.origin_type is
                               trusted (tool, document, human, api, vendor,
                               sensor); without it such views are refused
@@ -86,25 +93,25 @@ FLAGS
 
 EXAMPLES
   # Load the quickstart evidence; its checks come from a tool, so attest them.
-  ewp-ingest --db ewp.db --attest-trusted-origins fixtures/examples/quickstart.json
+  ewp-ingest --db ewp.sqlite --attest-trusted-origins fixtures/examples/quickstart.json
 
   # Stream JSON Lines from a pipeline (committed as they come) and keep
   # whatever is valid.
-  produce-views | ewp-ingest --db ewp.db --partial -
+  produce-views | ewp-ingest --db ewp.sqlite --partial -
 
   # Report the warrants as of a fixed instant, for a reproducible log.
-  ewp-ingest --db ewp.db --evaluated-at 2026-09-21T12:00:00Z views.jsonl
+  ewp-ingest --db ewp.sqlite --evaluated-at 2026-09-21T12:00:00Z views.jsonl
 
   # Machine-readable outcome for CI.
-  ewp-ingest --db ewp.db --json --quiet views.json | jq .refused
+  ewp-ingest --db ewp.sqlite --json --quiet views.json | jq .refused
 
   # Check that nobody edited the file.
-  ewp-ingest verify --db ewp.db
+  ewp-ingest verify --db ewp.sqlite
 
 REPORT
   Every run ends with the ledger's chain head, SEQ:HASH ("head" in --json):
     chain head 1234:9f86d081884c7d65...
-  Keep it: ewp-ingest verify --db ewp.db --head 1234:9f86... proves later that
+  Keep it: ewp-ingest verify --db ewp.sqlite --head 1234:9f86... proves later that
   nothing was cut off the end of the ledger.
 
 ERRORS
@@ -119,15 +126,22 @@ ERRORS
   primitive, the depth and the rule, e.g.
     g.json: EWP_REFUSE_INVALID_GRAPH: primitives[3].depths[2].relata[0]:
       primitive "file" D2 CAPABILITIES: ... (transitive_cycle)
+  Warnings go to stderr too, for views the protocol accepts but that are
+  likely mistakes, with the line of the key, its JSON pointer and the
+  nearest known key; they do not change the exit code (--strict refuses):
+    v.json: line 2: warning: EWP_INGEST_UNKNOWN_KEY: /asertions: unknown
+      key "asertions" (did you mean "assertions"?); ...
+    v.json: line 1: warning: EWP_INGEST_EMPTY_VIEW: the view of "P-1" holds
+      no assertions, evidence, checks, conflicts or lineage; ...
   Changing a stored snapshot or record is refused with
   EWP_REFUSE_IMMUTABLE_RECORD: store new evidence under a new view_id and
   give changed records new ids.
 
 EXIT CODES
-  0  every view was stored or was already present
+  0  every view was stored or was already present (warnings or not)
   1  --partial: some views were refused, the others were stored
   2  usage error (bad flag, missing --db, unreadable input); nothing written
-  3  a file was refused; nothing of that file was written (other files in the
+  3  a file was refused (with --strict, for a warning too); nothing of that file was written (other files in the
      same run that were accepted stay stored); or a stream stopped at a
      refused view (the views before it stay stored)
   4  the ledger could not be opened, read or written

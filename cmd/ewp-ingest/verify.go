@@ -17,6 +17,34 @@ import (
 
 const verifyUsage = "usage: ewp-ingest verify --db PATH|URL [--head SEQ:HASH] [--json]"
 
+// verifyHelp is `ewp-ingest verify --help`.
+const verifyHelp = `ewp-ingest verify — check a ledger's hash chain
+
+USAGE
+  ewp-ingest verify --db PATH|URL [--head SEQ:HASH] [--json]
+
+Opens the ledger read-only (it never creates or changes a file) and checks
+every event of the hash chain and every stored row against it; the first
+broken event is named.
+
+FLAGS
+  --db PATH|URL      the ledger: an SQLite file or a postgres:// URL
+  --head SEQ:HASH    a chain head kept earlier (every ewp-ingest run prints
+                     one): the ledger must still hold that event with that
+                     hash, so a history cut off at its end is found too
+  --json             print one machine-readable JSON report on stdout
+  -h, --help         show this help
+
+EXAMPLE
+  ewp-ingest verify --db ewp.sqlite --head 1234:9f86d081884c7d65...
+
+EXIT CODES
+  0  the chain is whole (and holds the kept head)
+  2  usage error
+  4  the ledger could not be opened or read
+  5  the ledger is broken, or does not hold the kept head
+`
+
 // runVerify is `ewp-ingest verify --db PATH [--head SEQ:HASH] [--json]`.
 // It opens the ledger read-only, so verifying can never create or change a
 // file. With --head it also proves that the ledger still holds the event a
@@ -30,7 +58,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	asJSON := fs.Bool("json", false, "")
 	headArg := fs.String("head", "", "")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, verifyHelp)
 		return ingest.ExitOK
 	} else if err != nil {
 		return usageError(stderr, "verify: "+err.Error())

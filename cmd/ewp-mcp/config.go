@@ -33,6 +33,9 @@ Usage:
   ewp-mcp --db PATH --policies FILE.cedar   stdio, with the operator's edge policies
   ewp-mcp --db postgres://USER@HOST/DB --http 10.0.0.5:8765 --allow-host mcp.example:8765
                                             one of many replicas over a PostgreSQL ledger
+  ewp-mcp config claude-code|claude-desktop|openclaw SERVER-FLAGS...
+                                            print the client's configuration for these
+                                            flags, absolute paths filled in (config --help)
 
 Flags:
   --db PATH|URL             The ledger, as created by ewp-ingest. Required unless --demo. A
@@ -172,18 +175,31 @@ Environment:
                             users can read it.
 
 Examples:
-  claude mcp add ewp -- ewp-mcp --db ./ewp.sqlite
+  ewp-ingest --db ewp.sqlite --attest-trusted-origins fixtures/examples/quickstart.json
+  ewp-mcp config claude-code --db ewp.sqlite      # prints: claude mcp add ewp -- /abs/ewp-mcp --db /abs/ewp.sqlite
   claude mcp add --transport http ewp http://127.0.0.1:8765/mcp
 
-  ewp-mcp --db ./ewp.sqlite --http 127.0.0.1:8765 &
+  ewp-mcp --db ewp.sqlite --http 127.0.0.1:8765 &
   curl -s http://127.0.0.1:8765/mcp -H 'Content-Type: application/json' \
     -H 'Accept: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"tools/call",
-    "params":{"name":"memory_context","arguments":{"proposition_id":"P-prod-db-version"}}}'
+    "params":{"name":"memory_context","arguments":{"proposition_id":"P-db-major-version"}}}'
 
-  EWP_INGEST_TOKEN="$(cat ~/.ewp/token)" ewp-mcp --db ./ewp.sqlite --http 127.0.0.1:8765
+  mkdir -p -m 700 ~/.ewp && openssl rand -hex 32 > ~/.ewp/ingest-token
+  EWP_INGEST_TOKEN="$(cat ~/.ewp/ingest-token)" ewp-mcp --db ewp.sqlite --http 127.0.0.1:8765
 
-  EWP_OPERATOR_TOKEN="$(cat ~/.ewp/operator)" ewp-mcp --db ./ewp.sqlite --http 127.0.0.1:8765
+  openssl rand -hex 32 > ~/.ewp/operator
+  EWP_OPERATOR_TOKEN="$(cat ~/.ewp/operator)" ewp-mcp --db ewp.sqlite --http 127.0.0.1:8765
   # then open http://127.0.0.1:8765/console/ and sign in with that token
+
+  A client starts a stdio server from a directory of its own: give it absolute
+  paths (ewp-mcp config fills them in).
+
+Exit status:
+  0  stopped cleanly (a signal, or the client closed stdio)
+  1  the server could not start or failed while serving (the ledger, the
+     decision log, the guard, the address)
+  2  the command line is wrong: a bad flag, or a file it names (--policies,
+     --operator-keys, --console-key, a token file) cannot be read
 
 Logs go to standard error; over stdio, standard output carries only MCP messages.
 `
@@ -313,6 +329,9 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	case c.dbPool < 0 || c.dbStatementTimeout < 0 || c.standbyMaxLag < 0:
 		return c, errors.New("--db-pool and --db-statement-timeout must be positive (0 for the default)")
 	}
+	if err := readableInputs(c); err != nil {
+		return c, err
+	}
 	if err := c.notify.check(c.audit == auditOff); err != nil {
 		return c, err
 	}
@@ -324,6 +343,34 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return c, err
 	}
 	return consoleConfig(c, operatorFile, getenv)
+}
+
+// readableInputs checks the files the server reads at start (policies,
+// operator keys, the console key) before anything starts, so a missing
+// one is a usage error (exit 2), as a missing token file is, not a
+// failure to serve (exit 1).
+func readableInputs(c config) error {
+	for _, f := range []struct{ flag, path string }{
+		{"--policies", c.policies}, {"--operator-keys", c.operatorKeys}, {"--console-key", c.consoleKey},
+	} {
+		if f.path == "" {
+			continue
+		}
+		st, err := os.Stat(f.path)
+		if err == nil && st.IsDir() {
+			err = errors.New("it is a directory; name the file")
+		}
+		if err == nil {
+			var fh *os.File
+			if fh, err = os.Open(f.path); err == nil {
+				fh.Close()
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%s %s: cannot read it: %w", f.flag, f.path, err)
+		}
+	}
+	return nil
 }
 
 // refuseTokenInArgv catches a token given as a flag: argv is visible to

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
+	"github.com/ewp-go/ewp/internal/testskip"
 	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -38,7 +39,7 @@ func chromium(t *testing.T) string {
 	if os.Getenv("CI") != "" {
 		t.Fatal(msg + " (CI is set: .ci/run installs it)")
 	}
-	t.Skip("SKIPPED LOUDLY: " + msg)
+	t.Skip(testskip.Message(testskip.Chromium, msg))
 	return ""
 }
 

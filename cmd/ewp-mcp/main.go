@@ -44,6 +44,9 @@ const shutdownGrace = 10 * time.Second
 // stderr.
 func run(ctx context.Context, args []string, getenv func(string) string,
 	stdin io.Reader, stdout, stderr io.Writer, open opener) int {
+	if len(args) > 0 && args[0] == "config" {
+		return runConfig(args[1:], getenv, stdout, stderr)
+	}
 	cfg, err := parseConfig(args, getenv)
 	if errors.Is(err, errHelp) {
 		fmt.Fprint(stdout, usage)

@@ -142,6 +142,10 @@ func TestRefusedCommandLines(t *testing.T) {
 		{[]string{"--db", db, "--http", ":0", "--ingest-token-file", tokenFile}, env("EWP_INGEST_TOKEN", "x"), "given twice"},
 		{[]string{"--db", db, "--http", ":0", "--ingest-token-file", "/nonexistent/token"}, env(), "--ingest-token-file"},
 		{[]string{"--db", db, "stray"}, env(), "unexpected argument"},
+		// A file the server reads at start is a usage error, as a token file is.
+		{[]string{"--db", db, "--policies", "/nonexistent.cedar"}, env(), "--policies /nonexistent.cedar: cannot read it"},
+		{[]string{"--db", db, "--operator-keys", "/nonexistent/keys"}, env(), "--operator-keys /nonexistent/keys: cannot read it"},
+		{[]string{"--db", db, "--policies", t.TempDir()}, env(), "is a directory"},
 		{[]string{"--db", db, "--bogus"}, env(), "--help"},
 	}
 	for _, tc := range cases {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ewp-go/ewp/release"
@@ -16,7 +17,7 @@ import (
 
 const usage = `ewp-release — pin the files that decide a warrant.
 
-Usage (from the repository root):
+Usage (anywhere in the repository; it finds the root):
   ewp-release check                 compare the tree with RELEASE.lock.json (exit 1 on drift)
   ewp-release lock [--version V]    rewrite RELEASE.lock.json from the tree
   ewp-release --version             the protocol, policy and lock this binary was built with
@@ -34,7 +35,39 @@ version (lock), 2 usage or unreadable files.
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], ".", os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], "", os.Stdout, os.Stderr))
+}
+
+// modulePath names the repository whose files the lock pins.
+const modulePath = "github.com/ewp-go/ewp"
+
+// findRoot returns the repository root at or above dir: the directory
+// whose go.mod declares modulePath. The lock names files relative to it,
+// so run from anywhere inside the checkout it finds them; from outside,
+// the error says where to run.
+func findRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && declares(data, modulePath) {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("%s is not inside the ewp repository (no go.mod of module %s at or above it); run ewp-release in the repository root, where %s is", abs, modulePath, release.LockFile)
+		}
+	}
+}
+
+// declares reports whether a go.mod's module line names path.
+func declares(gomod []byte, path string) bool {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`) == path
+		}
+	}
+	return false
 }
 
 func run(args []string, root string, stdout, stderr io.Writer) int {
@@ -45,6 +78,13 @@ func run(args []string, root string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	if root == "" && (args[0] == "lock" || args[0] == "check") {
+		found, err := findRoot(".")
+		if err != nil {
+			return fail(stderr, err)
+		}
+		root = found
 	}
 	switch args[0] {
 	case "lock":

@@ -50,3 +50,21 @@ func TestLockRefusesChangeWithoutVersion(t *testing.T) {
 		t.Errorf("--version: %d %s", code, out)
 	}
 }
+
+// Run from a sub directory of the checkout, check finds the repository
+// root and passes; run outside any checkout, it says where to run rather
+// than failing on the first pinned file it cannot find.
+func TestCheckFindsTheRoot(t *testing.T) {
+	t.Chdir("../../warrant")
+	var out, errb bytes.Buffer
+	if code := run([]string{"check"}, "", &out, &errb); code != 0 {
+		t.Fatalf("check from warrant/: %d %s%s", code, out.String(), errb.String())
+	}
+	t.Chdir(t.TempDir())
+	out.Reset()
+	errb.Reset()
+	code := run([]string{"check"}, "", &out, &errb)
+	if msg := errb.String(); code != 2 || !strings.Contains(msg, "run ewp-release in the repository root") || strings.Contains(msg, "lstat") {
+		t.Fatalf("check outside the repository: %d %s", code, msg)
+	}
+}

@@ -33,6 +33,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/ewp-go/ewp/internal/testskip"
 )
 
 // EnvURL names a server to use instead of a throwaway cluster. Its user
@@ -89,12 +91,11 @@ func Get(t testing.TB) *Cluster {
 // unavailable skips loudly, or fails under CI.
 func unavailable(t testing.TB, err error) {
 	t.Helper()
-	msg := fmt.Sprintf("\n*** NO POSTGRESQL: %v ***\n*** the PostgreSQL store is NOT tested here; install postgresql (initdb, pg_ctl under /usr/lib/postgresql/*/bin) or set %s ***", err, EnvURL)
+	msg := testskip.Message(testskip.PostgreSQL, fmt.Sprintf("%v; the PostgreSQL store is NOT tested here: install postgresql (initdb, pg_ctl under /usr/lib/postgresql/*/bin) or set %s", err, EnvURL))
 	if os.Getenv("CI") != "" {
-		t.Fatal(msg + "\n*** CI is set: failing instead of skipping ***")
+		t.Fatal(msg + " (CI is set: failing instead of skipping)")
 	}
-	fmt.Fprintln(os.Stderr, msg)
-	t.Skip(msg)
+	t.Skip(msg) // go run ./scripts/testrun lists it in its summary, without -v
 }
 
 // DB creates a fresh, empty database for t, dropped when t ends, and

@@ -54,7 +54,7 @@ func TestFreshDatabasesAndRestart(t *testing.T) {
 // process where none can be had.
 func TestHelperNoServer(t *testing.T) {
 	if os.Getenv("EWP_PGTEST_HELPER") == "" {
-		t.Skip("helper process for TestNoServerSkipsLoudlyOrFailsUnderCI")
+		t.Skip("helper process: run by TestNoServerSkipsLoudlyOrFailsUnderCI")
 	}
 	DB(t)
 	t.Log("got a database")
@@ -71,11 +71,11 @@ func TestNoServerSkipsLoudlyOrFailsUnderCI(t *testing.T) {
 		return string(out), err
 	}
 	out, err := run("")
-	if err != nil || !strings.Contains(out, "NO POSTGRESQL") || !strings.Contains(out, "--- SKIP") {
+	if err != nil || !strings.Contains(out, "no PostgreSQL: ") || !strings.Contains(out, "--- SKIP") {
 		t.Fatalf("without CI: %v\n%s", err, out)
 	}
 	out, err = run("true")
-	if err == nil || !strings.Contains(out, "NO POSTGRESQL") || !strings.Contains(out, "CI is set") || !strings.Contains(out, "--- FAIL") {
+	if err == nil || !strings.Contains(out, "no PostgreSQL: ") || !strings.Contains(out, "CI is set") || !strings.Contains(out, "--- FAIL") {
 		t.Fatalf("with CI: %v\n%s", err, out)
 	}
 }

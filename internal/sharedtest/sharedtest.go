@@ -5,11 +5,13 @@
 package sharedtest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/ewp-go/ewp/conformance/corpus"
+	"github.com/ewp-go/ewp/internal/testskip"
 )
 
 // Dir returns the ../shared directory beside the module root, or skips
@@ -25,13 +27,13 @@ func Dir(t testing.TB) string {
 			break
 		}
 		if filepath.Dir(dir) == dir {
-			t.Skip("no go.mod above the test directory; cannot locate ../shared")
+			t.Skip(testskip.Message(testskip.Shared, "no go.mod above the test directory to find it from"))
 		}
 		dir = filepath.Dir(dir)
 	}
 	shared := filepath.Join(dir, "..", "shared")
 	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("shared test data not found at %s (expected ../shared beside the repository): %v", shared, err)
+		t.Skip(testskip.Message(testskip.Shared, fmt.Sprintf("not found at %s (expected beside the repository): %v", shared, err)))
 	}
 	return shared
 }
@@ -41,7 +43,7 @@ func Path(t testing.TB, elems ...string) string {
 	t.Helper()
 	p := filepath.Join(append([]string{Dir(t)}, elems...)...)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not found: %v", p, err)
+		t.Skip(testskip.Message(testskip.Shared, fmt.Sprintf("%s not found: %v", p, err)))
 	}
 	return p
 }

@@ -27,7 +27,7 @@ const (
 func TestHelperWriter(t *testing.T) {
 	url := os.Getenv(helperURL)
 	if url == "" {
-		t.Skip("helper process for TestManyProcessesOneChain")
+		t.Skip("helper process: run by TestManyProcessesOneChain")
 	}
 	id, _ := strconv.Atoi(os.Getenv(helperID))
 	l, err := postgres.Open(context.Background(), url, postgres.Options{Settings: pgurl.Settings{PoolSize: 2}})

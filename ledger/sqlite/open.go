@@ -72,12 +72,25 @@ var ErrNotFound = errors.New("ledger not found")
 // an error containing "ledger not found", so a mistyped --db cannot turn
 // into a new, empty ledger that silently answers "unknown proposition".
 func Open(path string, opt Options) (*Ledger, error) {
+	if err := notADirectory(path); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s does not exist; create it with `ewp-ingest --db %s FILE...` or fix --db", ErrNotFound, path, path)
 	} else if err != nil {
 		return nil, fmt.Errorf("open ledger %s: %w", path, err)
 	}
 	return open(path, opt, false)
+}
+
+// notADirectory refuses a directory named as the ledger (--db /tmp),
+// which SQLite would answer with an I/O error that says nothing of the
+// cause.
+func notADirectory(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("ledger %s is a directory, not a ledger file: name a file in it, e.g. %s", path, filepath.Join(path, "ewp.sqlite"))
+	}
+	return nil
 }
 
 // Create makes a new ledger at path and refuses to touch an existing file.
@@ -96,6 +109,9 @@ func Create(path string, opt Options) (*Ledger, error) {
 // Two writers may race to create the same file: the loser finds the schema
 // in place (createSchema checks inside its write transaction) and opens it.
 func OpenOrCreate(path string, opt Options) (*Ledger, error) {
+	if err := notADirectory(path); err != nil {
+		return nil, err
+	}
 	if opt.ReadOnly {
 		return Open(path, opt)
 	}
