@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -16,8 +17,43 @@ const (
 )
 
 // drawGraph lays nodes out in rows by longest path along the edges (see
-// layers) and draws them with their edges as SVG.
+// layers), places the edge labels where no two overlap (see placeLabels)
+// and draws it all as SVG.
 func drawGraph(nodes []drawNode, edges []drawEdge, title, desc string) string {
+	lay := layoutGraph(nodes, edges)
+	var b strings.Builder
+	id := strings.ToLower(strings.ReplaceAll(title, " ", "-"))
+	fmt.Fprintf(&b, `<svg class="graph" viewBox="0 0 %d %d" width="%d" role="img" aria-labelledby="%s-t %s-d" xmlns="http://www.w3.org/2000/svg">`, lay.W, lay.H, lay.W, id, id)
+	fmt.Fprintf(&b, `<title id="%s-t">%s</title><desc id="%s-d">%s</desc>`, id, esc(title), id, esc(desc))
+	b.WriteString(`<defs><marker id="` + id + `-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" class="arrow"/></marker></defs>`)
+	for i, e := range lay.Edges {
+		drawArrow(&b, e, lay.Paths[i], id)
+	}
+	for _, n := range nodes {
+		drawBox(&b, n, lay.Pos[n.Name])
+	}
+	// Labels go on top of every arrow and box, so no later stroke crosses
+	// their text.
+	for i, e := range lay.Edges {
+		drawLabel(&b, e, lay.Labels[i])
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// graphLayout is where everything of a drawing goes: node corners, each
+// (merged) edge's path, and its label's box (zero when unlabelled).
+type graphLayout struct {
+	W, H   int
+	Pos    map[string][2]int
+	Edges  []drawEdge
+	Paths  []edgePath
+	Labels []labelBox
+}
+
+// layoutGraph places the nodes in rows, routes the edges and places their
+// labels; the drawing widens to the right when a label needs the room.
+func layoutGraph(nodes []drawNode, edges []drawEdge) graphLayout {
 	edges = mergeEdges(edges)
 	col := layers(nodes, edges)
 	byCol := map[int][]int{}
@@ -26,29 +62,159 @@ func drawGraph(nodes []drawNode, edges []drawEdge, title, desc string) string {
 		byCol[col[nodes[i].Name]] = append(byCol[col[nodes[i].Name]], i)
 		maxCol = max(maxCol, col[nodes[i].Name])
 	}
-	pos := map[string][2]int{}
+	lay := graphLayout{Pos: map[string][2]int{}, Edges: edges}
 	widest := 1
 	for c := 0; c <= maxCol; c++ {
 		for r, i := range byCol[c] {
-			pos[nodes[i].Name] = [2]int{margin + r*(nodeW+colGap), margin + c*(nodeH+rowGap)}
+			lay.Pos[nodes[i].Name] = [2]int{margin + r*(nodeW+colGap), margin + c*(nodeH+rowGap)}
 		}
 		widest = max(widest, len(byCol[c]))
 	}
-	w := 2*margin + widest*(nodeW+colGap) + 60 // room for back edges on the right
-	h := 2*margin + (maxCol+1)*(nodeH+rowGap) - rowGap
-	var b strings.Builder
-	id := strings.ToLower(strings.ReplaceAll(title, " ", "-"))
-	fmt.Fprintf(&b, `<svg class="graph" viewBox="0 0 %d %d" width="%d" role="img" aria-labelledby="%s-t %s-d" xmlns="http://www.w3.org/2000/svg">`, w, h, w, id, id)
-	fmt.Fprintf(&b, `<title id="%s-t">%s</title><desc id="%s-d">%s</desc>`, id, esc(title), id, esc(desc))
-	b.WriteString(`<defs><marker id="` + id + `-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" class="arrow"/></marker></defs>`)
-	for _, e := range edges {
-		drawArrow(&b, e, pos, id)
+	lay.W = 2*margin + widest*(nodeW+colGap) + 60 // room for back edges on the right
+	lay.H = 2*margin + (maxCol+1)*(nodeH+rowGap) - rowGap
+	lay.Paths = make([]edgePath, len(edges))
+	for i, e := range edges {
+		lay.Paths[i] = routeEdge(e, lay.Pos)
 	}
+	lay.Labels = placeLabels(nodes, edges, lay.Paths, lay.Pos)
+	for _, l := range lay.Labels {
+		lay.W = max(lay.W, int(math.Ceil(l.X+l.W))+margin)
+		lay.H = max(lay.H, int(math.Ceil(l.Y+l.H))+margin)
+	}
+	return lay
+}
+
+// edgePath is an edge's Bézier path and the point its label belongs near.
+type edgePath struct {
+	D      string
+	Ok     bool
+	AX, AY float64
+}
+
+func routeEdge(e drawEdge, pos map[string][2]int) edgePath {
+	from, ok1 := pos[e.From]
+	to, ok2 := pos[e.To]
+	if !ok1 || !ok2 {
+		return edgePath{}
+	}
+	if to[1] > from[1] { // downwards: bottom centre to top centre
+		x1, y1 := float64(from[0]+nodeW/2), float64(from[1]+nodeH)
+		x2, y2 := float64(to[0]+nodeW/2), float64(to[1])
+		dy := (y2 - y1) / 2
+		return edgePath{Ok: true, D: fmt.Sprintf("M %.1f %.1f C %.1f %.1f, %.1f %.1f, %.1f %.1f", x1, y1, x1, y1+dy, x2, y2-dy, x2, y2),
+			AX: x1 + (x2-x1)*0.35 + 4, AY: y1 + (y2-y1)*0.35}
+	}
+	// Same row or upwards (a cycle): out of the right side and back.
+	x1, y1 := float64(from[0]+nodeW), float64(from[1]+nodeH/2)
+	x2, y2 := float64(to[0]+nodeW), float64(to[1]+nodeH/2)
+	bulge := max(x1, x2) + 40
+	return edgePath{Ok: true, D: fmt.Sprintf("M %.1f %.1f C %.1f %.1f, %.1f %.1f, %.1f %.1f", x1, y1, bulge, y1, bulge, y2, x2, y2),
+		AX: bulge - 30, AY: (y1 + y2) / 2}
+}
+
+// Edge label metrics at the stylesheet's 10 px: a generous average glyph
+// width (labels are mostly capitals and digits), so the boxes that keep
+// labels apart are never smaller than the text drawn.
+const (
+	labelCharW = 7.0
+	labelLineH = 12.0
+	labelPad   = 2.0
+)
+
+// labelBox is a placed label: its lines and the box they fill (X, Y the
+// top left corner), with the point of its edge it belongs to.
+type labelBox struct {
+	Lines      []string
+	X, Y, W, H float64
+	AX, AY     float64
+}
+
+func (a labelBox) overlaps(b labelBox) bool {
+	return a.X < b.X+b.W && b.X < a.X+a.W && a.Y < b.Y+b.H && b.Y < a.Y+a.H
+}
+
+// labelled says which edges carry a label in the drawing: APPLIES_TO and
+// gap edges (the others' labels would pile up where arrows leave a
+// concept); every arrow names itself in its tooltip, and the page lists
+// them as text.
+func labelled(e drawEdge) bool {
+	return strings.Contains(e.Class, "applies") || strings.Contains(e.Class, "gap")
+}
+
+// labelLines breaks a label where a reader would: one line per merged
+// relation, and the policies an edge carries on a line of their own.
+func labelLines(label string) []string {
+	var out []string
+	for _, part := range strings.Split(label, "; ") {
+		rel, pols, ok := strings.Cut(part, " ⚖ ")
+		out = append(out, rel)
+		if ok {
+			out = append(out, "⚖ "+pols)
+		}
+	}
+	return out
+}
+
+// placeLabels puts each label near its edge where it overlaps no node and
+// no label placed before it: the first free spot among small moves around
+// the edge's anchor, else the first free spot sliding right, which always
+// exists (beyond everything drawn), so no two labels ever overlap.
+func placeLabels(nodes []drawNode, edges []drawEdge, paths []edgePath, pos map[string][2]int) []labelBox {
+	var taken []labelBox
 	for _, n := range nodes {
-		drawBox(&b, n, pos[n.Name])
+		p := pos[n.Name]
+		taken = append(taken, labelBox{X: float64(p[0]) - labelPad, Y: float64(p[1]) - labelPad, W: nodeW + 2*labelPad, H: nodeH + 2*labelPad})
 	}
-	b.WriteString(`</svg>`)
-	return b.String()
+	blocker := func(b labelBox) (labelBox, bool) {
+		for _, t := range taken {
+			if b.overlaps(t) {
+				return t, true
+			}
+		}
+		return labelBox{}, false
+	}
+	out := make([]labelBox, len(edges))
+	for i, e := range edges {
+		if !paths[i].Ok || !labelled(e) {
+			continue
+		}
+		b := labelBox{Lines: labelLines(e.Label), AX: paths[i].AX, AY: paths[i].AY}
+		for _, l := range b.Lines {
+			b.W = max(b.W, float64(len([]rune(l)))*labelCharW+2*labelPad)
+		}
+		b.H = float64(len(b.Lines))*labelLineH + 2*labelPad
+		out[i] = settle(b, blocker)
+		taken = append(taken, out[i])
+	}
+	return out
+}
+
+// settle moves b from its anchor to the first free spot: small steps
+// around it first, then rightwards past whatever blocks it, which ends
+// (there is nothing right of everything drawn).
+func settle(b labelBox, blocker func(labelBox) (labelBox, bool)) labelBox {
+	at := func(dx, dy float64) labelBox {
+		c := b
+		c.X, c.Y = b.AX+dx, b.AY-labelLineH+dy
+		return c
+	}
+	for _, dy := range []float64{0, 14, -14, 28, -28} {
+		for dx := 0.0; dx <= 120; dx += 20 {
+			if c := at(dx, dy); c.X >= 0 && c.Y >= 0 {
+				if _, blocked := blocker(c); !blocked {
+					return c
+				}
+			}
+		}
+	}
+	for dx := 140.0; ; {
+		c := at(dx, 0)
+		t, blocked := blocker(c)
+		if !blocked {
+			return c
+		}
+		dx = t.X + t.W - b.AX + 1
+	}
 }
 
 // layers gives each node a column: the length of the longest path reaching
@@ -138,35 +304,33 @@ func squeeze(nodes []drawNode, col map[string]int) map[string]int {
 	return col
 }
 
-func drawArrow(b *strings.Builder, e drawEdge, pos map[string][2]int, id string) {
-	from, ok1 := pos[e.From]
-	to, ok2 := pos[e.To]
-	if !ok1 || !ok2 {
+func drawArrow(b *strings.Builder, e drawEdge, p edgePath, id string) {
+	if p.Ok {
+		fmt.Fprintf(b, `<g class="%s"><title>%s</title><path d="%s" marker-end="url(#%s-arrow)"/></g>`, esc(e.Class), esc(e.Title), p.D, id)
+	}
+}
+
+// drawLabel writes a placed label, one tspan a line, on a pale box that
+// hides the arrows behind it, in its edge's class (for its colour); a label moved away from its edge is tied to it by a
+// thin leader.
+func drawLabel(b *strings.Builder, e drawEdge, l labelBox) {
+	if len(l.Lines) == 0 {
 		return
 	}
-	var d string
-	var lx, ly float64
-	if to[1] > from[1] { // downwards: bottom centre to top centre
-		x1, y1 := float64(from[0]+nodeW/2), float64(from[1]+nodeH)
-		x2, y2 := float64(to[0]+nodeW/2), float64(to[1])
-		dy := (y2 - y1) / 2
-		d = fmt.Sprintf("M %.1f %.1f C %.1f %.1f, %.1f %.1f, %.1f %.1f", x1, y1, x1, y1+dy, x2, y2-dy, x2, y2)
-		lx, ly = x1+(x2-x1)*0.35+4, y1+(y2-y1)*0.35
-	} else { // same row or upwards (a cycle): out of the right side and back
-		x1, y1 := float64(from[0]+nodeW), float64(from[1]+nodeH/2)
-		x2, y2 := float64(to[0]+nodeW), float64(to[1]+nodeH/2)
-		bulge := max(x1, x2) + 40
-		d = fmt.Sprintf("M %.1f %.1f C %.1f %.1f, %.1f %.1f, %.1f %.1f", x1, y1, bulge, y1, bulge, y2, x2, y2)
-		lx, ly = bulge-30, (y1+y2)/2
+	fmt.Fprintf(b, `<g class="%s"><title>%s</title>`, esc(e.Class), esc(e.Title))
+	if math.Hypot(l.X-l.AX, l.Y+labelLineH-l.AY) > 24 {
+		fmt.Fprintf(b, `<line class="leader" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, l.AX, l.AY, l.X, l.Y+l.H/2)
 	}
-	fmt.Fprintf(b, `<g class="%s"><title>%s</title><path d="%s" marker-end="url(#%s-arrow)"/>`, esc(e.Class), esc(e.Title), d, id)
-	// Only APPLIES_TO and gap edges are labelled in the drawing (the
-	// others' labels would pile up where arrows leave a concept); every
-	// arrow names itself in its tooltip, and the page lists them as text.
-	if strings.Contains(e.Class, "applies") || strings.Contains(e.Class, "gap") {
-		fmt.Fprintf(b, `<text class="edge-label" x="%.1f" y="%.1f">%s</text>`, lx, ly, esc(e.Label))
+	fmt.Fprintf(b, `<rect class="label-bg" x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="2"/>`, l.X, l.Y, l.W, l.H)
+	fmt.Fprintf(b, `<text class="edge-label" x="%.1f" y="%.1f">`, l.X+labelPad, l.Y+labelPad+labelLineH-2)
+	for i, line := range l.Lines {
+		dy := 0.0
+		if i > 0 {
+			dy = labelLineH
+		}
+		fmt.Fprintf(b, `<tspan x="%.1f" dy="%.1f">%s</tspan>`, l.X+labelPad, dy, esc(line))
 	}
-	b.WriteString(`</g>`)
+	b.WriteString(`</text></g>`)
 }
 
 func drawBox(b *strings.Builder, n drawNode, p [2]int) {

@@ -117,6 +117,18 @@ type drawEdge struct {
 }
 
 func drawConceptGraph(g *grounding.Graph, ps []edgepolicy.Orphan) (string, bool, []string) {
+	nodes, edges, truncated := conceptDrawing(g, ps)
+	var rels []string
+	for _, e := range edges {
+		rels = append(rels, e.Title)
+	}
+	return drawGraph(nodes, edges, "Concept graph", "Concepts as boxes (the squares are depths D0 to D4, filled where known), relations as arrows; APPLIES_TO edges that carry edge policies are drawn thick and name them."), truncated, rels
+}
+
+// conceptDrawing turns the graph into boxes and arrows: the first
+// maxDrawn concepts by name, their relations among them, and the
+// policies placed on each APPLIES_TO edge.
+func conceptDrawing(g *grounding.Graph, ps []edgepolicy.Orphan) ([]drawNode, []drawEdge, bool) {
 	prims := g.Primitives()
 	slices.SortFunc(prims, func(a, b grounding.Primitive) int { return strings.Compare(a.Name, b.Name) })
 	truncated := len(prims) > maxDrawn
@@ -154,16 +166,18 @@ func drawConceptGraph(g *grounding.Graph, ps []edgepolicy.Orphan) (string, bool,
 		}
 		nodes = append(nodes, n)
 	}
-	var rels []string
-	for _, e := range edges {
-		rels = append(rels, e.Title)
-	}
-	return drawGraph(nodes, edges, "Concept graph", "Concepts as boxes (the squares are depths D0 to D4, filled where known), relations as arrows; APPLIES_TO edges that carry edge policies are drawn thick and name them."), truncated, rels
+	return nodes, edges, truncated
 }
 
 // drawTrace draws a grounding result: the query's concepts, the frontier
 // the engine justified and its visible steps, and the gaps' concepts.
 func drawTrace(res grounding.Result) string {
+	nodes, edges := traceDrawing(res)
+	return drawGraph(nodes, edges, "Grounding trace", "The query's concepts (outlined), the justified frontier and its steps; concepts with a gap are drawn dashed in red.")
+}
+
+// traceDrawing turns a grounding result into boxes and arrows.
+func traceDrawing(res grounding.Result) ([]drawNode, []drawEdge) {
 	var nodes []drawNode
 	seen := map[string]bool{}
 	query := map[string]bool{}
@@ -212,5 +226,5 @@ func drawTrace(res grounding.Result) string {
 			edges = append(edges, drawEdge{From: gp.Source, To: gp.Target, Class: "edge gap", Label: "gap", Title: gp.Render()})
 		}
 	}
-	return drawGraph(nodes, edges, "Grounding trace", "The query's concepts (outlined), the justified frontier and its steps; concepts with a gap are drawn dashed in red.")
+	return nodes, edges
 }

@@ -361,3 +361,62 @@ func testApprovalScreensShowArguments(t *testing.T, st backend) {
 		}
 	}
 }
+
+// A proposition page lists the decisions made on it, newest first, each
+// linking to its decision page; its rationale is in words with the code
+// kept as the tooltip, and its freshness policy in days.
+func TestPropositionListsItsDecisions(t *testing.T) { eachStore(t, testPropositionListsItsDecisions) }
+
+func testPropositionListsItsDecisions(t *testing.T, st backend) {
+	e := newEnvOn(t, st)
+	c := e.client()
+	c.mustSignIn()
+	code, page := c.get("/console/proposition?id=P-api-cert-valid")
+	if code != http.StatusOK {
+		t.Fatalf("%d", code)
+	}
+	var at []int
+	for i := 3; i >= 1; i-- {
+		link := fmt.Sprintf(`href="/console/decision?id=0192f000-0000-7000-8000-%012d"`, i)
+		at = append(at, strings.Index(page, link))
+	}
+	if at[0] < 0 || at[1] < at[0] || at[2] < at[1] {
+		t.Errorf("decisions on the proposition not listed newest first with links (positions %v)", at)
+	}
+	for _, want := range []string{"Decisions on this proposition", `href="/console/decisions?prop=P-api-cert-valid"`,
+		`<span title="verification.external">checked by an external source</span>`, "Fresh for "} {
+		if !strings.Contains(page, want) {
+			t.Errorf("proposition page lacks %q", want)
+		}
+	}
+	for _, raw := range []string{"Rationale: ", "Freshness policy "} {
+		if strings.Contains(page, raw) {
+			t.Errorf("proposition page still shows %q raw", raw)
+		}
+	}
+	// A proposition no decision was made on says so.
+	_, page = c.get("/console/proposition?id=P-restic-snapshots")
+	if !strings.Contains(page, "No decision was made on it yet.") {
+		t.Error("a proposition without decisions does not say so")
+	}
+}
+
+// Counts read right in the singular: "1 stretch", not "1 stretches".
+func TestPagesCountInEnglish(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	c.mustSignIn()
+	_, page := c.get("/console/proposition?id=P-api-cert-valid")
+	if m := regexp.MustCompile(`\((\d+) (stretch|stretches)\)`).FindStringSubmatch(page); m == nil ||
+		(m[1] == "1") != (m[2] == "stretch") {
+		t.Errorf("stretch count: %q", m)
+	}
+	_, page = c.get("/console/graph")
+	if !strings.Contains(page, "10 concepts") || !regexp.MustCompile(`\(\d+ relations\)`).MatchString(page) {
+		t.Error("graph page counts wrong")
+	}
+	_, page = c.get("/console/")
+	if !strings.Contains(page, "3 decisions in the log") {
+		t.Error("overview counts wrong")
+	}
+}

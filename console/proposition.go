@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -23,7 +24,20 @@ type propositionData struct {
 	Chart    string // inline SVG
 	Segments []segmentRow
 	Err      string
+	// Freshness says the freshness policy and where the warrant stands
+	// against it, in words.
+	Freshness string
+	// Decisions are the newest decisions made on the proposition (at most
+	// propDecisions; DecisionsMore when there are older ones).
+	HasLog        bool
+	Decisions     []audit.Decision
+	DecisionsMore bool
+	DecisionsErr  string
 }
+
+// propDecisions bounds the decisions a proposition page lists; the
+// decisions page, filtered on the proposition, has them all.
+const propDecisions = 10
 
 type segmentRow struct {
 	From, To time.Time
@@ -57,7 +71,10 @@ func (c *Console) proposition(w http.ResponseWriter, r *http.Request, s *session
 	}
 	if d.Warrant, err = evalAt(d.Shown, instantOf(now)); err != nil {
 		d.Err = err.Error()
+	} else {
+		d.Freshness = freshnessText(d.Shown, d.Warrant, now)
 	}
+	c.decisionsOn(r, &d)
 	d.A, d.B = q.Get("a"), q.Get("b")
 	if d.A == "" && d.B == "" && len(hist) > 1 {
 		d.A, d.B = hist[len(hist)-2].ViewID, hist[len(hist)-1].ViewID
@@ -72,6 +89,62 @@ func (c *Console) proposition(w http.ResponseWriter, r *http.Request, s *session
 		d.Err = err.Error()
 	}
 	c.render(w, r, http.StatusOK, "proposition", signedIn(s, "propositions", "Proposition "+id, d))
+}
+
+// decisionsOn lists the newest decisions made on the proposition: from
+// the background tail, which indexes them as it reads the log (a filter
+// on the proposition reads every decision body in the SQLite log, too
+// slow for every page view), else from the log itself. The newest-first
+// lister reads them directly; a log that pages forward only is read page
+// by page, keeping the last propDecisions, and stops after propScan
+// decisions.
+func (c *Console) decisionsOn(r *http.Request, d *propositionData) {
+	if c.cfg.Log == nil {
+		return
+	}
+	d.HasLog = true
+	f := audit.Filter{PropositionID: d.ID, Limit: propDecisions + 1}
+	rows, ok := c.tail.decisionsOn(d.ID)
+	var err error
+	switch {
+	case ok:
+	case c.cfg.ListNewest != nil:
+		rows, err = c.cfg.ListNewest(r.Context(), f)
+	default:
+		rows, err = lastDecisions(r, c.cfg.Log, f)
+		slices.Reverse(rows)
+	}
+	if err != nil {
+		d.DecisionsErr = "the decisions on it could not be read: " + err.Error()
+		return
+	}
+	d.DecisionsMore = len(rows) > propDecisions
+	d.Decisions = rows[:min(len(rows), propDecisions)]
+}
+
+// propScan bounds how many decisions a forward-only log is read for.
+const propScan = 10_000
+
+// lastDecisions reads a forward-only log's decisions matching f, oldest
+// first, and keeps the last f.Limit of them.
+func lastDecisions(r *http.Request, l audit.Log, f audit.Filter) ([]audit.Decision, error) {
+	keep := f.Limit
+	f.Limit = pageSize
+	var out []audit.Decision
+	for read := 0; read < propScan; {
+		page, err := l.List(r.Context(), f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		out = out[max(0, len(out)-keep):]
+		read += len(page)
+		if len(page) < f.Limit {
+			break
+		}
+		f.After = page[len(page)-1].ID
+	}
+	return out, nil
 }
 
 // chart evaluates the newest snapshots over time and draws the bands.

@@ -79,11 +79,13 @@ func signedIn(s *session, nav, title string, data any) *page {
 }
 
 var funcs = template.FuncMap{
-	"when":  when,
-	"short": short,
-	"badge": badge,
-	"join":  strings.Join,
-	"add":   func(a, b int) int { return a + b },
+	"when":      when,
+	"short":     short,
+	"badge":     badge,
+	"join":      strings.Join,
+	"count":     countFunc,
+	"rationale": wordsFunc,
+	"add":       func(a, b int) int { return a + b },
 	"deref": func(b *bool) string {
 		if b == nil {
 			return "not said"

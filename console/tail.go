@@ -30,10 +30,20 @@ type decisionTail struct {
 	recent    []audit.Decision
 	total     int
 	byOutcome map[string]int
+	// byProp keeps, per proposition, its newest decisions (at most
+	// propDecisions+1, oldest first, slimmed by slimDecision), so a
+	// proposition page lists them without a query that reads the whole
+	// log. It tracks at most propsTracked propositions: one first seen
+	// after that is answered by the log itself (Console.decisionsOn).
+	byProp map[string][]audit.Decision
 }
 
+// propsTracked bounds the propositions decisionTail indexes (a few tens
+// of MB at most: propDecisions+1 slim decisions each).
+const propsTracked = 10_000
+
 func newDecisionTail(log audit.Log) *decisionTail {
-	return &decisionTail{log: log, byOutcome: map[string]int{}, ready: make(chan struct{})}
+	return &decisionTail{log: log, byOutcome: map[string]int{}, byProp: map[string][]audit.Decision{}, ready: make(chan struct{})}
 }
 
 // tailBatch is how many decisions one List call reads while catching up.
@@ -70,6 +80,7 @@ func (t *decisionTail) add(batch []audit.Decision) {
 	defer t.mu.Unlock()
 	for _, d := range batch {
 		t.byOutcome[string(d.Outcome)]++
+		t.index(d)
 	}
 	t.total += len(batch)
 	t.last = batch[len(batch)-1].ID
@@ -78,6 +89,51 @@ func (t *decisionTail) add(batch []audit.Decision) {
 	if n := len(t.recent); n > recentKept {
 		t.recent = append([]audit.Decision(nil), t.recent[n-recentKept:]...)
 	}
+}
+
+// index adds d to its proposition's newest decisions.
+func (t *decisionTail) index(d audit.Decision) {
+	if d.PropositionID == "" {
+		return
+	}
+	rows, ok := t.byProp[d.PropositionID]
+	if !ok && len(t.byProp) >= propsTracked {
+		return
+	}
+	rows = append(rows, slimDecision(d))
+	if len(rows) > propDecisions+1 {
+		rows = append(rows[:0], rows[len(rows)-propDecisions-1:]...)
+	}
+	t.byProp[d.PropositionID] = rows
+}
+
+// slimDecision keeps what a proposition page's list shows of a decision.
+func slimDecision(d audit.Decision) audit.Decision {
+	return audit.Decision{ID: d.ID, Time: d.Time, Tool: d.Tool, Outcome: d.Outcome, Code: d.Code,
+		ActionKind: d.ActionKind, ToolName: d.ToolName, PropositionID: d.PropositionID,
+		Caller: audit.Caller{ClientName: d.Caller.ClientName, Transport: d.Caller.Transport}}
+}
+
+// decisionsOn returns a proposition's newest decisions, newest first (at
+// most propDecisions+1), and false when the tail cannot answer: it has not
+// read the log once yet, or does not track the proposition.
+func (t *decisionTail) decisionsOn(propositionID string) ([]audit.Decision, bool) {
+	select {
+	case <-t.ready:
+	default:
+		return nil, false
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	rows, ok := t.byProp[propositionID]
+	if !ok && len(t.byProp) >= propsTracked {
+		return nil, false
+	}
+	out := make([]audit.Decision, len(rows))
+	for i, d := range rows {
+		out[len(rows)-1-i] = d
+	}
+	return out, true
 }
 
 // tailView is what the overview shows: newest first.

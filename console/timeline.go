@@ -107,13 +107,19 @@ type segment struct {
 const maxSegments = 2000
 
 // timeline evaluates each snapshot from its creation until the next one
-// was stored, and the latest until now, splitting a snapshot's stretch
+// was stored, and the latest until now (the first from its earliest
+// record, when that is older than its storage: evidence ingested today
+// may have been observed months ago, and a chart of storage time alone
+// would show only the last seconds of a fresh ledger), splitting a snapshot's stretch
 // wherever its warrant changes (nextChange), so every change, including
 // the moment currency turns STALE, appears at its exact instant.
 func timeline(views []datedView, now warrant.Instant) ([]segment, error) {
 	var out []segment
 	for i, dv := range views {
 		start := instantOf(dv.Info.CreatedAt)
+		if i == 0 {
+			start = min(start, earliestRecord(dv.View, start))
+		}
 		end := now
 		if i+1 < len(views) {
 			end = instantOf(views[i+1].Info.CreatedAt)
@@ -154,4 +160,25 @@ func appendSegment(out []segment, s segment) []segment {
 func sameAxes(a, b warrant.Axes) bool {
 	return a.Acceptance == b.Acceptance && a.Conflict == b.Conflict && a.Verification == b.Verification &&
 		a.Currency == b.Currency && a.Sufficiency == b.Sufficiency
+}
+
+// earliestRecord is the earliest dated record of v (assertion, evidence
+// or check), or def when it has none.
+func earliestRecord(v *warrant.View, def warrant.Instant) warrant.Instant {
+	out := def
+	stamp := func(ts string) {
+		if at, ok := warrant.ParseInstant(ts); ok && at < out {
+			out = at
+		}
+	}
+	for i := range v.Assertions {
+		stamp(v.Assertions[i].AssertedAt)
+	}
+	for i := range v.Evidence {
+		stamp(v.Evidence[i].ObservedAt)
+	}
+	for i := range v.Checks {
+		stamp(v.Checks[i].ObservedAt)
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/edgepolicy"
 	"github.com/ewp-go/ewp/grounding"
+	"github.com/ewp-go/ewp/internal/plural"
 )
 
 // Layer names in the gate's answer.
@@ -35,8 +36,8 @@ func (l groundingLayer) Decide(ctx context.Context, in Input) (LayerDecision, er
 	detail := GroundingDetail{Grounded: r.Grounded, Resolved: r.Resolved, Gaps: r.Gaps, GraphVersion: c.version}
 	if r.Grounded {
 		return LayerDecision{Decision: audit.VerdictMayAct, Detail: detail, Reasons: []string{fmt.Sprintf(
-			"grounded: %s (%d concepts in the trace, %d pathway steps)", strings.Join(r.Resolved, ", "),
-			len(r.Trace.Result.Primitives), len(r.Trace.Result.Pathway))}}, nil
+			"grounded: %s (%s in the trace, %s)", strings.Join(r.Resolved, ", "),
+			plural.Count(len(r.Trace.Result.Primitives), "concept", "concepts"), plural.Count(len(r.Trace.Result.Pathway), "pathway step", "pathway steps"))}}, nil
 	}
 	reasons := make([]string, 0, len(r.Gaps))
 	for _, g := range r.Gaps {

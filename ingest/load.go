@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/graphstore"
+	"github.com/ewp-go/ewp/internal/plural"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -299,7 +300,7 @@ func (l *load) splitRefusal() {
 	}
 	r := Refusal{File: l.in.Name, Code: warrant.CodeInvalidView, Rule: "cannot split the input into views: " + e.Error()}
 	if l.views > 0 {
-		r.Rule += fmt.Sprintf(" (the input cannot be read past this point; %d views came before it)", l.views)
+		r.Rule += fmt.Sprintf(" (the input cannot be read past this point; %s came before it)", plural.Count(l.views, "view", "views"))
 	}
 	var se *SyntaxError
 	if errors.As(e, &se) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ewp-go/ewp/internal/plural"
 	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/warrant"
@@ -193,10 +194,10 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	warned := ""
 	if r.Warnings > 0 {
-		warned = fmt.Sprintf(", %d warnings", r.Warnings)
+		warned = ", " + plural.Count(r.Warnings, "warning", "warnings")
 	}
-	fmt.Fprintf(w, "summary: %d stored, %d unchanged, %d refused%s; %s%d propositions touched\n",
-		r.Stored, r.Unchanged, r.Refused, warned, over, r.Propositions)
+	fmt.Fprintf(w, "summary: %d stored, %d unchanged, %d refused%s; %s%s touched\n",
+		r.Stored, r.Unchanged, r.Refused, warned, over, plural.Count(r.Propositions, "proposition", "propositions"))
 	if r.Head != nil && r.Head.Seq == 0 {
 		fmt.Fprintln(w, "chain head 0: the ledger is empty")
 	} else if r.Head != nil {
@@ -221,7 +222,7 @@ func (r *Report) WriteText(w io.Writer) {
 }
 
 func fileLine(f FileReport) string {
-	what := fmt.Sprintf("%s, %d views", f.Format, f.Views)
+	what := string(f.Format) + ", " + plural.Count(f.Views, "view", "views")
 	switch f.Format {
 	case "":
 		what = "unreadable"

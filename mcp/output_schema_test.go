@@ -21,7 +21,7 @@ import (
 )
 
 // The server does not check each result against its tool's output schema
-// at run time (README.md, "Decisions"). The tests do instead: callCtx
+// at run time (docs/decisions.md). The tests do instead: callCtx
 // validates every structured result any test receives, over every
 // transport, against the output schema the server published for the tool
 // in its tools/list answer on that same connection. The fuzz tests, the

@@ -125,8 +125,8 @@ func New(store Store, opts ...Option) *Server {
 		// No per-call output-schema validation: results are typed Go
 		// values whose encoding is checked against the published schemas
 		// by the tests (output_schema_test.go), and checking each answer
-		// again cost a third of the server's CPU per call. See README.md
-		// "Decisions".
+		// again cost a third of the server's CPU per call. See
+		// docs/decisions.md.
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
 	)

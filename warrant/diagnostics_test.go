@@ -8,7 +8,7 @@ import (
 )
 
 // The diagnostics follow the rules fitted to the reference's whole
-// WarrantViews (README, "Decisions"). Each case below isolates one rule;
+// WarrantViews (docs/decisions.md). Each case below isolates one rule;
 // the differential corpus test in conformance checks them all at scale.
 
 const diagT = "2026-10-15T12:00:00Z"

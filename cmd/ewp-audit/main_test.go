@@ -412,7 +412,7 @@ func TestVerify(t *testing.T) {
 	head := rep.Head.String()
 	wantExit(t, 0, "approve", "--db", db, ds[0].ID, "--once", "--key", opKey("a"))
 	out, _ = wantExit(t, 0, "verify", "--db", db, "--head", head)
-	if !strings.Contains(out, "ok: checked 3 events (2 decisions, 1 approvals, 0 approval uses)") || !strings.Contains(out, "still holds head "+head) {
+	if !strings.Contains(out, "ok: checked 3 events (2 decisions, 1 approval, 0 approval uses)") || !strings.Contains(out, "still holds head "+head) {
 		t.Errorf("verify: %s", out)
 	}
 	// Edit a decision behind the triggers' back.

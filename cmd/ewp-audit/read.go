@@ -14,6 +14,7 @@ import (
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/internal/plural"
 	"github.com/ewp-go/ewp/internal/termtext"
 )
 
@@ -468,8 +469,9 @@ func runVerify(e *env, args []string) int {
 		if brk != nil {
 			status = "BROKEN"
 		}
-		fmt.Fprintf(e.stdout, "%s: checked %d events (%d decisions, %d approvals, %d approval uses); head %s\n",
-			status, rep.Events, rep.Decisions, rep.Approvals, rep.Uses, rep.Head)
+		fmt.Fprintf(e.stdout, "%s: checked %s (%s, %s, %s); head %s\n",
+			status, plural.Count(rep.Events, "event", "events"), plural.Count(rep.Decisions, "decision", "decisions"),
+			plural.Count(rep.Approvals, "approval", "approvals"), plural.Count(rep.Uses, "approval use", "approval uses"), rep.Head)
 		if want != nil && brk == nil {
 			fmt.Fprintf(e.stdout, "the chain still holds head %s\n", want)
 		}

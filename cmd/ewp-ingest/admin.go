@@ -10,6 +10,7 @@ import (
 	auditpg "github.com/ewp-go/ewp/audit/postgres"
 	"github.com/ewp-go/ewp/ingest"
 	"github.com/ewp-go/ewp/internal/pgurl"
+	"github.com/ewp-go/ewp/internal/plural"
 	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/ledger/postgres"
 	"github.com/ewp-go/ewp/store"
@@ -134,7 +135,7 @@ func runCopy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ewp-ingest copy: %s\n", termtext.Escape(err.Error()))
 		return ingest.ExitLedger
 	}
-	fmt.Fprintf(stdout, "copied %d events; both ledgers have head %s\n", rep.Events, rep.Head)
+	fmt.Fprintf(stdout, "copied %s; both ledgers have head %s\n", plural.Count(rep.Events, "event", "events"), rep.Head)
 	return ingest.ExitOK
 }
 

@@ -111,7 +111,7 @@ func testLoadFormatsAndReport(t *testing.T, kind string) {
 		}
 	}
 	code, out, _ = runCLI(t, view("P-e", "v1", "extract"), "--db", db, "--axes", "1", list, "-")
-	if code != 0 || !strings.Contains(out, "0 stored, 2 unchanged") || !strings.Contains(out, "<stdin>: view, 1 views: 1 stored") || !strings.Contains(out, "... and 2 more") {
+	if code != 0 || !strings.Contains(out, "0 stored, 2 unchanged") || !strings.Contains(out, "<stdin>: view, 1 view: 1 stored") || !strings.Contains(out, "... and 2 more") {
 		t.Fatalf("re-load: exit %d\n%s", code, out)
 	}
 }
@@ -184,7 +184,7 @@ func testVerifyCommand(t *testing.T, kind string) {
 	}
 	runCLI(t, view("P-v", "v1", "extract"), "--db", db, "-")
 	code, out, _ := runCLI(t, "", "verify", "--db", db)
-	if code != 0 || !strings.Contains(out, "ok: checked 1 events (1 snapshots") {
+	if code != 0 || !strings.Contains(out, "ok: checked 1 event (1 snapshot,") {
 		t.Fatalf("verify: exit %d %s", code, out)
 	}
 	if code, _, _ := runCLI(t, "", "verify"); code != ingest.ExitUsage {

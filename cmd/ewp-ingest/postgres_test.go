@@ -96,7 +96,7 @@ func jsonHead(t *testing.T, out string) string {
 }
 
 // TestPostgresWriterLogin: after init (by the owner), a login in
-// ewp_writer loads and verifies, as the README tells operators to run
+// ewp_writer loads and verifies, as docs/scale-out.md tells operators to run
 // their pipelines; it needs no right to create anything.
 func TestPostgresWriterLogin(t *testing.T) {
 	url := pgtest.DB(t)

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/ewp-go/ewp/ingest"
+	"github.com/ewp-go/ewp/internal/plural"
 	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/store"
@@ -121,7 +122,8 @@ func report(rep ledger.VerifyReport, kept *ledger.Head, brk *ledger.Break, asJSO
 	if brk != nil {
 		status = "BROKEN"
 	}
-	fmt.Fprintf(stdout, "%s: checked %d events (%d snapshots, %d primitive revisions)", status, rep.Events, rep.Snapshots, rep.Primitives)
+	fmt.Fprintf(stdout, "%s: checked %s (%s, %s)", status, plural.Count(rep.Events, "event", "events"),
+		plural.Count(rep.Snapshots, "snapshot", "snapshots"), plural.Count(rep.Primitives, "primitive revision", "primitive revisions"))
 	if rep.Broken == nil {
 		fmt.Fprintf(stdout, ", head %s", rep.Head)
 	}

@@ -111,7 +111,7 @@ func TestVerifyReadOnlyStorage(t *testing.T) {
 	}
 	t.Cleanup(func() { exec.Command("chattr", "-i", dir, db).Run() })
 	code, out, errs := runCLI(t, "", "verify", "--db", db)
-	if code != ingest.ExitOK || !strings.Contains(out, "ok: checked 1 events") {
+	if code != ingest.ExitOK || !strings.Contains(out, "ok: checked 1 event") {
 		t.Fatalf("verify on read-only storage: exit %d %s %s", code, out, errs)
 	}
 }

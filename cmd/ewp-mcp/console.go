@@ -102,6 +102,31 @@ func (h withConsole) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mcp.ServeHTTP(w, r)
 }
 
+// consoleOffHint says how to turn the console on; the startup log and
+// the console's address both say it when no operator token is set. A
+// server that already has a console key (--console-key, or --demo's own)
+// needs only the token.
+func consoleOffHint(cfg config) string {
+	hint := "the operator console is off: it is served only with an operator token. " +
+		"To turn it on, restart with EWP_OPERATOR_TOKEN set (or --operator-token-file FILE) to a strong token, e.g. `openssl rand -hex 32`"
+	if cfg.consoleKey == "" {
+		hint += ", and --console-key FILE with --operator-keys FILE to answer pending decisions from it (ewp-audit keygen makes the key)"
+	}
+	return hint
+}
+
+// routeConsole serves the console beside MCP, or, without one, answers
+// its paths with how to turn it on rather than a bare "not found".
+func routeConsole(mcpHandler http.Handler, con *console.Console, cfg config) http.Handler {
+	if con != nil {
+		return withConsole{mcp: mcpHandler, console: con}
+	}
+	msg := "Not found: " + consoleOffHint(cfg) + ".\nThe MCP endpoint is " + mcp.EndpointPath + ".\n"
+	return withConsole{mcp: mcpHandler, console: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, msg, http.StatusNotFound)
+	})}
+}
+
 // consoleSigner loads the console's key and refuses one the gate does not
 // trust (not in --operator-keys): every answer given in the console would
 // then be refused.

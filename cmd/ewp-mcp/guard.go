@@ -12,6 +12,7 @@ import (
 	"github.com/ewp-go/ewp/edgepolicy"
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/mcp"
 )
 
@@ -55,9 +56,23 @@ func guardOption(ctx context.Context, cfg config, store mcp.Store, log *slog.Log
 				policyName(cfg), len(orphans), version, edgepolicy.FormatOrphans(orphans))
 		}
 	}
-	log.Info("grounding guard ready", "concepts", g.Len(), "graph_version", version,
-		"policies", policyName(cfg), "policy_ids", policyIDs(guard.Policies), "policy_set_hash", policyHash)
+	if g.Len() == 0 {
+		log.Warn(emptyGraphWarning(cfg), "concepts", 0, "graph_version", version,
+			"policies", policyName(cfg), "policy_ids", policyIDs(guard.Policies), "policy_set_hash", policyHash)
+	} else {
+		log.Info("grounding guard ready", "concepts", g.Len(), "graph_version", version,
+			"policies", policyName(cfg), "policy_ids", policyIDs(guard.Policies), "policy_set_hash", policyHash)
+	}
 	return mcp.WithGuard(guard), policyHash, nil
+}
+
+// emptyGraphWarning says that a guard over an empty concept graph guards
+// nothing, and how to give it a graph: "ready" would promise a protection
+// that is not there.
+func emptyGraphWarning(cfg config) string {
+	return "grounding guard guards nothing: the ledger holds no concept graph, so every concept an agent names is unknown. " +
+		"Load one with `ewp-ingest --db " + pgurl.Redact(cfg.db) + " GRAPH.json` (fixtures/graphs/filesystem-demo.json is an example); " +
+		"the guard reads it on its next call, no restart needed"
 }
 
 // loadPolicies reads --policies, or the embedded demo policies with --demo,

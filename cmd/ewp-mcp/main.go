@@ -143,9 +143,7 @@ func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server
 		return err
 	}
 	defer closeConsole()
-	if con != nil {
-		h = withConsole{mcp: h, console: con}
-	}
+	h = routeConsole(h, con, cfg)
 	hs := mcp.NewHTTPServer(addr, h)
 	hs.WriteTimeout = mcp.WriteTimeoutFor(srv.RequestTimeout())
 	errc := make(chan error, 1)
@@ -153,6 +151,8 @@ func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server
 	log.Info("serving MCP over HTTP", "url", "http://"+addr+mcp.EndpointPath, "db", pgurl.Redact(cfg.db), "ingest_token", cfg.token != "")
 	if con != nil {
 		log.Info("serving the operator console", "console", "http://"+addr+console.BasePath)
+	} else {
+		log.Info(consoleOffHint(cfg))
 	}
 	ready(addr, con != nil)
 	select {

@@ -255,7 +255,7 @@ func TestScaleOut(t *testing.T) {
 }
 
 // logins makes a login in ewp_server for the replicas and one in
-// ewp_writer for the ingests, as the README tells operators to, and
+// ewp_writer for the ingests, as docs/scale-out.md tells operators to, and
 // returns the database URL with each; they are dropped when t ends.
 func logins(t *testing.T, url string) (replica, ingest string) {
 	t.Helper()

@@ -12,6 +12,7 @@ import (
 	"github.com/ewp-go/ewp/audit/auditchain"
 	"github.com/ewp-go/ewp/audit/auditstore"
 	"github.com/ewp-go/ewp/console"
+	"github.com/ewp-go/ewp/internal/plural"
 )
 
 // Extras are the console's optional decision-log functions
@@ -51,7 +52,9 @@ func (x Extras) Apply(cfg *console.Config) {
 func Verify(l auditstore.Log) console.LogVerifyFunc {
 	return func(ctx context.Context) (string, error) {
 		rep, err := l.Verify(ctx)
-		sum := fmt.Sprintf("%d events, %d decisions, %d approvals, %d uses; head %s", rep.Events, rep.Decisions, rep.Approvals, rep.Uses, rep.Head)
+		sum := fmt.Sprintf("%s, %s, %s, %s; head %s", plural.Count(rep.Events, "event", "events"),
+			plural.Count(rep.Decisions, "decision", "decisions"), plural.Count(rep.Approvals, "approval", "approvals"),
+			plural.Count(rep.Uses, "use", "uses"), rep.Head)
 		return sum, err
 	}
 }

@@ -99,7 +99,7 @@ func checkAdapters(t *testing.T, l auditstore.Log) {
 		t.Fatalf("presented: %v %v", ids(got), err)
 	}
 	sum, err := auditsource.Verify(l)(ctx)
-	if err != nil || !strings.Contains(sum, "7 decisions, 1 approvals") {
+	if err != nil || !strings.Contains(sum, "7 decisions, 1 approval,") {
 		t.Fatalf("verify: %q %v", sum, err)
 	}
 }

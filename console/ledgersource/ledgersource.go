@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/console"
+	"github.com/ewp-go/ewp/internal/plural"
 	"github.com/ewp-go/ewp/ledger"
 	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/store"
@@ -86,7 +87,8 @@ func (s *Source) Head(ctx context.Context) (console.ChainHead, error) {
 
 func (s *Source) Verify(ctx context.Context) (string, error) {
 	rep, err := s.l.Verify(ctx)
-	return fmt.Sprintf("%d events, %d snapshots, %d concept revisions", rep.Events, rep.Snapshots, rep.Primitives), err
+	return fmt.Sprintf("%s, %s, %s", plural.Count(rep.Events, "event", "events"), plural.Count(rep.Snapshots, "snapshot", "snapshots"),
+		plural.Count(rep.Primitives, "concept revision", "concept revisions")), err
 }
 
 func infos(h []ledger.Snapshot) []console.SnapshotInfo {

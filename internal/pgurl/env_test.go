@@ -9,7 +9,7 @@ import (
 )
 
 // TestPasswordOffTheCommandLine holds pgx (which every command hands its
-// --db URL to) to the ways README documents of keeping a password off
+// --db URL to) to the ways docs/scale-out.md documents of keeping a password off
 // argv, where ps shows it: PGPASSWORD, a password file (PGPASSFILE) and a
 // service file (PGSERVICEFILE with ?service=NAME).
 func TestPasswordOffTheCommandLine(t *testing.T) {

@@ -279,7 +279,7 @@ func createRoles(ctx context.Context, tx pgx.Tx, r Roles) error {
 	}
 	// A login as the reader role itself gets read-only transactions by
 	// default. Role settings are not inherited: a member login needs its
-	// own ALTER ROLE … SET (README "Roles"); replicas set it on their
+	// own ALTER ROLE … SET (docs/scale-out.md, "Roles"); replicas set it on their
 	// connections as well (Options).
 	_, err := tx.Exec(ctx, `ALTER ROLE `+ident(r.Reader)+` SET default_transaction_read_only = on`)
 	return err
