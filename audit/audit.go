@@ -26,12 +26,12 @@ const (
 // Outcomes of a decision. Refused is a call that was refused before any
 // layer decided (bad arguments, skew, stale view, …); its Code says why.
 const (
-	OutcomeMayAct              = "MAY_ACT"
-	OutcomeRequireConfirmation = "REQUIRE_CONFIRMATION"
-	OutcomeDeny                = "DENY"
-	OutcomeRefused             = "REFUSED"
+	OutcomeMayAct              Outcome = "MAY_ACT"
+	OutcomeRequireConfirmation Outcome = "REQUIRE_CONFIRMATION"
+	OutcomeDeny                Outcome = "DENY"
+	OutcomeRefused             Outcome = "REFUSED"
 	// OutcomeAnswered is a check_grounding call that was answered.
-	OutcomeAnswered = "ANSWERED"
+	OutcomeAnswered Outcome = "ANSWERED"
 )
 
 // Caller is who made the call, as far as the transport knows it.
@@ -47,7 +47,7 @@ type Caller struct {
 // Layer is one gate layer's verdict as it was answered.
 type Layer struct {
 	Layer    string   `json:"layer"`
-	Decision string   `json:"decision"`
+	Decision Verdict  `json:"decision"`
 	Reasons  []string `json:"reasons"`
 	Detail   any      `json:"detail,omitempty"`
 }
@@ -90,7 +90,7 @@ type Decision struct {
 	RiskPolicy    any      `json:"risk_policy,omitempty"`
 	// What was decided.
 	Layers     []Layer `json:"layers,omitempty"`
-	Outcome    string  `json:"outcome"`
+	Outcome    Outcome `json:"outcome"`
 	Code       string  `json:"code,omitempty"`    // the EWP code of a refusal
 	Message    string  `json:"message,omitempty"` // the refusal's message
 	ApprovalID string  `json:"approval_id,omitempty"`
@@ -152,7 +152,7 @@ type Head struct {
 // Filter selects decisions for List. Zero fields select everything.
 type Filter struct {
 	Since, Until  time.Time
-	Outcome       string
+	Outcome       Outcome // "" selects every outcome
 	PropositionID string
 	// Pending selects REQUIRE_CONFIRMATION decisions with no approval or
 	// rejection yet.

@@ -12,12 +12,12 @@ import (
 	"github.com/ewp-go/ewp/edgepolicy"
 )
 
-var outcomes = []string{audit.OutcomeMayAct, audit.OutcomeRequireConfirmation, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered}
+var outcomes = []audit.Outcome{audit.OutcomeMayAct, audit.OutcomeRequireConfirmation, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered}
 
 type decisionsData struct {
 	Outcome, Prop, Since, Until, After string
 	Pending                            bool
-	Outcomes                           []string
+	Outcomes                           []audit.Outcome
 	Rows                               []audit.Decision
 	Next                               string // the cursor of the next page, "" at the end
 	Newest                             bool   // the page shown is the newest one
@@ -36,7 +36,7 @@ func (c *Console) decisions(w http.ResponseWriter, r *http.Request, s *session) 
 	q := r.URL.Query()
 	d := decisionsData{Outcome: q.Get("outcome"), Prop: strings.TrimSpace(q.Get("prop")), Since: q.Get("since"), Until: q.Get("until"),
 		After: q.Get("after"), Pending: q.Get("pending") == "on", Outcomes: outcomes}
-	f := audit.Filter{Outcome: d.Outcome, PropositionID: d.Prop, Pending: d.Pending, After: d.After, Limit: pageSize}
+	f := audit.Filter{Outcome: audit.Outcome(d.Outcome), PropositionID: d.Prop, Pending: d.Pending, After: d.After, Limit: pageSize}
 	var err error
 	if f.Since, err = parseFormTime(d.Since); err != nil {
 		d.Err = "since: " + err.Error()
@@ -233,7 +233,7 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	if !d.Pending {
-		c.errorPage(w, r, http.StatusConflict, "Not pending", "Decision "+d.D.ID+" is not a confirmation waiting for an answer (its outcome is "+d.D.Outcome+", with "+itoa(int64(len(d.Approvals)))+" answer(s) on record).")
+		c.errorPage(w, r, http.StatusConflict, "Not pending", "Decision "+d.D.ID+" is not a confirmation waiting for an answer (its outcome is "+string(d.D.Outcome)+", with "+itoa(int64(len(d.Approvals)))+" answer(s) on record).")
 		return
 	}
 	a, msg := c.approvalFromForm(r, d.D, c.cfg.Signer.Name+"/"+s.operator)

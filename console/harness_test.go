@@ -209,7 +209,7 @@ func quickstartViews(t testing.TB) []*warrant.View {
 // REQUIRE_CONFIRMATION waiting for an operator.
 func (e *env) seedDecisions() {
 	base := clockAt.Add(-time.Hour)
-	mk := func(i int, outcome string) *audit.Decision {
+	mk := func(i int, outcome audit.Outcome) *audit.Decision {
 		return &audit.Decision{
 			ID: fmt.Sprintf("0192f000-0000-7000-8000-%012d", i), Time: base.Add(time.Duration(i) * time.Minute),
 			Tool: audit.ToolMayAct, Caller: audit.Caller{ClientName: "claude-code", Transport: "http", Role: "evaluate", Credential: "agent"},
@@ -219,10 +219,10 @@ func (e *env) seedDecisions() {
 			PolicyIDs: []string{"protected_file"}, Risk: "high", Reversible: new(false), ViewHash: strings.Repeat("5e", 32),
 			GraphVersion: 10, PolicySetHash: strings.Repeat("c1", 32),
 			Layers: []audit.Layer{{Layer: "warrant", Decision: "MAY_ACT", Reasons: []string{"ACCEPTED"}},
-				{Layer: "policy", Decision: outcome, Reasons: []string{"protected_file: Deleting protected files needs a human."}}},
+				{Layer: "policy", Decision: audit.Verdict(outcome), Reasons: []string{"protected_file: Deleting protected files needs a human."}}},
 		}
 	}
-	for i, o := range []string{audit.OutcomeMayAct, audit.OutcomeDeny, audit.OutcomeRequireConfirmation} {
+	for i, o := range []audit.Outcome{audit.OutcomeMayAct, audit.OutcomeDeny, audit.OutcomeRequireConfirmation} {
 		d := mk(i+1, o)
 		if err := e.log.Record(context.Background(), d); err != nil {
 			e.t.Fatal(err)

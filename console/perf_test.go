@@ -155,13 +155,25 @@ const pageSizeForTest = 50
 // perfDecision is decision i of the timing test's log: one in a thousand
 // waits for confirmation.
 func perfDecision(i, n int) *audit.Decision {
-	outcome := []string{audit.OutcomeMayAct, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered}[i%4]
+	outcome := []audit.Outcome{audit.OutcomeMayAct, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered}[i%4]
 	if i%1000 == 999 {
 		outcome = audit.OutcomeRequireConfirmation
 	}
 	return &audit.Decision{ID: fmt.Sprintf("0192f000-0000-7000-8000-%012d", i), Time: clockAt.Add(time.Duration(i-n) * time.Second),
 		Tool: audit.ToolMayAct, Caller: audit.Caller{Transport: "http", Role: "evaluate"}, PropositionID: fmt.Sprintf("P-%07d", i%n),
-		Outcome: outcome, ActionKind: "delete", Layers: []audit.Layer{{Layer: "warrant", Decision: outcome, Reasons: []string{"r"}}}}
+		Outcome: outcome, ActionKind: "delete", Layers: []audit.Layer{{Layer: "warrant", Decision: layerVerdict(outcome), Reasons: []string{"r"}}}}
+}
+
+// layerVerdict is a layer's verdict that fits outcome (a refusal's and a
+// check_grounding answer's are not outcomes of the action gate).
+func layerVerdict(o audit.Outcome) audit.Verdict {
+	switch o {
+	case audit.OutcomeRefused:
+		return audit.VerdictDeny
+	case audit.OutcomeAnswered:
+		return audit.VerdictGrounded
+	}
+	return audit.Verdict(o)
 }
 
 // perfLog builds (or reopens) the SQLite decision log of n decisions,

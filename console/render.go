@@ -135,7 +135,9 @@ func short(s string) string {
 	return s[:12] + "…"
 }
 
-// badge is the CSS class of an axis or outcome value.
-func badge(v string) string {
-	return "badge b-" + strings.ToLower(strings.ReplaceAll(v, "_", "-"))
+// badge is the CSS class of an axis value, an outcome or a layer verdict
+// (audit.Outcome, audit.Verdict: string types, which fmt prints as their
+// text).
+func badge(v any) string {
+	return "badge b-" + strings.ToLower(strings.ReplaceAll(fmt.Sprint(v), "_", "-"))
 }

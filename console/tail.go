@@ -79,7 +79,7 @@ func (t *decisionTail) add(batch []audit.Decision) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, d := range batch {
-		t.byOutcome[d.Outcome]++
+		t.byOutcome[string(d.Outcome)]++
 		t.index(d)
 	}
 	t.total += len(batch)

@@ -22,5 +22,5 @@ func (s *Server) EdgePolicies() *edgepolicy.Set {
 	if s.guard == nil {
 		return nil
 	}
-	return s.guard.policies
+	return s.guard.Policies()
 }

@@ -63,7 +63,7 @@ func TestTimedOutCallNeverUsesTheApproval(t *testing.T) {
 
 	slow.delay = 0
 	lifted := mustOK(t, call(t, c, "may_act", mergeObj(confirmArgs(), obj{"approval_id": ap})))
-	if lifted["decision"] != warrant.MayActDecision {
+	if lifted["decision"] != string(warrant.MayActDecision) {
 		t.Fatalf("the unused approval no longer lifts the call: %v", lifted)
 	}
 	if by, _ := ml.UsedBy(ap); by != decisionID(t, lifted) {
@@ -140,11 +140,11 @@ func TestApprovalUsedMeanwhileIsDecidedAgain(t *testing.T) {
 	ap = approve(t, ml, audit.Approval{DecisionID: asked, Once: true})
 	out := mustOK(t, call(t, c, "may_act", mergeObj(confirmArgs(), obj{"approval_id": ap})))
 	dec, why, _ := approvalOf(t, out)
-	if out["decision"] != warrant.RequireConfirmation || dec != warrant.RequireConfirmation || !startsWith(why, ReasonApprovalUsed+":") {
+	if out["decision"] != string(warrant.RequireConfirmation) || dec != string(warrant.RequireConfirmation) || !startsWith(why, ReasonApprovalUsed+":") {
 		t.Fatalf("want REQUIRE_CONFIRMATION with %s, got %v", ReasonApprovalUsed, out)
 	}
 	rec, err := ml.Decision(context.Background(), decisionID(t, out))
-	if err != nil || rec.Outcome != audit.OutcomeRequireConfirmation || rec.Layers[len(rec.Layers)-1].Decision != warrant.RequireConfirmation {
+	if err != nil || rec.Outcome != audit.OutcomeRequireConfirmation || rec.Layers[len(rec.Layers)-1].Decision != audit.VerdictRequireConfirmation {
 		t.Fatalf("the record: %+v %v", rec, err)
 	}
 }

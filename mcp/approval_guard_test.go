@@ -26,7 +26,7 @@ func TestOnceApprovalBindsCardinalityAndMinDepth(t *testing.T) {
 	deleteFile := []any{"delete", "file"}
 	single := obj{"proposition_id": "P-verified", "action": guardAct(deleteFile, rm("protected.txt", "single"))}
 	asked := mustOK(t, call(t, c, "may_act", single))
-	if asked["decision"] != warrant.RequireConfirmation {
+	if asked["decision"] != string(warrant.RequireConfirmation) {
 		t.Fatalf("want REQUIRE_CONFIRMATION, got %v", asked)
 	}
 	rec, err := ml.Decision(t.Context(), decisionID(t, asked))
@@ -37,12 +37,12 @@ func TestOnceApprovalBindsCardinalityAndMinDepth(t *testing.T) {
 	for _, extra := range []obj{rm("protected.txt", "multiple"), mergeObj(rm("protected.txt", "single"), obj{"min_depth": 0})} {
 		args := obj{"proposition_id": "P-verified", "action": guardAct(deleteFile, extra), "approval_id": ap}
 		out := mustOK(t, call(t, c, "may_act", args))
-		if _, why, _ := approvalOf(t, out); out["decision"] != warrant.RequireConfirmation || !strings.HasPrefix(why, ReasonApprovalWrongAction+":") {
+		if _, why, _ := approvalOf(t, out); out["decision"] != string(warrant.RequireConfirmation) || !strings.HasPrefix(why, ReasonApprovalWrongAction+":") {
 			t.Fatalf("%v: the once approval lifted a call it did not answer: %v / %s", extra, out["decision"], why)
 		}
 	}
 	out := mustOK(t, call(t, c, "may_act", mergeObj(single, obj{"approval_id": ap})))
-	if out["decision"] != warrant.MayActDecision {
+	if out["decision"] != string(warrant.MayActDecision) {
 		t.Fatalf("the call it answered: %v", out)
 	}
 }
@@ -56,19 +56,19 @@ func TestScopeOfAGuardOnlyDecision(t *testing.T) {
 	c := dialInProcess(t, srv)
 	deleteFile := []any{"delete", "file"}
 	asked := mustOK(t, call(t, c, "may_act", obj{"action": guardAct(deleteFile, rm("protected.txt", "single"))}))
-	if asked["decision"] != warrant.RequireConfirmation {
+	if asked["decision"] != string(warrant.RequireConfirmation) {
 		t.Fatalf("want REQUIRE_CONFIRMATION, got %v", asked)
 	}
 	ap := approve(t, ml, audit.Approval{DecisionID: decisionID(t, asked), Scope: &audit.Scope{ToolName: "rm", Concepts: []string{"delete", "file"}},
 		Until: testNow.Add(time.Hour)})
 	other := obj{"action": mergeObj(guardAct(deleteFile, rm("protected/other.txt", "single")), obj{"action_id": "act-h"}), "approval_id": ap}
 	out := mustOK(t, call(t, c, "may_act", other))
-	if _, why, _ := approvalOf(t, out); out["decision"] != warrant.MayActDecision || !strings.HasPrefix(why, ReasonApproved+":") {
+	if _, why, _ := approvalOf(t, out); out["decision"] != string(warrant.MayActDecision) || !strings.HasPrefix(why, ReasonApproved+":") {
 		t.Fatalf("the guard-only scope did not lift another protected delete: %v / %s", out["decision"], why)
 	}
 	withProp := mergeObj(other, obj{"proposition_id": "P-verified"})
 	out = mustOK(t, call(t, c, "may_act", withProp))
-	if _, why, _ := approvalOf(t, out); out["decision"] != warrant.RequireConfirmation || !strings.HasPrefix(why, ReasonApprovalWrongProposition+":") {
+	if _, why, _ := approvalOf(t, out); out["decision"] != string(warrant.RequireConfirmation) || !strings.HasPrefix(why, ReasonApprovalWrongProposition+":") {
 		t.Fatalf("the guard-only scope lifted a call naming a proposition: %v / %s", out["decision"], why)
 	}
 }

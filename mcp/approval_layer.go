@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -112,23 +113,17 @@ type approvalDetail struct {
 	KeyID string `json:"key_id,omitempty"`
 }
 
-// beginMayAct reads approval_id and idempotency_key once the proposition
-// and the action are decoded, notes the action in the decision, and
-// answers a retry from the record: a non-nil replay is the decision an
-// earlier call recorded under the same idempotency key.
-func (s *Server) beginMayAct(ctx context.Context, a args, pid string, act warrant.Action, gc *guardCall, p warrant.RiskPolicy) (replay any, err error) {
-	approval, hasApproval, err := a.id("", "approval_id")
-	if err != nil {
-		return nil, err
-	}
-	key, hasKey, err := a.id("", "idempotency_key")
-	if err != nil {
-		return nil, err
-	}
+// beginMayAct refuses approval_id and idempotency_key when there is no
+// decision log, notes the action in the decision, and answers a retry
+// from the record: a non-nil replay is the decision an earlier call
+// recorded under the same idempotency key.
+func (s *Server) beginMayAct(ctx context.Context, c *mayActCall) (replay any, err error) {
+	approval, key := c.ApprovalID, c.IdempotencyKey
+	hasKey := key != ""
 	if s.decisions == nil {
-		return nil, logOff(hasApproval, hasKey)
+		return nil, logOff(approval != "", hasKey)
 	}
-	noteAction(ctx, pid, act, gc, p)
+	noteAction(ctx, c.PropositionID, c.Action, c.Guard, c.RiskPolicy)
 	dr := draftFrom(ctx)
 	dr.update(func(dr *draft) { dr.d.ApprovalID = approval })
 	if !hasKey {
@@ -145,7 +140,7 @@ func (s *Server) beginMayAct(ctx context.Context, a args, pid string, act warran
 	}
 	// A replay answers this call, so the call's evaluated_at is held to
 	// the same clock as a fresh one's.
-	if err := checkSkew(a, s.now()); err != nil {
+	if err := c.checkSkew(s.now()); err != nil {
 		return nil, err
 	}
 	return s.replayOf(ctx, dr, prev)
@@ -187,12 +182,12 @@ func (s *Server) replayOf(ctx context.Context, dr *draft, prev *audit.Decision) 
 		return nil, err
 	}
 	dr.update(func(dr *draft) { dr.replay = true })
-	out := map[string]any{"decision": prev.Outcome, "evaluated_at": prev.Time.UTC().Format(timeLayout),
+	out := map[string]any{"decision": warrant.Verdict(prev.Outcome), "evaluated_at": prev.Time.UTC().Format(timeLayout),
 		"action":      warrant.Action{ActionID: prev.ActionID, Kind: prev.ActionKind, Risk: prev.Risk, Reversible: *prev.Reversible},
 		"risk_policy": prev.RiskPolicy, "decision_id": prev.ID, "replayed": true}
 	layers := make([]audit.Layer, len(prev.Layers))
 	for i, l := range prev.Layers {
-		if l.Layer == warrantLayer && prev.PropositionID != "" {
+		if l.Layer == gate.WarrantLayerName && prev.PropositionID != "" {
 			out["warrant"], l.Detail = l.Detail, nil // the record keeps the axes as the warrant layer's detail
 		}
 		layers[i] = l
@@ -227,13 +222,13 @@ func (s *Server) liftedBy(ctx context.Context, prev *audit.Decision) (*audit.App
 	if prev.Outcome != audit.OutcomeMayAct || prev.ApprovalID == "" {
 		return nil, nil
 	}
-	var gate []LayerDecision
+	var judged []gate.LayerDecision
 	for _, l := range prev.Layers {
 		if l.Layer != approvalLayerName {
-			gate = append(gate, LayerDecision(l))
+			judged = append(judged, gate.LayerDecision(l))
 		}
 	}
-	if combine(gate) == warrant.MayActDecision {
+	if gate.Combine(judged) == warrant.MayActDecision {
 		return nil, nil
 	}
 	ap, err := s.decisions.Log.Approval(ctx, prev.ApprovalID)
@@ -275,8 +270,8 @@ var argumentOf = map[string]string{
 // approval only ever lifts REQUIRE_CONFIRMATION to MAY_ACT, never DENY,
 // and a refused approval leaves the gate's decision unchanged with the
 // layer saying why.
-func (s *Server) withApproval(ctx context.Context, layers []LayerDecision) ([]LayerDecision, string, error) {
-	base := combine(layers)
+func (s *Server) withApproval(ctx context.Context, layers []gate.LayerDecision) ([]gate.LayerDecision, warrant.Verdict, error) {
+	base := gate.Combine(layers)
 	dr := draftFrom(ctx)
 	if dr == nil || dr.d.ApprovalID == "" {
 		return layers, base, nil
@@ -285,14 +280,14 @@ func (s *Server) withApproval(ctx context.Context, layers []LayerDecision) ([]La
 	if err != nil {
 		return nil, "", err
 	}
-	return append(layers, l), l.Decision, nil
+	return append(layers, l), warrant.Verdict(l.Decision), nil
 }
 
 // approvalLayer judges the approval dr presents against the gate's decision
 // base. Its decision is the call's decision after the approval.
-func (s *Server) approvalLayer(ctx context.Context, dr *draft, base string) (LayerDecision, error) {
+func (s *Server) approvalLayer(ctx context.Context, dr *draft, base warrant.Verdict) (gate.LayerDecision, error) {
 	id := dr.d.ApprovalID
-	l := LayerDecision{Layer: approvalLayerName, Decision: base, Detail: approvalDetail{ApprovalID: id}}
+	l := gate.LayerDecision{Layer: approvalLayerName, Decision: audit.Verdict(base), Detail: approvalDetail{ApprovalID: id}}
 	ap, err := s.decisions.Log.Approval(ctx, id)
 	if errors.Is(err, audit.ErrNotFound) {
 		l.Reasons = []string{reason(ReasonApprovalUnknown, "no approval %q is on record; use the approval_id the operator gave you", id)}
@@ -337,7 +332,7 @@ func (s *Server) approvalLayer(ctx context.Context, dr *draft, base string) (Lay
 		return l, nil
 	}
 	dr.update(func(dr *draft) { dr.usesOnce = ap.Once })
-	l.Decision = warrant.MayActDecision
+	l.Decision = audit.VerdictMayAct
 	l.Reasons = []string{reason(ReasonApproved, "%s approved this action (%s), answering decision %s", ap.Approver, coverage(ap), ap.DecisionID)}
 	return l, nil
 }

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // args is the argument object of one tool call, kept as raw JSON per key so
@@ -23,7 +23,7 @@ type args map[string]json.RawMessage
 // reads them; they must be an object or absent). RawArguments is
 // preferred because it keeps number literals exactly as sent; in-process
 // calls only have the decoded value.
-func rawArguments(req mcp.CallToolRequest) ([]byte, error) {
+func rawArguments(req mcpgo.CallToolRequest) ([]byte, error) {
 	raw := []byte(req.Params.RawArguments)
 	if len(raw) == 0 && req.Params.Arguments != nil {
 		var err error

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // BenchmarkWarrantNowInProcess measures one warrant_now round trip through
@@ -17,7 +17,7 @@ func BenchmarkWarrantNowInProcess(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	req := mcp.CallToolRequest{}
+	req := mcpgo.CallToolRequest{}
 	req.Params.Name = "warrant_now"
 	req.Params.Arguments = map[string]any{"proposition_id": "P-verified", "evaluated_at": testT}
 	ctx := context.Background()

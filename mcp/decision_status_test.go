@@ -23,7 +23,7 @@ func TestDecisionGetStatus(t *testing.T) {
 	ask := func() string {
 		t.Helper()
 		out := mustOK(t, call(t, c, "may_act", confirmArgs()))
-		if out["decision"] != warrant.RequireConfirmation {
+		if out["decision"] != string(warrant.RequireConfirmation) {
 			t.Fatalf("want REQUIRE_CONFIRMATION: %v", out)
 		}
 		return decisionID(t, out)
@@ -63,7 +63,7 @@ func TestDecisionGetStatus(t *testing.T) {
 	}
 	// The approval, presented, lifts the call: what approved promised.
 	out := mustOK(t, call(t, c, "may_act", mergeObj(confirmArgs(), obj{"approval_id": apID})))
-	if out["decision"] != warrant.MayActDecision {
+	if out["decision"] != string(warrant.MayActDecision) {
 		t.Fatalf("the approved approval did not lift the call: %v", out)
 	}
 	if s, ap := status(decisionID(t, out)); s != "" || ap != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -198,8 +199,8 @@ func (s *Server) beginRecord(ctx context.Context, t *toolSpec) (context.Context,
 	}
 	dr := &draft{d: audit.Decision{Tool: t.tool.Name, Time: s.now().UTC(), Caller: callerFrom(ctx)},
 		policies: s.decisions.policies, redact: s.decisions.redact}
-	if s.guard != nil && s.guard.policies != nil {
-		dr.d.PolicyIDs, dr.d.PolicySetHash = s.guard.policies.IDs(), s.decisions.PolicySetHash
+	if s.guard != nil && s.guard.Policies() != nil {
+		dr.d.PolicyIDs, dr.d.PolicySetHash = s.guard.Policies().IDs(), s.decisions.PolicySetHash
 	}
 	return context.WithValue(ctx, draftKey{}, dr), dr
 }
@@ -294,9 +295,9 @@ func (s *Server) record(ctx context.Context, dr *draft) error {
 // approval lifts nothing else).
 func unlift(out any, why string) any {
 	o := out.(map[string]any)
-	layers := o["layers"].([]LayerDecision)
+	layers := o["layers"].([]gate.LayerDecision)
 	last := &layers[len(layers)-1]
-	last.Decision, last.Reasons = warrant.RequireConfirmation, []string{why}
+	last.Decision, last.Reasons = audit.VerdictRequireConfirmation, []string{why}
 	o["decision"] = warrant.RequireConfirmation
 	return o
 }
@@ -330,24 +331,25 @@ func (dr *draft) fill(out any) {
 	dr.out = out
 	switch o := out.(type) {
 	case map[string]any: // may_act
-		dr.d.Outcome, _ = o["decision"].(string)
+		v, _ := o["decision"].(warrant.Verdict)
+		dr.d.Outcome = audit.Outcome(v)
 		at, _ := o["evaluated_at"].(string)
 		if t, err := time.Parse(timeLayout, at); err == nil {
 			dr.d.Time = t // the instant the gate decided at, to the digit
 		}
-		layers, _ := o["layers"].([]LayerDecision)
+		layers, _ := o["layers"].([]gate.LayerDecision)
 		dr.d.Layers = make([]audit.Layer, len(layers))
 		for i, l := range layers {
 			dr.d.Layers[i] = audit.Layer(l)
-			if l.Layer == warrantLayer && l.Detail == nil && dr.axes != nil {
+			if l.Layer == gate.WarrantLayerName && l.Detail == nil && dr.axes != nil {
 				dr.d.Layers[i].Detail = dr.axes
 			}
 		}
 	case groundingOutput:
 		// The concepts as the graph names them (as sent when unknown).
 		dr.d.Outcome, dr.d.GraphVersion, dr.d.Concepts = audit.OutcomeAnswered, o.GraphVersion, o.Resolved
-		l := audit.Layer{Layer: groundingLayerName, Decision: "GROUNDED", Reasons: []string{},
-			Detail: groundingDetail{Grounded: o.Grounded, Resolved: o.Resolved, Gaps: o.Gaps, GraphVersion: o.GraphVersion}}
+		l := audit.Layer{Layer: gate.GroundingLayerName, Decision: "GROUNDED", Reasons: []string{},
+			Detail: gate.GroundingDetail{Grounded: o.Grounded, Resolved: o.Resolved, Gaps: o.Gaps, GraphVersion: o.GraphVersion}}
 		if !o.Grounded {
 			l.Decision = "NOT_GROUNDED"
 			for _, g := range o.Gaps {
@@ -372,7 +374,7 @@ func withDecisionID(out any, id string) any {
 
 // noteAction records what a may_act call asks about, as soon as it is
 // decoded, so even a later refusal shows the proposition and the action.
-func noteAction(ctx context.Context, pid string, act warrant.Action, gc *guardCall, p warrant.RiskPolicy) {
+func noteAction(ctx context.Context, pid string, act warrant.Action, gc *gate.GuardCall, p warrant.RiskPolicy) {
 	dr := draftFrom(ctx)
 	if dr == nil {
 		return
@@ -381,17 +383,17 @@ func noteAction(ctx context.Context, pid string, act warrant.Action, gc *guardCa
 	var hash string
 	var args json.RawMessage
 	var truncated bool
-	if gc != nil && gc.act.arguments != nil {
-		hash = argumentsHash(gc.act.arguments)
-		args, truncated = dr.redact.recorded(gc.act.arguments)
+	if gc != nil && gc.Act.Arguments != nil {
+		hash = argumentsHash(gc.Act.Arguments)
+		args, truncated = dr.redact.recorded(gc.Act.Arguments)
 	}
 	dr.update(func(dr *draft) {
 		d := &dr.d
 		d.PropositionID, d.ActionID, d.ActionKind, d.Risk = pid, act.ActionID, act.Kind, act.Risk
 		d.Reversible, d.RiskPolicy = ptr(act.Reversible), policy
 		if gc != nil {
-			d.Concepts, d.ToolName, d.ArgumentsHash = gc.act.concepts, gc.act.toolName, hash
-			d.Cardinality, d.MinDepth = gc.act.cardinality, gc.act.minDepth
+			d.Concepts, d.ToolName, d.ArgumentsHash = gc.Act.Concepts, gc.Act.ToolName, hash
+			d.Cardinality, d.MinDepth = gc.Act.Cardinality, gc.Act.MinDepth
 			d.Arguments, d.ArgumentsTruncated = args, truncated
 		}
 	})
@@ -442,9 +444,10 @@ func (c *viewHashes) viewHash(pid string, v *warrant.View) string {
 }
 
 // noteGraph records the concept-graph version a call was judged on.
-func noteGraph(ctx context.Context, gc *guardCall) {
-	if dr := draftFrom(ctx); dr != nil && gc != nil && gc.graph != nil {
-		dr.update(func(dr *draft) { dr.d.GraphVersion = gc.version })
+func noteGraph(ctx context.Context, gc *gate.GuardCall) {
+	if dr := draftFrom(ctx); dr != nil && gc.Checked() {
+		v := gc.GraphVersion()
+		dr.update(func(dr *draft) { dr.d.GraphVersion = v })
 	}
 }
 

@@ -72,9 +72,9 @@ func TestSingleUseApprovalUnderConcurrency(t *testing.T) {
 		}
 		_, why, _ := approvalOf(t, out)
 		switch {
-		case out["decision"] == warrant.MayActDecision:
+		case out["decision"] == string(warrant.MayActDecision):
 			allowed++
-		case out["decision"] == warrant.RequireConfirmation && strings.HasPrefix(why, ReasonApprovalUsed+":"):
+		case out["decision"] == string(warrant.RequireConfirmation) && strings.HasPrefix(why, ReasonApprovalUsed+":"):
 			used++
 		}
 	}
@@ -139,7 +139,7 @@ func TestIdempotentApprovalUnderConcurrency(t *testing.T) {
 	wg.Wait()
 	by, used := ml.UsedBy(ap)
 	for _, out := range outs {
-		if out == nil || out["decision"] != warrant.MayActDecision || out["decision_id"] != by || !used {
+		if out == nil || out["decision"] != string(warrant.MayActDecision) || out["decision_id"] != by || !used {
 			t.Fatalf("answer %v; approval used by %q", out, by)
 		}
 	}
@@ -149,7 +149,7 @@ func TestIdempotentApprovalUnderConcurrency(t *testing.T) {
 type slowLifts struct{ *memlog.Log }
 
 func (l slowLifts) Record(ctx context.Context, d *audit.Decision) error {
-	if d.Outcome == warrant.MayActDecision {
+	if d.Outcome == audit.OutcomeMayAct {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return l.Log.Record(ctx, d)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/audittest"
@@ -86,7 +86,7 @@ func TestApprovalLoop(t *testing.T) {
 			srv, ml, _ := loggedServer(t)
 			c := d.dial(t, srv, false)
 			first := mustOK(t, call(t, c, "may_act", confirmArgs()))
-			if first["decision"] != warrant.RequireConfirmation {
+			if first["decision"] != string(warrant.RequireConfirmation) {
 				t.Fatalf("want REQUIRE_CONFIRMATION, got %v", first)
 			}
 			asked := decisionID(t, first)
@@ -95,13 +95,13 @@ func TestApprovalLoop(t *testing.T) {
 			args := mergeObj(confirmArgs(), obj{"approval_id": ap})
 			lifted := mustOK(t, call(t, c, "may_act", args))
 			dec, why, detail := approvalOf(t, lifted)
-			if lifted["decision"] != warrant.MayActDecision || dec != warrant.MayActDecision || !strings.HasPrefix(why, ReasonApproved+":") {
+			if lifted["decision"] != string(warrant.MayActDecision) || dec != string(warrant.MayActDecision) || !strings.HasPrefix(why, ReasonApproved+":") {
 				t.Fatalf("the approval did not lift the decision: %v", lifted)
 			}
 			if detail["approver"] != "alice" || detail["approval_id"] != ap || detail["once"] != true || detail["decision_id"] != asked {
 				t.Errorf("approval detail: %v", detail)
 			}
-			if l := layer(lifted, "warrant"); l["decision"] != warrant.RequireConfirmation {
+			if l := layer(lifted, "warrant"); l["decision"] != string(warrant.RequireConfirmation) {
 				t.Errorf("the warrant layer must still say what the evidence says: %v", l)
 			}
 			if by, ok := ml.UsedBy(ap); !ok || by != decisionID(t, lifted) {
@@ -110,13 +110,13 @@ func TestApprovalLoop(t *testing.T) {
 
 			again := mustOK(t, call(t, c, "may_act", args))
 			dec, why, _ = approvalOf(t, again)
-			if again["decision"] != warrant.RequireConfirmation || dec != warrant.RequireConfirmation || !strings.HasPrefix(why, ReasonApprovalUsed+":") {
+			if again["decision"] != string(warrant.RequireConfirmation) || dec != string(warrant.RequireConfirmation) || !strings.HasPrefix(why, ReasonApprovalUsed+":") {
 				t.Fatalf("a used approval was accepted again: %v", again)
 			}
 
 			rec := mustOK(t, call(t, c, "decision_get", obj{"decision_id": decisionID(t, lifted)}))
 			d := rec["decision"].(obj)
-			if d["outcome"] != audit.OutcomeMayAct || d["approval_id"] != ap || rec["approval_used"].(obj)["approver"] != "alice" {
+			if d["outcome"] != string(audit.OutcomeMayAct) || d["approval_id"] != ap || rec["approval_used"].(obj)["approver"] != "alice" {
 				t.Errorf("decision_get: %v", rec)
 			}
 			asked1 := mustOK(t, call(t, c, "decision_get", obj{"decision_id": asked}))
@@ -142,7 +142,7 @@ func TestApprovalRefusals(t *testing.T) {
 		name   string
 		ap     audit.Approval
 		args   obj // the call presenting it (default confirmArgs)
-		want   string
+		want   warrant.Verdict
 		reason string
 	}{
 		{"rejected", audit.Approval{Verdict: audit.Rejected, Note: "not on a Friday"}, nil, warrant.RequireConfirmation, ReasonApprovalRejected},
@@ -174,7 +174,7 @@ func TestApprovalRefusals(t *testing.T) {
 			}
 			out := mustOK(t, call(t, c, "may_act", mergeObj(args, obj{"approval_id": ap})))
 			dec, why, _ := approvalOf(t, out)
-			if out["decision"] != tc.want || dec != tc.want || !strings.HasPrefix(why, tc.reason+":") {
+			if out["decision"] != string(tc.want) || dec != string(tc.want) || !strings.HasPrefix(why, tc.reason+":") {
 				t.Fatalf("want %s with %s, got %v / %s", tc.want, tc.reason, out["decision"], why)
 			}
 			if _, used := ml.UsedBy(ap); used {
@@ -184,7 +184,7 @@ func TestApprovalRefusals(t *testing.T) {
 	}
 	t.Run("unknown", func(t *testing.T) {
 		out := mustOK(t, call(t, c, "may_act", mergeObj(confirmArgs(), obj{"approval_id": "no-such-approval"})))
-		if _, why, _ := approvalOf(t, out); out["decision"] != warrant.RequireConfirmation || !strings.HasPrefix(why, ReasonApprovalUnknown+":") {
+		if _, why, _ := approvalOf(t, out); out["decision"] != string(warrant.RequireConfirmation) || !strings.HasPrefix(why, ReasonApprovalUnknown+":") {
 			t.Fatalf("unknown approval: %v", out)
 		}
 	})
@@ -203,7 +203,7 @@ func TestApprovalRefusals(t *testing.T) {
 		}
 		args := obj{"proposition_id": "P-tentative", "action": action(warrant.RiskMedium, true), "approval_id": ap}
 		out := mustOK(t, call(t, c, "may_act", args))
-		if _, why, _ := approvalOf(t, out); out["decision"] != warrant.Deny || !strings.HasPrefix(why, ReasonApprovalCannotLift+":") {
+		if _, why, _ := approvalOf(t, out); out["decision"] != string(warrant.Deny) || !strings.HasPrefix(why, ReasonApprovalCannotLift+":") {
 			t.Fatalf("an approval lifted a proposition that became DENY: %v", out)
 		}
 		if _, used := ml.UsedBy(ap); used {
@@ -223,14 +223,14 @@ func TestApprovalScopeAndNotNeeded(t *testing.T) {
 	for _, id := range []string{"act-7", "act-8"} {
 		args := obj{"proposition_id": "P-tentative", "action": mergeObj(action(warrant.RiskMedium, true), obj{"action_id": id}), "approval_id": ap}
 		out := mustOK(t, call(t, c, "may_act", args))
-		if _, why, _ := approvalOf(t, out); out["decision"] != warrant.MayActDecision || !strings.Contains(why, "within its scope") {
+		if _, why, _ := approvalOf(t, out); out["decision"] != string(warrant.MayActDecision) || !strings.Contains(why, "within its scope") {
 			t.Fatalf("%s: scoped approval: %v", id, out)
 		}
 	}
 	asked = decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
 	once := approve(t, ml, audit.Approval{DecisionID: asked, Once: true})
 	out := mustOK(t, call(t, c, "may_act", obj{"proposition_id": "P-tentative", "action": action(warrant.RiskLow, true), "approval_id": once}))
-	if _, why, _ := approvalOf(t, out); out["decision"] != warrant.MayActDecision || !strings.HasPrefix(why, ReasonApprovalNotNeeded+":") {
+	if _, why, _ := approvalOf(t, out); out["decision"] != string(warrant.MayActDecision) || !strings.HasPrefix(why, ReasonApprovalNotNeeded+":") {
 		t.Fatalf("not needed: %v", out)
 	}
 	if _, used := ml.UsedBy(once); used {
@@ -258,7 +258,7 @@ func TestNoDecisionLog(t *testing.T) {
 
 func toolNames(t testing.TB, c *client.Client) map[string]bool {
 	t.Helper()
-	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestDecisionRecordContents(t *testing.T) {
 	switch {
 	case d.Caller != want:
 		t.Errorf("caller %+v, want %+v", d.Caller, want)
-	case d.Tool != audit.ToolMayAct || d.Outcome != warrant.RequireConfirmation || !d.Time.Equal(testNow):
+	case d.Tool != audit.ToolMayAct || d.Outcome != audit.OutcomeRequireConfirmation || !d.Time.Equal(testNow):
 		t.Errorf("tool/outcome/time: %+v", d)
 	case d.PropositionID != "P-tentative" || d.ViewID != "v-tentative" || d.ViewHash != hex.EncodeToString(sum[:]):
 		t.Errorf("view: %s %s %s", d.PropositionID, d.ViewID, d.ViewHash)
@@ -294,7 +294,7 @@ func TestDecisionRecordContents(t *testing.T) {
 		t.Errorf("action: %+v", d)
 	case d.RiskPolicy.(map[string]any)["policy_id"] != "action-v0.1":
 		t.Errorf("risk policy: %v", d.RiskPolicy)
-	case len(d.Layers) != 1 || d.Layers[0].Decision != warrant.RequireConfirmation || len(d.Layers[0].Reasons) == 0:
+	case len(d.Layers) != 1 || d.Layers[0].Decision != audit.VerdictRequireConfirmation || len(d.Layers[0].Reasons) == 0:
 		t.Errorf("layers: %+v", d.Layers)
 	case d.Layers[0].Detail.(map[string]any)["acceptance"] == nil:
 		t.Errorf("the warrant layer's detail should be the warrant judged: %v", d.Layers[0].Detail)
@@ -414,7 +414,7 @@ func TestIdempotencyKey(t *testing.T) {
 	stale := mergeObj(confirmArgs(), obj{"idempotency_key": "k-2", "view_id": "v-old"})
 	mustRefuse(t, call(t, c, "may_act", stale), warrant.CodeStaleViewForAction)
 	delete(stale, "view_id")
-	if out := mustOK(t, call(t, c, "may_act", stale)); out["replayed"] != nil || out["decision"] != warrant.RequireConfirmation {
+	if out := mustOK(t, call(t, c, "may_act", stale)); out["replayed"] != nil || out["decision"] != string(warrant.RequireConfirmation) {
 		t.Errorf("the corrected retry after a refusal should be decided: %v", out)
 	}
 }
@@ -429,7 +429,7 @@ func TestIdempotentRetryOfApprovedCall(t *testing.T) {
 	args := mergeObj(confirmArgs(), obj{"approval_id": ap, "idempotency_key": "deploy-42"})
 	first := mustOK(t, call(t, c, "may_act", args))
 	retry := mustOK(t, call(t, c, "may_act", args))
-	if first["decision"] != warrant.MayActDecision || retry["decision"] != warrant.MayActDecision || retry["decision_id"] != first["decision_id"] {
+	if first["decision"] != string(warrant.MayActDecision) || retry["decision"] != string(warrant.MayActDecision) || retry["decision_id"] != first["decision_id"] {
 		t.Fatalf("first %v retry %v", first, retry)
 	}
 	if _, why, _ := approvalOf(t, retry); !strings.HasPrefix(why, ReasonApproved+":") {
@@ -443,13 +443,13 @@ func TestDecisionGetAndResource(t *testing.T) {
 	c := dialStdio(t, srv, false)
 	mustRefuse(t, call(t, c, "decision_get", obj{"decision_id": "nope"}), CodeUnknownDecision)
 	id := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
-	req := mcp.ReadResourceRequest{}
+	req := mcpgo.ReadResourceRequest{}
 	req.Params.URI = "ewp://decision/" + id
 	res, err := c.ReadResource(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := res.Contents[0].(mcp.TextResourceContents).Text
+	text := res.Contents[0].(mcpgo.TextResourceContents).Text
 	if !strings.Contains(text, `"decision_id":"`+id+`"`) || !strings.Contains(text, `"approvals":[]`) {
 		t.Errorf("resource: %s", text)
 	}
@@ -466,7 +466,7 @@ func TestDecisionGetAndResource(t *testing.T) {
 func TestAgentCannotApprove(t *testing.T) {
 	srv, ml, _ := loggedServer(t, fuzzGuard(t))
 	c := dialHTTP(t, srv, true)
-	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +483,7 @@ func TestAgentCannotApprove(t *testing.T) {
 	}
 	asked := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
 	out := mustOK(t, call(t, c, "may_act", mergeObj(confirmArgs(), obj{"approval_id": asked})))
-	if _, why, _ := approvalOf(t, out); out["decision"] != warrant.RequireConfirmation || !strings.HasPrefix(why, ReasonApprovalUnknown+":") {
+	if _, why, _ := approvalOf(t, out); out["decision"] != string(warrant.RequireConfirmation) || !strings.HasPrefix(why, ReasonApprovalUnknown+":") {
 		t.Errorf("a decision id passed as an approval: %v", out)
 	}
 	if trail, _ := ml.ApprovalsFor(context.Background(), asked); len(trail) != 0 {
@@ -556,7 +556,7 @@ func TestScopeNeverWidensTheAnsweredAction(t *testing.T) {
 	c := dialStdio(t, srv, true)
 	low := obj{"proposition_id": "P-degraded", "action": action(warrant.RiskLow, true)}
 	asked := mustOK(t, call(t, c, "may_act", low))
-	if asked["decision"] != warrant.RequireConfirmation {
+	if asked["decision"] != string(warrant.RequireConfirmation) {
 		t.Fatalf("want REQUIRE_CONFIRMATION for the low-risk deploy, got %v", asked)
 	}
 	ap := approve(t, ml, audit.Approval{DecisionID: decisionID(t, asked), Scope: &audit.Scope{PropositionID: "P-degraded", ActionKind: "deploy"},
@@ -565,7 +565,7 @@ func TestScopeNeverWidensTheAnsweredAction(t *testing.T) {
 	cases := []struct {
 		name   string
 		args   obj
-		want   string
+		want   warrant.Verdict
 		reason string
 	}{
 		{"high risk under the relaxed policy", obj{"proposition_id": "P-degraded", "action": action(warrant.RiskHigh, true), "risk_policy": relaxed},
@@ -579,7 +579,7 @@ func TestScopeNeverWidensTheAnsweredAction(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := mustOK(t, call(t, c, "may_act", mergeObj(tc.args, obj{"approval_id": ap})))
 			dec, why, _ := approvalOf(t, out)
-			if out["decision"] != tc.want || dec != tc.want || !strings.HasPrefix(why, tc.reason+":") {
+			if out["decision"] != string(tc.want) || dec != string(tc.want) || !strings.HasPrefix(why, tc.reason+":") {
 				t.Fatalf("want %s with %s, got %v / %s", tc.want, tc.reason, out["decision"], why)
 			}
 		})
@@ -596,16 +596,16 @@ func TestOnceApprovalBindsTheRiskPolicy(t *testing.T) {
 	}
 	args := obj{"proposition_id": "P-degraded", "action": action(warrant.RiskHigh, true), "risk_policy": policy(true)}
 	asked := mustOK(t, call(t, c, "may_act", args))
-	if asked["decision"] != warrant.RequireConfirmation {
+	if asked["decision"] != string(warrant.RequireConfirmation) {
 		t.Fatalf("want REQUIRE_CONFIRMATION, got %v", asked)
 	}
 	ap := approve(t, ml, audit.Approval{DecisionID: decisionID(t, asked), Once: true})
 	out := mustOK(t, call(t, c, "may_act", mergeObj(args, obj{"approval_id": ap, "risk_policy": policy(false)})))
-	if _, why, _ := approvalOf(t, out); out["decision"] != warrant.RequireConfirmation || !strings.Contains(why, "risk_policy") {
+	if _, why, _ := approvalOf(t, out); out["decision"] != string(warrant.RequireConfirmation) || !strings.Contains(why, "risk_policy") {
 		t.Fatalf("a once approval lifted a call under another risk policy: %v", out)
 	}
 	out = mustOK(t, call(t, c, "may_act", mergeObj(args, obj{"approval_id": ap})))
-	if out["decision"] != warrant.MayActDecision {
+	if out["decision"] != string(warrant.MayActDecision) {
 		t.Fatalf("the same call under the same policy: %v", out)
 	}
 }
@@ -620,7 +620,7 @@ func TestGateCapsTheApprovalLifetime(t *testing.T) {
 		asked := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
 		ap := approve(t, ml, audit.Approval{DecisionID: asked, Once: true, Until: until, CreatedAt: testNow.Add(-2 * time.Hour)})
 		out := mustOK(t, call(t, c, "may_act", mergeObj(confirmArgs(), obj{"approval_id": ap})))
-		if _, why, detail := approvalOf(t, out); out["decision"] != warrant.RequireConfirmation || !strings.HasPrefix(why, ReasonApprovalExpired+":") ||
+		if _, why, detail := approvalOf(t, out); out["decision"] != string(warrant.RequireConfirmation) || !strings.HasPrefix(why, ReasonApprovalExpired+":") ||
 			detail["until"] != testNow.Add(-time.Hour).Format(timeLayout) {
 			t.Fatalf("until %s: an approval older than the maximum lifetime lifted the call: %v / %s / %v", until, out["decision"], why, detail)
 		}
@@ -644,11 +644,11 @@ func TestReplayOutlivesNeitherWindowNorApproval(t *testing.T) {
 		ap := approve(t, ml, audit.Approval{DecisionID: asked, Scope: &audit.Scope{PropositionID: "P-tentative", ActionKind: "deploy"},
 			Until: testNow.Add(time.Minute)})
 		args := mergeObj(confirmArgs(), obj{"approval_id": ap, "idempotency_key": "scope-1"})
-		if out := mustOK(t, call(t, c, "may_act", args)); out["decision"] != warrant.MayActDecision {
+		if out := mustOK(t, call(t, c, "may_act", args)); out["decision"] != string(warrant.MayActDecision) {
 			t.Fatalf("the scope did not lift the call: %v", out)
 		}
 		set(testNow.Add(time.Minute - time.Second))
-		if out := mustOK(t, call(t, c, "may_act", args)); out["replayed"] != true || out["decision"] != warrant.MayActDecision {
+		if out := mustOK(t, call(t, c, "may_act", args)); out["replayed"] != true || out["decision"] != string(warrant.MayActDecision) {
 			t.Fatalf("a replay while the scope holds: %v", out)
 		}
 		set(testNow.Add(time.Minute + 4*time.Second))

@@ -66,7 +66,7 @@ func TestForgedApprovalsAreRefused(t *testing.T) {
 			}
 			out := mustOK(t, call(t, c, "may_act", mergeObj(confirmArgs(), obj{"approval_id": a.ID})))
 			dec, why, detail := approvalOf(t, out)
-			if out["decision"] != warrant.RequireConfirmation || dec != warrant.RequireConfirmation || !strings.HasPrefix(why, tc.reason+":") {
+			if out["decision"] != string(warrant.RequireConfirmation) || dec != string(warrant.RequireConfirmation) || !strings.HasPrefix(why, tc.reason+":") {
 				t.Fatalf("want REQUIRE_CONFIRMATION with %s, got %v / %s", tc.reason, out["decision"], why)
 			}
 			if detail["approver"] != nil || detail["approval_id"] != a.ID {

@@ -6,29 +6,18 @@ import (
 	"strconv"
 
 	"github.com/ewp-go/ewp/edgepolicy"
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/grounding"
 	"github.com/ewp-go/ewp/warrant"
 )
 
-// guardActionKeys are the action fields the guard layers read.
-var guardActionKeys = []string{"concepts", "cardinality", "tool_name", "arguments", "min_depth"}
-
-// guardAction is what an action says to the guard.
-type guardAction struct {
-	concepts    []string
-	minDepth    *int
-	cardinality string         // "" when the caller did not say
-	toolName    string         // "" when the caller did not say
-	arguments   map[string]any // nil when the caller sent none
-}
-
 // decodeGuardAction reads the guard fields of an action. ok is false when
 // the action names no concepts: the guard then does not judge it, and any
 // other guard field is refused, since it would be silently ignored.
-func decodeGuardAction(fields map[string]json.RawMessage) (act guardAction, ok bool, err error) {
+func decodeGuardAction(fields map[string]json.RawMessage) (act gate.GuardAction, ok bool, err error) {
 	a := args(fields)
 	if !a.has("concepts") {
-		for _, k := range guardActionKeys {
+		for _, k := range gate.GuardActionKeys {
 			if a.has(k) {
 				return act, false, refuse(warrant.CodeInvalidAction, "action."+k,
 					"is only read together with action.concepts (the concepts the action touches); add them or drop %s", k)
@@ -36,18 +25,18 @@ func decodeGuardAction(fields map[string]json.RawMessage) (act guardAction, ok b
 		}
 		return act, false, nil
 	}
-	if act.concepts, _, err = a.strings("action", "concepts"); err != nil {
+	if act.Concepts, _, err = a.strings("action", "concepts"); err != nil {
 		return act, false, asActionError(err)
 	}
-	if err := act.decodeOptional(a); err != nil {
+	if err := decodeGuardOptional(&act, a); err != nil {
 		return act, false, asActionError(err)
 	}
 	return act, true, nil
 }
 
-func (act *guardAction) decodeOptional(a args) error {
+func decodeGuardOptional(act *gate.GuardAction, a args) error {
 	var err error
-	if act.minDepth, err = optionalLevel(a, "action", "min_depth"); err != nil {
+	if act.MinDepth, err = optionalLevel(a, "action", "min_depth"); err != nil {
 		return err
 	}
 	card, has, err := a.str("action", "cardinality")
@@ -57,7 +46,7 @@ func (act *guardAction) decodeOptional(a args) error {
 	if has && card != edgepolicy.CardinalitySingle && card != edgepolicy.CardinalityMultiple {
 		return badArg("action.cardinality", "must be \"single\" or \"multiple\"; got %q (omit it when unknown: every policy then applies)", card)
 	}
-	act.cardinality = card
+	act.Cardinality = card
 	tool, has, err := a.str("action", "tool_name")
 	if err == nil && has && tool == "" {
 		err = badArg("action.tool_name", "must be a non-empty string (the tool you are about to call)")
@@ -65,8 +54,8 @@ func (act *guardAction) decodeOptional(a args) error {
 	if err != nil {
 		return err
 	}
-	act.toolName = tool
-	act.arguments, err = toolArguments(a)
+	act.ToolName = tool
+	act.Arguments, err = toolArguments(a)
 	return err
 }
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // Benchmarks of check_grounding over a real ledger file. "eval" is the
@@ -64,7 +64,7 @@ func benchCheckGrounding(b *testing.B, doc []byte, concepts []string) {
 			b.Fatal(err)
 		}
 		defer c.Close()
-		req := mcp.CallToolRequest{}
+		req := mcpgo.CallToolRequest{}
 		req.Params.Name = "check_grounding"
 		req.Params.Arguments = map[string]any{"concepts": concepts}
 		b.ReportAllocs()

@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/grounding"
 	"github.com/ewp-go/ewp/warrant"
 )
 
 const (
-	mayAct  = warrant.MayActDecision
-	confirm = warrant.RequireConfirmation
-	deny    = warrant.Deny
+	mayAct  = string(warrant.MayActDecision)
+	confirm = string(warrant.RequireConfirmation)
+	deny    = string(warrant.Deny)
 )
 
 // The composed gate, layer by layer: each layer alone, and together. The
@@ -52,11 +53,11 @@ func TestComposedGate(t *testing.T) {
 		{"warrant denies, guard allows", true, "P-tentative", "high", grounded, rm("/tmp/a", "single"),
 			[]string{deny, mayAct, mayAct}, deny, ""},
 		{"concepts only, allowed", true, "", "high", grounded, rm("/tmp/a", "single"),
-			[]string{Skipped, mayAct, mayAct}, mayAct, "warrant layer did not run"},
+			[]string{string(gate.Skipped), mayAct, mayAct}, mayAct, "warrant layer did not run"},
 		{"concepts only, asks", true, "", "high", grounded, rm("protected.txt", "single"),
-			[]string{Skipped, mayAct, confirm}, confirm, ""},
+			[]string{string(gate.Skipped), mayAct, confirm}, confirm, ""},
 		{"concepts only, ungrounded", true, "", "low", []any{"frobnicate"}, nil,
-			[]string{Skipped, deny, deny}, deny, "'frobnicate' is not in the knowledge graph"},
+			[]string{string(gate.Skipped), deny, deny}, deny, "'frobnicate' is not in the knowledge graph"},
 		{"empty concepts", true, "P-verified", "low", []any{}, nil,
 			[]string{mayAct, deny, deny}, deny, "names no concept is never grounded"},
 	}
@@ -96,7 +97,7 @@ func checkLayers(t *testing.T, out obj, layers []string, want, reason string) {
 		t.Fatalf("no reason mentions %q:\n%s", reason, strings.Join(all, "\n"))
 	}
 	_, hasWarrant := out["warrant"]
-	if skipped := layers[0] == Skipped; skipped == hasWarrant {
+	if skipped := layers[0] == string(gate.Skipped); skipped == hasWarrant {
 		t.Fatalf("warrant fields present=%v with the warrant layer %s", hasWarrant, layers[0])
 	}
 }
@@ -158,29 +159,6 @@ func TestComposedGateRefusals(t *testing.T) {
 		msg := mustRefuse(t, call(t, c, "may_act", tc.args), tc.code)
 		if !strings.Contains(msg, tc.names) {
 			t.Errorf("%s: message does not name %s: %s", tc.name, tc.names, msg)
-		}
-	}
-}
-
-func TestCombineSkipped(t *testing.T) {
-	d := func(s ...string) []LayerDecision {
-		var out []LayerDecision
-		for _, x := range s {
-			out = append(out, LayerDecision{Decision: x})
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		in   []LayerDecision
-		want string
-	}{
-		{d(Skipped, mayAct), mayAct},
-		{d(Skipped, confirm, mayAct), confirm},
-		{d(Skipped), deny}, // nothing judged the action
-		{nil, deny},
-	} {
-		if got := combine(tc.in); got != tc.want {
-			t.Errorf("combine(%v) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }

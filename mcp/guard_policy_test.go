@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -20,7 +21,7 @@ func TestEdgePolicies(t *testing.T) {
 		name     string
 		concepts []any
 		extra    obj
-		decision string
+		decision warrant.Verdict
 		fired    []string
 		reason   string // a reason the policy layer must give
 	}{
@@ -45,8 +46,8 @@ func TestEdgePolicies(t *testing.T) {
 	eachDialer(t, demoServer, func(t *testing.T, c *client.Client) {
 		for _, tc := range cases {
 			out := mustOK(t, call(t, c, "may_act", obj{"proposition_id": "P-verified", "action": guardAct(tc.concepts, tc.extra)}))
-			pl := layer(out, policyLayerName)
-			if out["decision"] != tc.decision || pl["decision"] != tc.decision {
+			pl := layer(out, gate.PolicyLayerName)
+			if out["decision"] != string(tc.decision) || pl["decision"] != string(tc.decision) {
 				t.Errorf("%s: decision %v (policy layer %v), want %s", tc.name, out["decision"], pl["decision"], tc.decision)
 			}
 			if got := firedIDs(pl); !slices.Equal(got, tc.fired) {
@@ -81,21 +82,21 @@ func TestOrphanedPlacementFailsClosedAtRunTime(t *testing.T) {
 	gl := newGuardLedger(t, demoGraphBytes())
 	c := dialInProcess(t, guardServer(t, gl, demoPolicies(t)))
 	args := obj{"proposition_id": "P-verified", "action": guardAct([]any{"delete", "file"}, rm("/tmp/a", "single"))}
-	if out := mustOK(t, call(t, c, "may_act", args)); out["decision"] != warrant.MayActDecision {
+	if out := mustOK(t, call(t, c, "may_act", args)); out["decision"] != string(warrant.MayActDecision) {
 		t.Fatalf("before the change: %v", out["decision"])
 	}
 	gl.ingest(t, []byte(`{"graph": "shrunk", "primitives": [{"name": "delete", "depths": [{"level": 0},
 	  {"level": 1, "properties": {"d": "remove"}}, {"level": 2, "properties": {"d": "x"}},
 	  {"level": 3, "properties": {"d": "y"}, "relata": [{"type": "APPLIES_TO", "target": "directory", "target_depth": 2}]}]}]}`))
 	out := mustOK(t, call(t, c, "may_act", args))
-	pl := layer(out, policyLayerName)
+	pl := layer(out, gate.PolicyLayerName)
 	rs := strings.Join(reasons(pl), "\n")
-	if out["decision"] != warrant.Deny || !strings.Contains(rs, "no longer match the concept graph") ||
+	if out["decision"] != string(warrant.Deny) || !strings.Contains(rs, "no longer match the concept graph") ||
 		strings.Count(rs, "[no APPLIES_TO edge at this source depth]") != 3 {
 		t.Fatalf("decision %v, reasons:\n%s", out["decision"], rs)
 	}
 	// Actions that name no concepts are not the guard's: unaffected.
-	if out := mustOK(t, call(t, c, "may_act", obj{"proposition_id": "P-verified", "action": action("low", true)})); out["decision"] != warrant.MayActDecision {
+	if out := mustOK(t, call(t, c, "may_act", obj{"proposition_id": "P-verified", "action": action("low", true)})); out["decision"] != string(warrant.MayActDecision) {
 		t.Fatalf("EWP-only action: %v", out["decision"])
 	}
 }

@@ -6,19 +6,21 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/ewp-go/ewp/gate"
 )
 
 // With the guard installed the three guard tools are listed with the
 // annotations of reads and writes, and every parameter is described.
 func TestGuardToolsListed(t *testing.T) {
 	c := dialInProcess(t, demoServer(t))
-	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]mcp.Tool{}
+	byName := map[string]mcpgo.Tool{}
 	for _, tool := range res.Tools {
 		byName[tool.Name] = tool
 	}
@@ -45,7 +47,7 @@ func TestGuardToolsListed(t *testing.T) {
 		}
 	}
 	action := byName["may_act"].InputSchema.Properties["action"].(map[string]any)["properties"].(map[string]any)
-	for _, k := range guardActionKeys {
+	for _, k := range gate.GuardActionKeys {
 		if _, ok := action[k]; !ok {
 			t.Errorf("may_act's action schema lacks %s", k)
 		}

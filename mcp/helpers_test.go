@@ -12,7 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -196,8 +196,8 @@ func clientInProcess(srv *Server) (*client.Client, error) {
 	if err := c.Start(ctx); err != nil {
 		return nil, err
 	}
-	req := mcp.InitializeRequest{}
-	req.Params.ClientInfo = mcp.Implementation{Name: "ewp-bench", Version: "0"}
+	req := mcpgo.InitializeRequest{}
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "ewp-bench", Version: "0"}
 	_, err = c.Initialize(ctx, req)
 	return c, err
 }
@@ -211,8 +211,8 @@ func start(t testing.TB, c *client.Client) *client.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	req := mcp.InitializeRequest{}
-	req.Params.ClientInfo = mcp.Implementation{Name: "ewp-test", Version: "0"}
+	req := mcpgo.InitializeRequest{}
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "ewp-test", Version: "0"}
 	if _, err := c.Initialize(ctx, req); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
@@ -235,7 +235,7 @@ func call(t testing.TB, c *client.Client, tool string, arguments any) outcome {
 
 func callCtx(ctx context.Context, t testing.TB, c *client.Client, tool string, arguments any) outcome {
 	t.Helper()
-	req := mcp.CallToolRequest{}
+	req := mcpgo.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = arguments
 	res, err := c.CallTool(ctx, req)
@@ -244,7 +244,7 @@ func callCtx(ctx context.Context, t testing.TB, c *client.Client, tool string, a
 	}
 	text := ""
 	if len(res.Content) > 0 {
-		if tc, ok := res.Content[0].(mcp.TextContent); ok {
+		if tc, ok := res.Content[0].(mcpgo.TextContent); ok {
 			text = tc.Text
 		}
 	}

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -160,7 +160,7 @@ func (f *httpFront) screen(w http.ResponseWriter, r *http.Request, body []byte) 
 	switch {
 	case v.reply != nil:
 		status := http.StatusOK
-		if v.modern || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
+		if v.modern || mcpgo.IsModernProtocol(r.Header.Get(mcpgo.HeaderProtocolVersion)) {
 			status = http.StatusBadRequest // the 2026-07-28 revision maps errors to statuses
 		}
 		writeJSON(w, status, v.reply)
@@ -190,8 +190,8 @@ func (f *httpFront) direct(w http.ResponseWriter, r *http.Request, v verdict) bo
 	if f.noDirect || (!v.direct && v.call == nil) {
 		return false
 	}
-	if pv := r.Header.Get(mcp.HeaderProtocolVersion); pv != "" &&
-		(mcp.IsModernProtocol(pv) || !slices.Contains(mcp.ValidProtocolVersions, pv)) {
+	if pv := r.Header.Get(mcpgo.HeaderProtocolVersion); pv != "" &&
+		(mcpgo.IsModernProtocol(pv) || !slices.Contains(mcpgo.ValidProtocolVersions, pv)) {
 		return false // the transport refuses it, or applies the 2026-07-28 rules
 	}
 	if v.call != nil {
@@ -219,7 +219,7 @@ func (f *httpFront) serveCall(w http.ResponseWriter, r *http.Request, c *toolCal
 	buf := responseBufs.Get().(*[]byte)
 	defer putResponseBuf(buf)
 	if err != nil {
-		*buf = append(append((*buf)[:0], errorReply(c.id, mcp.INTERNAL_ERROR, err.Error(), nil)...), '\n')
+		*buf = append(append((*buf)[:0], errorReply(c.id, mcpgo.INTERNAL_ERROR, err.Error(), nil)...), '\n')
 	} else {
 		*buf = appendResponse((*buf)[:0], c.id, res)
 	}
@@ -252,8 +252,8 @@ func renameHeader(r *http.Request, renamed [2]string) {
 	if renamed[0] == "" {
 		return
 	}
-	if h, ok := mcp.DecodeHeaderValue(r.Header.Get(mcp.HeaderName)); ok && h == renamed[0] {
-		r.Header.Set(mcp.HeaderName, renamed[1])
+	if h, ok := mcpgo.DecodeHeaderValue(r.Header.Get(mcpgo.HeaderName)); ok && h == renamed[0] {
+		r.Header.Set(mcpgo.HeaderName, renamed[1])
 	}
 }
 
@@ -265,14 +265,14 @@ func renameHeader(r *http.Request, renamed [2]string) {
 // complain about _meta). It reports whether it answered.
 func refuseHeaders(w http.ResponseWriter, r *http.Request) bool {
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		writeJSON(w, http.StatusUnsupportedMediaType, errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf(
+		writeJSON(w, http.StatusUnsupportedMediaType, errorReply(nil, mcpgo.INVALID_REQUEST, fmt.Sprintf(
 			"Content-Encoding %q is not supported: send the JSON-RPC body uncompressed", ce), nil))
 		return true
 	}
-	if pv := r.Header.Get(mcp.HeaderProtocolVersion); pv != "" && !mcp.IsValidProtocolVersion(pv) {
-		writeJSON(w, http.StatusBadRequest, errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf(
-			"%s %q is not a revision this server speaks; supported: %s", mcp.HeaderProtocolVersion, pv,
-			strings.Join(mcp.ValidProtocolVersions, ", ")), nil))
+	if pv := r.Header.Get(mcpgo.HeaderProtocolVersion); pv != "" && !mcpgo.IsValidProtocolVersion(pv) {
+		writeJSON(w, http.StatusBadRequest, errorReply(nil, mcpgo.INVALID_REQUEST, fmt.Sprintf(
+			"%s %q is not a revision this server speaks; supported: %s", mcpgo.HeaderProtocolVersion, pv,
+			strings.Join(mcpgo.ValidProtocolVersions, ", ")), nil))
 		return true
 	}
 	return false
@@ -286,7 +286,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int) ([]byte, bool) 
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, int64(limit)+1))
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, errorReply(nil, mcp.PARSE_ERROR, "reading the request body failed: "+err.Error(), nil))
+		writeJSON(w, http.StatusBadRequest, errorReply(nil, mcpgo.PARSE_ERROR, "reading the request body failed: "+err.Error(), nil))
 		return nil, false
 	}
 	if len(body) > limit {
@@ -298,7 +298,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int) ([]byte, bool) 
 
 func tooLarge(w http.ResponseWriter, limit int) {
 	w.Header().Set("Connection", "close") // the rest of the body is not read
-	writeJSON(w, http.StatusRequestEntityTooLarge, errorReply(nil, mcp.INVALID_REQUEST,
+	writeJSON(w, http.StatusRequestEntityTooLarge, errorReply(nil, mcpgo.INVALID_REQUEST,
 		fmt.Sprintf("request body exceeds %d bytes; the operator raises the limit with ewp-mcp --max-request-bytes", limit), nil))
 }
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // The JSON-RPC pre-filter. mcp-go answers most malformed messages, but not
@@ -76,11 +76,11 @@ func (s *Server) screen(ctx context.Context, msg []byte) verdict {
 	// The message is validated once, here; from then on its parts are
 	// split (splitObject), never checked or copied again.
 	if !json.Valid(msg) {
-		return verdict{reply: errorReply(nil, mcp.PARSE_ERROR, "parse error: the message is not valid JSON", nil)}
+		return verdict{reply: errorReply(nil, mcpgo.PARSE_ERROR, "parse error: the message is not valid JSON", nil)}
 	}
 	split, dup, ok := splitMembers(msg)
 	if !ok {
-		return verdict{reply: errorReply(nil, mcp.INVALID_REQUEST, "a JSON-RPC message must be an object; batches are not supported", nil)}
+		return verdict{reply: errorReply(nil, mcpgo.INVALID_REQUEST, "a JSON-RPC message must be an object; batches are not supported", nil)}
 	}
 	m := message(split)
 	problem := envelopeProblem(m, dup)
@@ -92,7 +92,7 @@ func (s *Server) screen(ctx context.Context, msg []byte) verdict {
 	}
 	if problem != "" {
 		// The id itself may be what is wrong, so it is never echoed.
-		return verdict{reply: errorReply(nil, mcp.INVALID_REQUEST, problem, nil)}
+		return verdict{reply: errorReply(nil, mcpgo.INVALID_REQUEST, problem, nil)}
 	}
 	if m.isResponse() {
 		return verdict{forward: msg} // a client's answer to a server request
@@ -127,21 +127,21 @@ func (s *Server) screenRequest(ctx context.Context, m message, msg []byte) verdi
 	}
 	switch {
 	case !validID(id):
-		v.reply = errorReply(nil, mcp.INVALID_REQUEST, "id must be a string or an integer within ±(2^53-1); got "+describe(id), nil)
+		v.reply = errorReply(nil, mcpgo.INVALID_REQUEST, "id must be a string or an integer within ±(2^53-1); got "+describe(id), nil)
 	case string(m["jsonrpc"]) != `"2.0"`:
-		v.reply = errorReply(id, mcp.INVALID_REQUEST, `"jsonrpc" must be "2.0"`, nil)
+		v.reply = errorReply(id, mcpgo.INVALID_REQUEST, `"jsonrpc" must be "2.0"`, nil)
 	case m.method() == "":
-		v.reply = errorReply(id, mcp.INVALID_REQUEST, `"method" must be a non-empty string`, nil)
+		v.reply = errorReply(id, mcpgo.INVALID_REQUEST, `"method" must be a non-empty string`, nil)
 	case !m.paramsOK():
-		v.reply = errorReply(id, mcp.INVALID_PARAMS, `"params" must be an object; got `+kindOf(m["params"]), nil)
+		v.reply = errorReply(id, mcpgo.INVALID_PARAMS, `"params" must be an object; got `+kindOf(m["params"]), nil)
 	case paramsProblem != "":
 		var data any // a nil *toolError would encode as "data": null
 		if problemData != nil {
 			data = problemData
 		}
-		v.reply = errorReply(id, mcp.INVALID_PARAMS, paramsProblem, data)
+		v.reply = errorReply(id, mcpgo.INVALID_PARAMS, paramsProblem, data)
 	case m.carriesOutcome():
-		v.reply = errorReply(id, mcp.INVALID_REQUEST, `a request carries no "result" or "error" member`, nil)
+		v.reply = errorReply(id, mcpgo.INVALID_REQUEST, `a request carries no "result" or "error" member`, nil)
 	default:
 		v = s.screenMethod(ctx, m, params, msg, v)
 		v.request = v.forward != nil
@@ -165,20 +165,20 @@ func (m message) carriesOutcome() bool {
 // screenMethod applies the per-method checks mcp-go gets wrong.
 func (s *Server) screenMethod(ctx context.Context, m, params message, msg []byte, v verdict) verdict {
 	id := m["id"]
-	switch mcp.MCPMethod(m.method()) {
-	case mcp.MethodToolsCall:
+	switch mcpgo.MCPMethod(m.method()) {
+	case mcpgo.MethodToolsCall:
 		if !isString(params["name"]) {
-			v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.name must be the tool name (a string)", nil)
+			v.reply = errorReply(id, mcpgo.INVALID_PARAMS, "params.name must be the tool name (a string)", nil)
 			return v
 		}
 		v.direct = m.withoutMeta()
 		v.call = s.plainCall(m, params)
-	case mcp.MethodPromptsGet:
+	case mcpgo.MethodPromptsGet:
 		if !isString(params["name"]) || !stringMap(params["arguments"]) {
-			v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.name must be a string and params.arguments an object of strings", nil)
+			v.reply = errorReply(id, mcpgo.INVALID_PARAMS, "params.name must be a string and params.arguments an object of strings", nil)
 			return v
 		}
-	case mcp.MethodResourcesRead:
+	case mcpgo.MethodResourcesRead:
 		return s.screenRead(ctx, m, params, msg, v)
 	}
 	v.forward = msg
@@ -190,7 +190,7 @@ func (s *Server) screenRead(ctx context.Context, m, params message, msg []byte, 
 	id := m["id"]
 	var uri string
 	if !isString(params["uri"]) || json.Unmarshal(params["uri"], &uri) != nil {
-		v.reply = errorReply(id, mcp.INVALID_PARAMS, "params.uri must be a string", nil)
+		v.reply = errorReply(id, mcpgo.INVALID_PARAMS, "params.uri must be a string", nil)
 		return v
 	}
 	if strings.HasPrefix(uri, decisionPrefix) {
@@ -223,11 +223,11 @@ func (s *Server) screenRead(ctx context.Context, m, params message, msg []byte, 
 func (e *resourceError) rpcCode(modern bool) int {
 	switch {
 	case e.code == CodeInternal || e.code == CodeTimeout || e.code == CodeStoreUnavailable:
-		return mcp.INTERNAL_ERROR
+		return mcpgo.INTERNAL_ERROR
 	case e.unknown && !modern:
-		return mcp.RESOURCE_NOT_FOUND
+		return mcpgo.RESOURCE_NOT_FOUND
 	}
-	return mcp.INVALID_PARAMS
+	return mcpgo.INVALID_PARAMS
 }
 
 // plainCall returns the call when mcp-go would read nothing from m beyond
@@ -329,8 +329,8 @@ func (m message) modern() bool {
 		Meta map[string]any `json:"_meta"`
 	}
 	_ = json.Unmarshal(m["params"], &p) // best effort: absent means legacy
-	v, _ := p.Meta[mcp.MetaKeyProtocolVersion].(string)
-	return mcp.IsModernProtocol(v)
+	v, _ := p.Meta[mcpgo.MetaKeyProtocolVersion].(string)
+	return mcpgo.IsModernProtocol(v)
 }
 
 // withoutMeta reports whether params certainly hold no "_meta" key, in any
@@ -419,7 +419,7 @@ func errorReply(id json.RawMessage, code int, msg string, data any) []byte {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   rpcErrorBody    `json:"error"`
-	}{mcp.JSONRPC_VERSION, id, rpcErrorBody{code, msg, data}})
+	}{mcpgo.JSONRPC_VERSION, id, rpcErrorBody{code, msg, data}})
 	return b
 }
 

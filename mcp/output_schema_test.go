@@ -13,7 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/ewp-go/ewp/internal/sharedtest"
@@ -92,17 +92,17 @@ func outputSchemasOf(t testing.TB, c *client.Client) map[string]*jsonschema.Sche
 // the 2026-07-28 revision its _meta and Mcp-* headers carry the protocol
 // version, as SEP-2575 and SEP-2243 require.
 func rawToolsList(t testing.TB, c *client.Client) transport.JSONRPCRequest {
-	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId("published-output-schemas"),
-		Method: string(mcp.MethodToolsList)}
+	req := transport.JSONRPCRequest{JSONRPC: mcpgo.JSONRPC_VERSION, ID: mcpgo.NewRequestId("published-output-schemas"),
+		Method: string(mcpgo.MethodToolsList)}
 	pv := c.ProtocolVersion()
-	if !mcp.IsModernProtocol(pv) {
+	if !mcpgo.IsModernProtocol(pv) {
 		return req
 	}
-	params := obj{"_meta": obj{mcp.MetaKeyProtocolVersion: pv, mcp.MetaKeyClientCapabilities: obj{},
-		mcp.MetaKeyClientInfo: mcp.Implementation{Name: "ewp-test", Version: "0"}}}
+	params := obj{"_meta": obj{mcpgo.MetaKeyProtocolVersion: pv, mcpgo.MetaKeyClientCapabilities: obj{},
+		mcpgo.MetaKeyClientInfo: mcpgo.Implementation{Name: "ewp-test", Version: "0"}}}
 	req.Params = params
 	req.Header = http.Header{}
-	for k, v := range mcp.StandardHeaders(pv, mcp.MethodToolsList, mustJSONText(t, params)) {
+	for k, v := range mcpgo.StandardHeaders(pv, mcpgo.MethodToolsList, mustJSONText(t, params)) {
 		req.Header.Set(k, v)
 	}
 	return req

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // packetRules are the rules an agent follows when it uses remembered
@@ -40,22 +40,22 @@ func bullets() string {
 }
 
 func (s *Server) registerPrompts() {
-	p := mcp.NewPrompt(packetPrompt,
-		mcp.WithPromptDescription("The rules for using remembered evidence: what to say about conflict, "+
+	p := mcpgo.NewPrompt(packetPrompt,
+		mcpgo.WithPromptDescription("The rules for using remembered evidence: what to say about conflict, "+
 			"incompleteness and unaccepted claims, and when to ask may_act."),
-		mcp.WithArgument("proposition_id",
-			mcp.ArgumentDescription("Optional: a proposition you are about to use; the prompt asks you to "+
+		mcpgo.WithArgument("proposition_id",
+			mcpgo.ArgumentDescription("Optional: a proposition you are about to use; the prompt asks you to "+
 				"fetch its memory_context first.")),
 	)
 	s.mcp.AddPrompt(p, s.packetRulesPrompt)
 }
 
-func (s *Server) packetRulesPrompt(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+func (s *Server) packetRulesPrompt(_ context.Context, req mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
 	text := "Follow these rules whenever you use remembered evidence:\n" + bullets()
 	if pid := req.Params.Arguments["proposition_id"]; pid != "" {
 		text += fmt.Sprintf("\nBefore you rely on proposition %q, call memory_context with "+
 			"proposition_id %q and voice every warning it returns.\n", pid, pid)
 	}
-	return mcp.NewGetPromptResult("EWP packet rules",
-		[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text))}), nil
+	return mcpgo.NewGetPromptResult("EWP packet rules",
+		[]mcpgo.PromptMessage{mcpgo.NewPromptMessage(mcpgo.RoleUser, mcpgo.NewTextContent(text))}), nil
 }

@@ -8,13 +8,13 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // Every revision the SDK implements is negotiated: the handshake ones via
 // initialize, 2026-07-28 via server/discover.
 func TestNegotiatesEveryRevision(t *testing.T) {
-	for _, version := range mcp.ValidProtocolVersions {
+	for _, version := range mcpgo.ValidProtocolVersions {
 		for _, tr := range []string{"http", "stdio"} {
 			t.Run(tr+"/"+version, func(t *testing.T) {
 				srv, _ := newTestServer(t)

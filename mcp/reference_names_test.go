@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -17,7 +17,7 @@ var referenceEight = []string{"ewp_check_record", "ewp_evidence_record", "ewp_ev
 
 func toolList(t *testing.T, c *client.Client) []string {
 	t.Helper()
-	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -26,27 +26,27 @@ const (
 )
 
 func (s *Server) registerResources() {
-	s.mcp.AddResource(mcp.NewResource(protocolURI, "EWP protocol",
-		mcp.WithResourceDescription("How warrant is computed and how to use it: layers, axes, the action gate, packet rules."),
-		mcp.WithMIMEType("text/markdown")), s.readProtocol)
-	s.mcp.AddResourceTemplate(mcp.NewResourceTemplate(propositionTemplate, "Stored proposition",
-		mcp.WithTemplateDescription("The latest stored EvidenceView of a proposition (percent-encode the id)."),
-		mcp.WithTemplateMIMEType("application/json")), s.readResource)
-	s.mcp.AddResourceTemplate(mcp.NewResourceTemplate(warrantTemplate, "Warrant of a proposition",
-		mcp.WithTemplateDescription("The WarrantView of a proposition's latest snapshot at evaluated_at "+
+	s.mcp.AddResource(mcpgo.NewResource(protocolURI, "EWP protocol",
+		mcpgo.WithResourceDescription("How warrant is computed and how to use it: layers, axes, the action gate, packet rules."),
+		mcpgo.WithMIMEType("text/markdown")), s.readProtocol)
+	s.mcp.AddResourceTemplate(mcpgo.NewResourceTemplate(propositionTemplate, "Stored proposition",
+		mcpgo.WithTemplateDescription("The latest stored EvidenceView of a proposition (percent-encode the id)."),
+		mcpgo.WithTemplateMIMEType("application/json")), s.readResource)
+	s.mcp.AddResourceTemplate(mcpgo.NewResourceTemplate(warrantTemplate, "Warrant of a proposition",
+		mcpgo.WithTemplateDescription("The WarrantView of a proposition's latest snapshot at evaluated_at "+
 			"(ISO 8601; a raw '+' in the offset is kept as '+')."),
-		mcp.WithTemplateMIMEType("application/json")), s.readResource)
+		mcpgo.WithTemplateMIMEType("application/json")), s.readResource)
 	s.registerDecisionResource()
 }
 
-func (s *Server) readProtocol(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: protocolURI, MIMEType: "text/markdown", Text: protocolDoc}}, nil
+func (s *Server) readProtocol(_ context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+	return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: protocolURI, MIMEType: "text/markdown", Text: protocolDoc}}, nil
 }
 
 // readResource serves both templates. It parses the URI itself instead of
 // trusting the template match, so the percent-decoding rules live in one
 // place (parseResourceURI).
-func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+func (s *Server) readResource(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
 	ref, rerr := parseResourceURI(req.Params.URI)
 	if rerr != nil {
 		return nil, rerr
@@ -57,7 +57,7 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 	if rerr != nil {
 		return nil, rerr
 	}
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "application/json", Text: string(body)}}, nil
+	return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: req.Params.URI, MIMEType: "application/json", Text: string(body)}}, nil
 }
 
 // resourceRef is a parsed ewp://proposition/... URI.

@@ -7,33 +7,33 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/ewp-go/ewp/warrant"
 )
 
-func read(t *testing.T, c *client.Client, uri string) (mcp.TextResourceContents, error) {
+func read(t *testing.T, c *client.Client, uri string) (mcpgo.TextResourceContents, error) {
 	t.Helper()
-	req := mcp.ReadResourceRequest{}
+	req := mcpgo.ReadResourceRequest{}
 	req.Params.URI = uri
 	res, err := c.ReadResource(context.Background(), req)
 	if err != nil {
-		return mcp.TextResourceContents{}, err
+		return mcpgo.TextResourceContents{}, err
 	}
 	if len(res.Contents) != 1 {
 		t.Fatalf("%s: %d contents", uri, len(res.Contents))
 	}
-	return res.Contents[0].(mcp.TextResourceContents), nil
+	return res.Contents[0].(mcpgo.TextResourceContents), nil
 }
 
 func TestResources(t *testing.T) {
 	eachTransport(t, false, func(t *testing.T, c *client.Client, _ *fakeStore) {
 		ctx := context.Background()
-		list, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
+		list, err := c.ListResources(ctx, mcpgo.ListResourcesRequest{})
 		if err != nil || len(list.Resources) != 1 || list.Resources[0].URI != protocolURI {
 			t.Fatalf("resources: %v %v", list, err)
 		}
-		tpls, err := c.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
+		tpls, err := c.ListResourceTemplates(ctx, mcpgo.ListResourceTemplatesRequest{})
 		if err != nil || len(tpls.ResourceTemplates) != 2 {
 			t.Fatalf("templates: %v %v", tpls, err)
 		}
@@ -109,18 +109,18 @@ func TestParseResourceURI(t *testing.T) {
 func TestPromptCarriesPacketRules(t *testing.T) {
 	eachTransport(t, false, func(t *testing.T, c *client.Client, _ *fakeStore) {
 		ctx := context.Background()
-		list, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
+		list, err := c.ListPrompts(ctx, mcpgo.ListPromptsRequest{})
 		if err != nil || len(list.Prompts) != 1 || list.Prompts[0].Name != packetPrompt {
 			t.Fatalf("prompts: %v %v", list, err)
 		}
-		req := mcp.GetPromptRequest{}
+		req := mcpgo.GetPromptRequest{}
 		req.Params.Name = packetPrompt
 		req.Params.Arguments = map[string]string{"proposition_id": "P-conflict"}
 		res, err := c.GetPrompt(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		text := res.Messages[0].Content.(mcp.TextContent).Text
+		text := res.Messages[0].Content.(mcpgo.TextContent).Text
 		for _, r := range packetRules {
 			if !strings.Contains(text, r) {
 				t.Errorf("prompt lacks rule %q", r)

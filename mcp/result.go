@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // toolResult is one tool call's answer as it goes on the wire: body is the
@@ -20,8 +20,8 @@ type toolResult struct {
 // serves (stdio, in-process, HTTP requests the direct path leaves alone).
 // RawStructuredContent makes mcp-go copy body instead of encoding a value
 // again.
-func (r toolResult) mcpResult() *mcp.CallToolResult {
-	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(r.body))}, IsError: r.isError}
+func (r toolResult) mcpResult() *mcpgo.CallToolResult {
+	res := &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(string(r.body))}, IsError: r.isError}
 	if !r.isError {
 		res.RawStructuredContent = r.body
 	}

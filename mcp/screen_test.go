@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // The pre-filter skips decoding where the bytes already decide. These
@@ -18,8 +18,8 @@ func decodedModern(m message) bool {
 		Meta map[string]any `json:"_meta"`
 	}
 	_ = json.Unmarshal(m["params"], &p)
-	v, _ := p.Meta[mcp.MetaKeyProtocolVersion].(string)
-	return mcp.IsModernProtocol(v)
+	v, _ := p.Meta[mcpgo.MetaKeyProtocolVersion].(string)
+	return mcpgo.IsModernProtocol(v)
 }
 
 // decodedMethod is message.method without the shortcut.
@@ -90,16 +90,16 @@ func FuzzScreenShortcuts(f *testing.F) {
 func TestScreenParseErrors(t *testing.T) {
 	srv, _ := newTestServer(t)
 	for msg, code := range map[string]int{
-		`{"jsonrpc":`:         mcp.PARSE_ERROR,
-		`{"a":1} trailing`:    mcp.PARSE_ERROR,
-		`{"a":1,}`:            mcp.PARSE_ERROR,
-		`[1,`:                 mcp.PARSE_ERROR,
-		`nul`:                 mcp.PARSE_ERROR,
-		`[]`:                  mcp.INVALID_REQUEST,
-		`[{"jsonrpc":"2.0"}]`: mcp.INVALID_REQUEST,
-		`"x"`:                 mcp.INVALID_REQUEST,
-		`12`:                  mcp.INVALID_REQUEST,
-		`null`:                mcp.INVALID_REQUEST,
+		`{"jsonrpc":`:         mcpgo.PARSE_ERROR,
+		`{"a":1} trailing`:    mcpgo.PARSE_ERROR,
+		`{"a":1,}`:            mcpgo.PARSE_ERROR,
+		`[1,`:                 mcpgo.PARSE_ERROR,
+		`nul`:                 mcpgo.PARSE_ERROR,
+		`[]`:                  mcpgo.INVALID_REQUEST,
+		`[{"jsonrpc":"2.0"}]`: mcpgo.INVALID_REQUEST,
+		`"x"`:                 mcpgo.INVALID_REQUEST,
+		`12`:                  mcpgo.INVALID_REQUEST,
+		`null`:                mcpgo.INVALID_REQUEST,
 	} {
 		v := srv.screen(context.Background(), []byte(msg))
 		var r rpcReply

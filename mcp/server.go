@@ -7,9 +7,10 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -24,8 +25,8 @@ const (
 type Server struct {
 	store  Store
 	now    func() time.Time
-	layers []GateLayer
-	guard  *guard // nil unless WithGuard
+	layers []gate.Layer
+	guard  *gate.Guard // nil unless WithGuard
 	log    *slog.Logger
 	mcp    *server.MCPServer
 	// tools are the registered tools by name, for the HTTP path that
@@ -92,7 +93,7 @@ func WithClock(now func() time.Time) Option {
 
 // WithGateLayer adds a layer to may_act after the warrant layer. Layers can
 // only restrict: the combined decision is the most restrictive one.
-func WithGateLayer(l GateLayer) Option {
+func WithGateLayer(l gate.Layer) Option {
 	return func(s *Server) { s.layers = append(s.layers, l) }
 }
 
@@ -171,11 +172,11 @@ func (s *Server) registerTools() {
 
 // toolSpec is one tool: its MCP definition and its implementation.
 type toolSpec struct {
-	tool mcp.Tool
+	tool mcpgo.Tool
 	// listed, when set, is how the tool is listed and called (another
 	// name and argument shape, WithToolNames); tool keeps its own name,
 	// which the decision log and the logs use.
-	listed *mcp.Tool
+	listed *mcpgo.Tool
 	write  bool     // needs the ingest role, checked before the payload
 	names  []string // accepted argument names (the input schema's properties)
 	// pre runs on the raw arguments before unknown names are refused, for
@@ -195,14 +196,14 @@ func writeTool(name, desc string, in, out schema, run func(context.Context, args
 func newTool(name, desc string, in, out schema, write bool, run func(context.Context, args) (any, error)) toolSpec {
 	in["additionalProperties"] = false
 	in["type"] = "object"
-	ann := mcp.ToolAnnotation{ReadOnlyHint: ptr(!write)}
+	ann := mcpgo.ToolAnnotation{ReadOnlyHint: ptr(!write)}
 	if write {
 		ann.DestructiveHint = ptr(false)
 	} else {
 		ann.OpenWorldHint = ptr(false)
 	}
 	return toolSpec{
-		tool: mcp.Tool{Name: name, Description: desc, RawInputSchema: mustJSON(in),
+		tool: mcpgo.Tool{Name: name, Description: desc, RawInputSchema: mustJSON(in),
 			RawOutputSchema: mustJSON(out), Annotations: ann},
 		write: write,
 		names: paramNames(in),
@@ -213,7 +214,7 @@ func newTool(name, desc string, in, out schema, write bool, run func(context.Con
 // handler is t as an mcp-go tool handler, for the transports mcp-go
 // dispatches.
 func (s *Server) handler(t *toolSpec) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		raw, err := rawArguments(req)
 		res, err := s.run(ctx, t, raw, err)
 		if err != nil {

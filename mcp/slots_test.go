@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/warrant"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // countingStore records how many Latest calls run at once.
@@ -32,14 +32,14 @@ func (s *countingStore) Latest(ctx context.Context, pid string) (*warrant.View, 
 	return s.fakeStore.Latest(ctx, pid)
 }
 
-func warrantNowCall(t *testing.T, srv *Server) (*mcp.CallToolResult, error) {
+func warrantNowCall(t *testing.T, srv *Server) (*mcpgo.CallToolResult, error) {
 	t.Helper()
 	c, err := clientInProcess(srv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	req := mcp.CallToolRequest{}
+	req := mcpgo.CallToolRequest{}
 	req.Params.Name = "warrant_now"
 	req.Params.Arguments = map[string]any{"proposition_id": "P-verified", "evaluated_at": testT}
 	return c.CallTool(context.Background(), req)
@@ -94,13 +94,13 @@ func TestMaxConcurrentCallsWaitEndsAtDeadline(t *testing.T) {
 	<-first
 }
 
-func fmtResult(res *mcp.CallToolResult, err error) string {
+func fmtResult(res *mcpgo.CallToolResult, err error) string {
 	if err != nil {
 		return err.Error()
 	}
 	var b strings.Builder
 	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
+		if tc, ok := c.(mcpgo.TextContent); ok {
 			b.WriteString(tc.Text)
 		}
 	}

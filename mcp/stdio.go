@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -100,7 +100,7 @@ func (s *Server) route(ctx context.Context, line []byte, p io.Writer, w *lineWri
 // tooLongReply answers a stdio line over the message limit. Its id is
 // unknown (the line was not kept), so it is null.
 func (s *Server) tooLongReply() []byte {
-	return errorReply(nil, mcp.INVALID_REQUEST, fmt.Sprintf(
+	return errorReply(nil, mcpgo.INVALID_REQUEST, fmt.Sprintf(
 		"message exceeds %d bytes and was skipped; the operator raises the limit with ewp-mcp --max-request-bytes", s.maxRequest), nil)
 }
 

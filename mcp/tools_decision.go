@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/ewp-go/ewp/audit"
 )
@@ -160,12 +160,12 @@ func (s *Server) registerDecisionResource() {
 	if s.decisions == nil {
 		return
 	}
-	s.mcp.AddResourceTemplate(mcp.NewResourceTemplate(decisionTemplate, "Recorded decision",
-		mcp.WithTemplateDescription("A may_act or check_grounding decision from the decision log, with its approvals (as decision_get)."),
-		mcp.WithTemplateMIMEType("application/json")), s.readDecision)
+	s.mcp.AddResourceTemplate(mcpgo.NewResourceTemplate(decisionTemplate, "Recorded decision",
+		mcpgo.WithTemplateDescription("A may_act or check_grounding decision from the decision log, with its approvals (as decision_get)."),
+		mcpgo.WithTemplateMIMEType("application/json")), s.readDecision)
 }
 
-func (s *Server) readDecision(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+func (s *Server) readDecision(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
 	rec, rerr := s.resolveDecision(ctx, req.Params.URI)
 	if rerr != nil {
 		return nil, rerr
@@ -174,7 +174,7 @@ func (s *Server) readDecision(ctx context.Context, req mcp.ReadResourceRequest) 
 	if err != nil {
 		return nil, err
 	}
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "application/json", Text: string(body)}}, nil
+	return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: req.Params.URI, MIMEType: "application/json", Text: string(body)}}, nil
 }
 
 // resolveDecision reads the decision a decision URI names.

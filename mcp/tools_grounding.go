@@ -49,7 +49,7 @@ func (s *Server) checkGrounding(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, v, err := s.guard.src.Graph(ctx)
+	g, v, err := s.guard.Source().Graph(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -128,11 +128,11 @@ func (s *Server) learnGap(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	revs, err := s.guard.src.Learn(ctx, gap, cand)
+	revs, err := s.guard.Source().Learn(ctx, gap, cand)
 	if err != nil {
 		return nil, s.withPrerequisites(ctx, gap, cand, guardRefusal("candidate", err))
 	}
-	_, v, err := s.guard.src.Graph(ctx)
+	_, v, err := s.guard.Source().Graph(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func (s *Server) withPrerequisites(ctx context.Context, gap grounding.Gap, cand 
 	if !ok || we.Code != grounding.CodeCandidateInvalid || gap.Kind != grounding.ReachabilityGap {
 		return err
 	}
-	g, _, gerr := s.guard.src.Graph(ctx)
+	g, _, gerr := s.guard.Source().Graph(ctx)
 	if gerr != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -51,10 +52,11 @@ func (s *Server) guardNote() string {
 // mayActOutput is the result schema. With the guard, the warrant fields are
 // present only when the action named a proposition.
 func mayActOutput(guard bool) schema {
-	decisions := []string{warrant.MayActDecision, warrant.RequireConfirmation, warrant.Deny}
+	verdicts := []string{string(warrant.MayActDecision), string(warrant.RequireConfirmation), string(warrant.Deny)}
+	decisions := append([]string{}, verdicts...)
 	required := []string{"decision", "layers", "proposition_id", "view_id", "evaluated_at", "action", "warrant", "risk_policy"}
 	if guard {
-		decisions = append(decisions, Skipped)
+		decisions = append(decisions, string(gate.Skipped))
 		required = []string{"decision", "layers", "evaluated_at", "action", "risk_policy"}
 	}
 	layer := object("One layer's verdict.", schema{
@@ -64,7 +66,7 @@ func mayActOutput(guard bool) schema {
 		"detail":   schema{"description": "Layer-specific detail."},
 	}, "layer", "decision", "reasons")
 	return object("The gate's decision.", schema{
-		"decision":       enum("The most restrictive decision of all layers.", warrant.MayActDecision, warrant.RequireConfirmation, warrant.Deny),
+		"decision":       enum("The most restrictive decision of all layers.", verdicts...),
 		"layers":         array("Each layer's verdict, warrant first.", layer),
 		"proposition_id": str("The proposition the action relies on (absent when the warrant layer was skipped)."),
 		"view_id":        str("The latest snapshot, which was judged."),
@@ -88,47 +90,83 @@ func refuseInlineEvidence(_ context.Context, a args) error {
 	return nil
 }
 
-// mayAct checks, in order: the caller's right to a risk policy, the
-// arguments, the clock skew, that the proposition is stored, that a named
-// view is the latest; then it asks every layer.
-func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
+// mayActCall is a may_act call decoded at the door: the gate's Request,
+// and the refusals of the two evidence pins (evaluated_at, view_id).
+// Those are decoded here with the rest but raised where the protocol has
+// always raised them: after the action is noted in the record and an
+// idempotent retry is answered, so an agent sees the same refusal first
+// and the log keeps the same record.
+type mayActCall struct {
+	gate.Request
+	evaluatedAtErr error
+	viewIDErr      error
+	viewIDGiven    bool
+}
+
+// decodeMayAct reads may_act's arguments once, in the order their
+// refusals take precedence: the size caps, risk_policy, proposition_id,
+// the action and its guard fields, approval_id, idempotency_key, then the
+// evidence pins. Nothing after it reads a.
+func (s *Server) decodeMayAct(ctx context.Context, a args) (*mayActCall, error) {
 	if err := s.entrance(a); err != nil {
 		return nil, err
 	}
-	policy, err := riskPolicy(ctx, a)
+	c := &mayActCall{Request: gate.Request{Ingest: hasIngest(ctx)}}
+	var err error
+	if c.RiskPolicy, err = riskPolicy(ctx, a); err != nil {
+		return nil, err
+	}
+	fields, actionErr := s.actionObject(a)
+	if c.PropositionID, err = s.mayActProposition(a, fields, actionErr); err != nil {
+		return nil, err
+	}
+	if actionErr != nil {
+		return nil, actionErr
+	}
+	if c.Action, c.ActionFields, err = s.decodeAction(fields); err != nil {
+		return nil, err
+	}
+	if c.Guard, err = s.guardFor(c.ActionFields); err != nil {
+		return nil, err
+	}
+	if c.ApprovalID, _, err = a.id("", "approval_id"); err != nil {
+		return nil, err
+	}
+	if c.IdempotencyKey, _, err = a.id("", "idempotency_key"); err != nil {
+		return nil, err
+	}
+	c.EvaluatedAt, c.evaluatedAtErr = evaluatedAt(a, false)
+	c.ViewID, c.viewIDGiven, c.viewIDErr = a.id("", "view_id")
+	return c, nil
+}
+
+// mayAct decodes the call, then checks, in order: that the approval and
+// key can be honoured (or answers a retry), the clock skew, that the
+// proposition is stored and a named view is the latest; then it asks
+// every layer.
+func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
+	c, err := s.decodeMayAct(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	pid, err := s.mayActProposition(a)
-	if err != nil {
-		return nil, err
-	}
-	action, fields, err := s.decodeAction(a)
-	if err != nil {
-		return nil, err
-	}
-	gc, err := s.guardFor(fields)
-	if err != nil {
-		return nil, err
-	}
-	if replay, err := s.beginMayAct(ctx, a, pid, action, gc, policy); replay != nil || err != nil {
+	if replay, err := s.beginMayAct(ctx, c); replay != nil || err != nil {
 		return replay, err
 	}
 	now := s.now()
-	if err := checkSkew(a, now); err != nil {
+	if err := c.checkSkew(now); err != nil {
 		return nil, err
 	}
 	t := now.UTC().Format(timeLayout)
 	// Sized for every key the answer gets, decision_id included.
 	out := make(map[string]any, 12)
-	out["evaluated_at"], out["action"], out["risk_policy"] = t, action, policy
-	in := GateInput{PropositionID: pid, Action: action, ActionFields: fields, Ingest: hasIngest(ctx), guard: gc}
-	first, err := s.warrantLayer(ctx, a, &in, policy, out)
+	out["evaluated_at"], out["action"], out["risk_policy"] = t, c.Action, c.RiskPolicy
+	in := gate.Input{PropositionID: c.PropositionID, Action: c.Action, ActionFields: c.ActionFields, Ingest: c.Ingest, Guard: c.Guard}
+	first, err := s.warrantLayer(ctx, c, &in, out)
 	if err != nil {
 		return nil, err
 	}
-	layers, err := s.runLayers(ctx, in, first)
-	noteGraph(ctx, gc)
+	layers, err := gate.RunLayers(ctx, s.layers, in, first)
+	noteGraph(ctx, c.Guard)
 	if err != nil {
 		return nil, err
 	}
@@ -140,10 +178,26 @@ func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
 	return out, nil
 }
 
+// actionObject splits the action object once; its refusal is raised only
+// after proposition_id's (see mayActProposition).
+func (s *Server) actionObject(a args) (args, error) {
+	raw, ok := a["action"]
+	if !ok {
+		return nil, refuse(warrant.CodeInvalidAction, "action",
+			"is required: {action_id, kind, risk: low|medium|high, reversible: true|false}")
+	}
+	obj, err := decodeObject("action", raw)
+	if err != nil {
+		return nil, asActionError(err)
+	}
+	return obj, nil
+}
+
 // mayActProposition reads proposition_id, which only an action naming
 // concepts may omit (GROUNDING.md §0: the action "may name" the
-// propositions it relies on).
-func (s *Server) mayActProposition(a args) (string, error) {
+// propositions it relies on). action is the split action object, nil
+// when it did not decode (actionErr).
+func (s *Server) mayActProposition(a, action args, actionErr error) (string, error) {
 	pid, ok, err := a.id("", "proposition_id")
 	if err != nil || ok {
 		return pid, err
@@ -151,7 +205,7 @@ func (s *Server) mayActProposition(a args) (string, error) {
 	if s.guard == nil {
 		return "", badArg("proposition_id", "is required (a non-empty string)")
 	}
-	if obj, err := decodeObject("action", a["action"]); err == nil && obj.has("concepts") {
+	if actionErr == nil && action.has("concepts") {
 		return "", nil
 	}
 	return "", badArg("proposition_id", "is required (a non-empty string) unless action.concepts names the concepts the action touches")
@@ -160,26 +214,25 @@ func (s *Server) mayActProposition(a args) (string, error) {
 // warrantLayer is the EWP layer over the latest stored snapshot; it fills
 // in's warrant and the result's warrant fields. Without a proposition it is
 // reported as skipped, never as a verdict.
-func (s *Server) warrantLayer(ctx context.Context, a args, in *GateInput, p warrant.RiskPolicy, out map[string]any) (LayerDecision, error) {
+func (s *Server) warrantLayer(ctx context.Context, c *mayActCall, in *gate.Input, out map[string]any) (gate.LayerDecision, error) {
 	if in.PropositionID == "" {
-		if a.has("view_id") {
-			return LayerDecision{}, badArg("view_id", "names a snapshot of proposition_id; give proposition_id too, or drop view_id")
+		if c.viewIDGiven {
+			return gate.LayerDecision{}, badArg("view_id", "names a snapshot of proposition_id; give proposition_id too, or drop view_id")
 		}
-		return LayerDecision{Layer: warrantLayer, Decision: Skipped, Reasons: []string{
-			"no proposition_id: the action relies on no stored evidence, so the warrant layer did not run; the guard layers alone judged it"}}, nil
+		return gate.SkippedWarrant(), nil
 	}
-	latest, hash, err := s.latestForAction(ctx, a, in.PropositionID)
+	latest, hash, err := s.latestForAction(ctx, c, in.PropositionID)
 	if err != nil {
-		return LayerDecision{}, err
+		return gate.LayerDecision{}, err
 	}
 	w, err := warrant.Evaluate(latest, out["evaluated_at"].(string))
 	if err != nil {
-		return LayerDecision{}, err
+		return gate.LayerDecision{}, err
 	}
 	in.Warrant = *filled(w)
 	s.noteView(ctx, in.PropositionID, latest, hash, in.Warrant.Warrant)
 	out["proposition_id"], out["view_id"], out["warrant"] = in.PropositionID, latest.ViewID, in.Warrant.Warrant
-	return warrantDecision(w.Warrant, in.Action, p)
+	return gate.WarrantDecision(w.Warrant, in.Action, c.RiskPolicy)
 }
 
 // riskPolicy reads risk_policy, which only an ingest caller may send: an
@@ -224,19 +277,11 @@ func decodeRiskPolicy(obj args, p warrant.RiskPolicy) (warrant.RiskPolicy, error
 	return p, err
 }
 
-// decodeAction reads the action. Every malformed field is
-// EWP_REFUSE_INVALID_ACTION; reversible is never assumed.
-func (s *Server) decodeAction(a args) (warrant.Action, map[string]json.RawMessage, error) {
-	raw, ok := a["action"]
-	if !ok {
-		return warrant.Action{}, nil, refuse(warrant.CodeInvalidAction, "action",
-			"is required: {action_id, kind, risk: low|medium|high, reversible: true|false}")
-	}
-	obj, err := decodeObject("action", raw)
-	if err != nil {
-		return warrant.Action{}, nil, asActionError(err)
-	}
-	act, err := actionFields(obj, s.layerKeys())
+// decodeAction reads the action from its split object (actionObject).
+// Every malformed field is EWP_REFUSE_INVALID_ACTION; reversible is never
+// assumed.
+func (s *Server) decodeAction(obj args) (warrant.Action, map[string]json.RawMessage, error) {
+	act, err := actionFields(obj, gate.ActionKeys(s.layers))
 	if err != nil {
 		return act, nil, asActionError(err)
 	}
@@ -278,14 +323,15 @@ func asActionError(err error) error {
 	return err
 }
 
-// checkSkew refuses an evaluated_at that is unparseable or more than
-// MaxEvaluatedAtSkew from now: a caller must not move the gate's clock.
-func checkSkew(a args, now time.Time) error {
-	t, err := evaluatedAt(a, false)
-	if err != nil || t == "" {
-		return err
+// checkSkew refuses an evaluated_at that is malformed, unparseable or
+// more than gate.MaxEvaluatedAtSkew from now: a caller must not move the
+// gate's clock.
+func (c *mayActCall) checkSkew(now time.Time) error {
+	t := c.EvaluatedAt
+	if c.evaluatedAtErr != nil || t == "" {
+		return c.evaluatedAtErr
 	}
-	within, parsed := withinSkew(t, now, MaxEvaluatedAtSkew)
+	within, parsed := withinSkew(t, now, gate.MaxEvaluatedAtSkew)
 	if !parsed {
 		return refuse(warrant.CodeEvaluatedAtSkew, "evaluated_at",
 			"%q is not a parseable instant; omit evaluated_at, may_act decides at the server clock", t)
@@ -293,7 +339,7 @@ func checkSkew(a args, now time.Time) error {
 	if !within {
 		return refuse(warrant.CodeEvaluatedAtSkew, "evaluated_at",
 			"%q is more than %d s from the server clock (%s); omit it, may_act decides at the server clock",
-			t, int(MaxEvaluatedAtSkew.Seconds()), now.UTC().Format(timeLayout))
+			t, int(gate.MaxEvaluatedAtSkew.Seconds()), now.UTC().Format(timeLayout))
 	}
 	return nil
 }
@@ -301,10 +347,10 @@ func checkSkew(a args, now time.Time) error {
 // latestForAction reads the latest snapshot and refuses a view_id that is
 // not it: an action must rest on the newest evidence. It also returns the
 // snapshot's stored canonical hash, or "" (see actionSnapshot).
-func (s *Server) latestForAction(ctx context.Context, a args, pid string) (*warrant.View, string, error) {
-	vid, _, err := a.id("", "view_id")
-	if err != nil {
-		return nil, "", err
+func (s *Server) latestForAction(ctx context.Context, c *mayActCall, pid string) (*warrant.View, string, error) {
+	vid := c.ViewID
+	if c.viewIDErr != nil {
+		return nil, "", c.viewIDErr
 	}
 	latest, hash, err := s.actionSnapshot(WithActionRead(ctx), pid)
 	if err != nil {

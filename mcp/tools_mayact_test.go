@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/gate"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +22,7 @@ func TestMayActDecisions(t *testing.T) {
 	cases := []struct {
 		pid, risk  string
 		reversible bool
-		want       string
+		want       warrant.Verdict
 	}{
 		{"P-verified", warrant.RiskHigh, false, warrant.MayActDecision},
 		{"P-tentative", warrant.RiskLow, true, warrant.MayActDecision},
@@ -36,7 +38,7 @@ func TestMayActDecisions(t *testing.T) {
 			out := mustOK(t, call(t, c, "may_act", obj{"proposition_id": tc.pid, "action": action(tc.risk, tc.reversible)}))
 			layers := out["layers"].([]any)
 			first := layers[0].(obj)
-			if out["decision"] != tc.want || len(layers) != 1 || first["layer"] != "warrant" || first["decision"] != tc.want {
+			if out["decision"] != string(tc.want) || len(layers) != 1 || first["layer"] != "warrant" || first["decision"] != string(tc.want) {
 				t.Errorf("%s %s: %v", tc.pid, tc.risk, out)
 			}
 			if len(first["reasons"].([]any)) == 0 {
@@ -98,11 +100,11 @@ func TestMayActRiskPolicyNeedsIngestRole(t *testing.T) {
 	})
 	eachTransport(t, true, func(t *testing.T, c *client.Client, _ *fakeStore) {
 		out := mustOK(t, call(t, c, "may_act", args))
-		if out["decision"] != warrant.MayActDecision || out["risk_policy"].(obj)["high_requires_accepted"] != false {
+		if out["decision"] != string(warrant.MayActDecision) || out["risk_policy"].(obj)["high_requires_accepted"] != false {
 			t.Fatalf("operator policy not applied: %v", out)
 		}
 		def := mustOK(t, call(t, c, "may_act", obj{"proposition_id": "P-tentative", "action": action("high", true)}))
-		if def["decision"] != warrant.Deny {
+		if def["decision"] != string(warrant.Deny) {
 			t.Fatalf("default policy: %v", def)
 		}
 		mustRefuse(t, call(t, c, "may_act", obj{"proposition_id": "P-tentative", "action": action("high", true),
@@ -140,20 +142,20 @@ func TestMayActRefusals(t *testing.T) {
 
 // denyLayer stands in for the guard: it claims "concepts" and denies
 // whenever the action names "protected".
-type denyLayer struct{ seen GateInput }
+type denyLayer struct{ seen gate.Input }
 
 func (l *denyLayer) Name() string         { return "grounding" }
 func (l *denyLayer) ActionKeys() []string { return []string{"concepts"} }
-func (l *denyLayer) Decide(_ context.Context, in GateInput) (LayerDecision, error) {
+func (l *denyLayer) Decide(_ context.Context, in gate.Input) (gate.LayerDecision, error) {
 	l.seen = in
 	var concepts []string
 	_ = json.Unmarshal(in.ActionFields["concepts"], &concepts)
 	for _, c := range concepts {
 		if c == "protected" {
-			return LayerDecision{Decision: warrant.Deny, Reasons: []string{"protected is not grounded"}}, nil
+			return gate.LayerDecision{Decision: audit.VerdictDeny, Reasons: []string{"protected is not grounded"}}, nil
 		}
 	}
-	return LayerDecision{Decision: warrant.MayActDecision}, nil
+	return gate.LayerDecision{Decision: audit.VerdictMayAct}, nil
 }
 
 func TestMayActComposesLayers(t *testing.T) {
@@ -163,7 +165,7 @@ func TestMayActComposesLayers(t *testing.T) {
 	act := action("low", true)
 	act["concepts"] = []any{"file"}
 	out := mustOK(t, call(t, c, "may_act", obj{"proposition_id": "P-verified", "action": act}))
-	if out["decision"] != warrant.MayActDecision || len(out["layers"].([]any)) != 2 {
+	if out["decision"] != string(warrant.MayActDecision) || len(out["layers"].([]any)) != 2 {
 		t.Fatalf("%v", out)
 	}
 	if layer.seen.Warrant.Warrant.Acceptance != warrant.Accepted || layer.seen.PropositionID != "P-verified" {
@@ -172,36 +174,12 @@ func TestMayActComposesLayers(t *testing.T) {
 	act["concepts"] = []any{"protected"}
 	out = mustOK(t, call(t, c, "may_act", obj{"proposition_id": "P-verified", "action": act}))
 	second := out["layers"].([]any)[1].(obj)
-	if out["decision"] != warrant.Deny || second["layer"] != "grounding" || second["decision"] != warrant.Deny {
+	if out["decision"] != string(warrant.Deny) || second["layer"] != "grounding" || second["decision"] != string(warrant.Deny) {
 		t.Fatalf("a denying layer must win: %v", out)
 	}
 	// A layer can only restrict: the warrant layer's DENY stands.
 	out = mustOK(t, call(t, c, "may_act", obj{"proposition_id": "P-empty", "action": action("low", true)}))
-	if out["decision"] != warrant.Deny {
+	if out["decision"] != string(warrant.Deny) {
 		t.Fatalf("%v", out)
-	}
-}
-
-func TestCombine(t *testing.T) {
-	d := func(s ...string) []LayerDecision {
-		var out []LayerDecision
-		for _, x := range s {
-			out = append(out, LayerDecision{Decision: x})
-		}
-		return out
-	}
-	cases := []struct {
-		in   []LayerDecision
-		want string
-	}{
-		{d(warrant.MayActDecision), warrant.MayActDecision},
-		{d(warrant.MayActDecision, warrant.RequireConfirmation), warrant.RequireConfirmation},
-		{d(warrant.Deny, warrant.MayActDecision), warrant.Deny},
-		{d(warrant.RequireConfirmation, "MAYBE"), warrant.Deny},
-	}
-	for _, tc := range cases {
-		if got := combine(tc.in); got != tc.want {
-			t.Errorf("combine(%v) = %s, want %s", tc.in, got, tc.want)
-		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -16,7 +16,7 @@ import (
 func TestToolsListDescribesEveryTool(t *testing.T) {
 	srv, _ := newTestServer(t)
 	c := dialInProcess(t, srv)
-	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func mustUnmarshal(t *testing.T, raw any, into any) {
 	}
 }
 
-func checkAnnotations(t *testing.T, tool mcp.Tool) {
+func checkAnnotations(t *testing.T, tool mcpgo.Tool) {
 	t.Helper()
 	a := tool.Annotations
 	write := strings.HasSuffix(tool.Name, "_put") || strings.HasSuffix(tool.Name, "_record")

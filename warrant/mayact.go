@@ -2,9 +2,9 @@ package warrant
 
 // Decisions of the action gate, most permissive first.
 const (
-	MayActDecision      = "MAY_ACT"
-	RequireConfirmation = "REQUIRE_CONFIRMATION"
-	Deny                = "DENY"
+	MayActDecision      Verdict = "MAY_ACT"
+	RequireConfirmation Verdict = "REQUIRE_CONFIRMATION"
+	Deny                Verdict = "DENY"
 )
 
 // Risk levels of an action.
@@ -38,7 +38,7 @@ func DefaultRiskPolicy() RiskPolicy {
 
 // ActDecision is the gate's answer with the reasons that produced it.
 type ActDecision struct {
-	Decision string   `json:"decision"`
+	Decision Verdict  `json:"decision"`
 	Reasons  []string `json:"reasons"`
 }
 

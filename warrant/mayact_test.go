@@ -21,7 +21,7 @@ func TestMayActRules(t *testing.T) {
 		w          warrant.Axes
 		risk       string
 		reversible bool
-		want       string
+		want       warrant.Verdict
 	}{
 		{"unaccepted denies even low risk", with(ok, func(a *warrant.Axes) { a.Acceptance = warrant.Unaccepted }), "low", true, warrant.Deny},
 		{"high: superseded", with(ok, func(a *warrant.Axes) { a.Currency = warrant.Superseded }), "high", true, warrant.Deny},

@@ -72,7 +72,7 @@ func AppendDecision(dst []byte, d *audit.Decision) ([]byte, error) {
 			return nil, err
 		}
 	}
-	e.str("outcome", d.Outcome, false)
+	e.str("outcome", string(d.Outcome), false)
 	e.str("code", d.Code, true)
 	e.str("message", d.Message, true)
 	e.str("approval_id", d.ApprovalID, true)
@@ -176,7 +176,7 @@ func (e *encoder) layers(ls []audit.Layer) error {
 		}
 		in := encoder{b: append(e.b, '{')}
 		in.str("layer", ls[i].Layer, false)
-		in.str("decision", ls[i].Decision, false)
+		in.str("decision", string(ls[i].Decision), false)
 		in.strs("reasons", ls[i].Reasons, false)
 		if err := in.value("detail", ls[i].Detail); err != nil {
 			return err

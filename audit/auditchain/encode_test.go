@@ -35,7 +35,7 @@ func randomDecision(r *rand.Rand) *audit.Decision {
 		Caller:        audit.Caller{ClientName: s(), ClientVersion: s(), Transport: s(), RemoteAddr: s(), Role: s(), Credential: s()},
 		PropositionID: s(), ViewID: s(), ViewHash: s(), ActionID: s(), ActionKind: s(), Risk: s(),
 		Concepts: strs(), Cardinality: s(), ToolName: s(), ArgumentsHash: s(), GraphVersion: r.Int64N(3) - 1, PolicyIDs: strs(), PolicySetHash: s(),
-		Outcome: s(), Code: s(), Message: s(), ApprovalID: s(), IdempotencyKey: s()}
+		Outcome: audit.Outcome(s()), Code: s(), Message: s(), ApprovalID: s(), IdempotencyKey: s()}
 	if r.IntN(2) == 0 {
 		d.Reversible = new(r.IntN(2) == 0)
 	}
@@ -61,7 +61,7 @@ func randomDecision(r *rand.Rand) *audit.Decision {
 	if r.IntN(4) > 0 {
 		d.Layers = make([]audit.Layer, r.IntN(3))
 		for i := range d.Layers {
-			d.Layers[i] = audit.Layer{Layer: s(), Decision: s(), Reasons: strs(), Detail: details[r.IntN(len(details))]}
+			d.Layers[i] = audit.Layer{Layer: s(), Decision: audit.Verdict(s()), Reasons: strs(), Detail: details[r.IntN(len(details))]}
 		}
 	}
 	return d

@@ -59,10 +59,10 @@ func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
 	if q.Outcome != "" {
 		// A literal, not a parameter, so the planner can use the partial
 		// index of pending decisions; it is one of five known words.
-		if !KnownOutcome(q.Outcome) {
+		if !q.Outcome.Valid() {
 			return "", nil, fmt.Errorf("outcome %q: want MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED or ANSWERED", q.Outcome)
 		}
-		where = append(where, "outcome = '"+q.Outcome+"'")
+		where = append(where, "outcome = '"+string(q.Outcome)+"'")
 	}
 	if q.PropositionID != "" {
 		where = append(where, "proposition_id = "+arg(s.Bind(AsJSON(q.PropositionID))))
@@ -72,7 +72,7 @@ func (s ListSQL) Select(q Query, seek Seek) (string, []any, error) {
 		where = append(where, "approval_id = "+arg(s.Bind(AsJSON(q.ApprovalID)))+" AND approval_id <> "+s.EmptyID)
 	}
 	if q.Pending {
-		where = append(where, "outcome = '"+audit.OutcomeRequireConfirmation+"' AND NOT EXISTS (SELECT 1 FROM "+s.Approvals+" a WHERE a.decision_id = d.decision_id)")
+		where = append(where, "outcome = '"+string(audit.OutcomeRequireConfirmation)+"' AND NOT EXISTS (SELECT 1 FROM "+s.Approvals+" a WHERE a.decision_id = d.decision_id)")
 	}
 	dir, cmp := "ASC", " > "
 	if q.NewestFirst {

@@ -47,7 +47,7 @@ type DecisionRow struct {
 func DecisionColumns(d *audit.Decision, body []byte) DecisionRow {
 	sum := sha256.Sum256(body)
 	r := DecisionRow{
-		DecisionID: AsJSON(d.ID), TimeNS: d.Time.UnixNano(), Tool: AsJSON(d.Tool), Outcome: AsJSON(d.Outcome),
+		DecisionID: AsJSON(d.ID), TimeNS: d.Time.UnixNano(), Tool: AsJSON(d.Tool), Outcome: AsJSON(string(d.Outcome)),
 		PropositionID: AsJSON(d.PropositionID), Credential: AsJSON(d.Caller.Credential), ApprovalID: AsJSON(d.ApprovalID),
 		Body: body, BodySum: sum[:],
 	}

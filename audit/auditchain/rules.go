@@ -30,20 +30,14 @@ func CheckDecision(d *audit.Decision) error {
 	case d.Tool == "":
 		return errors.New("record decision: tool is empty (may_act or check_grounding)")
 	}
-	if KnownOutcome(d.Outcome) {
+	if d.Outcome.Valid() {
 		return nil
 	}
 	return fmt.Errorf("record decision: outcome %q is not one of MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED, ANSWERED", d.Outcome)
 }
 
 // KnownOutcome reports one of the five outcomes.
-func KnownOutcome(o string) bool {
-	switch o {
-	case audit.OutcomeMayAct, audit.OutcomeRequireConfirmation, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered:
-		return true
-	}
-	return false
-}
+func KnownOutcome(o string) bool { return audit.Outcome(o).Valid() }
 
 // CheckUse refuses a decision that cannot use an approval (RecordUse):
 // only a MAY_ACT decision presenting one does.

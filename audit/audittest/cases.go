@@ -183,7 +183,7 @@ func approveChecksTheDecision(t *testing.T, s Store) {
 func UsingDecision(approvalID string, i int) *audit.Decision {
 	d := PendingDecision("P-db", i)
 	d.Outcome, d.ApprovalID = audit.OutcomeMayAct, approvalID
-	d.Layers = append(d.Layers, audit.Layer{Layer: "approval", Decision: audit.OutcomeMayAct, Reasons: []string{"APPROVED"}})
+	d.Layers = append(d.Layers, audit.Layer{Layer: "approval", Decision: audit.VerdictMayAct, Reasons: []string{"APPROVED"}})
 	return d
 }
 

@@ -25,7 +25,7 @@ const PinnedHead = "7:0260b6ef09eb7ef0969a0e2c24ac8eae35c882c03103da6c767090b4f8
 
 // pinned is a decision of the pinned history: fixed id and time, and
 // only the fields the spec's script writes.
-func pinned(n int, outcome, action string) *audit.Decision {
+func pinned(n int, outcome audit.Outcome, action string) *audit.Decision {
 	return &audit.Decision{ID: fmt.Sprintf("01a2321e-666d-75f3-8893-2b1f05c5e6%02d", n), Time: T0, Tool: audit.ToolMayAct,
 		Caller:        audit.Caller{Transport: "stdio", Role: "evaluate", Credential: "agent-1"},
 		PropositionID: "P-pin", ActionID: action, ActionKind: "deploy", Risk: "high", Reversible: new(false), Outcome: outcome}

@@ -163,7 +163,7 @@ func BenchAllowed(i int) *audit.Decision {
 	d := BenchDecision(i)
 	d.Outcome = audit.OutcomeMayAct
 	for k := range d.Layers {
-		d.Layers[k].Decision = audit.OutcomeMayAct
+		d.Layers[k].Decision = audit.VerdictMayAct
 	}
 	return d
 }

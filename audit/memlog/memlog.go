@@ -266,7 +266,7 @@ func (l *Log) Each(_ context.Context, q auditchain.Query, fn func(*audit.Decisio
 	if err := l.check(false); err != nil {
 		return err
 	}
-	if q.Outcome != "" && !auditchain.KnownOutcome(q.Outcome) {
+	if q.Outcome != "" && !q.Outcome.Valid() {
 		return fmt.Errorf("outcome %q: want MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED or ANSWERED", q.Outcome)
 	}
 	rows, err := l.selected(q)
@@ -315,10 +315,10 @@ func (s *state) selects(q auditchain.Query, r *auditchain.DecisionRow) bool {
 	switch {
 	case !q.Since.IsZero() && r.TimeNS < q.Since.UnixNano(),
 		!q.Until.IsZero() && r.TimeNS >= q.Until.UnixNano(),
-		q.Outcome != "" && r.Outcome != q.Outcome,
+		q.Outcome != "" && r.Outcome != string(q.Outcome),
 		q.PropositionID != "" && r.PropositionID != auditchain.AsJSON(q.PropositionID),
 		q.ApprovalID != "" && r.ApprovalID != auditchain.AsJSON(q.ApprovalID),
-		q.Pending && (r.Outcome != audit.OutcomeRequireConfirmation || answered):
+		q.Pending && (r.Outcome != string(audit.OutcomeRequireConfirmation) || answered):
 		return false
 	}
 	return true

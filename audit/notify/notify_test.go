@@ -56,11 +56,11 @@ func (r *receiver) wait(t *testing.T, n int) {
 	}
 }
 
-func decision(id, outcome string) *audit.Decision {
+func decision(id string, outcome audit.Outcome) *audit.Decision {
 	return &audit.Decision{ID: id, Time: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Tool: audit.ToolMayAct,
 		Caller: audit.Caller{Transport: "stdio", Role: "evaluate"}, PropositionID: "P-db", ActionID: "a1",
 		ActionKind: "db.migrate", Risk: "high", Outcome: outcome,
-		Layers: []audit.Layer{{Layer: "warrant", Decision: outcome, Reasons: []string{"risk.high_needs_confirmation"}}}}
+		Layers: []audit.Layer{{Layer: "warrant", Decision: audit.Verdict(outcome), Reasons: []string{"risk.high_needs_confirmation"}}}}
 }
 
 func newLog(t *testing.T, cfg Config) (*Log, *Notifier) {

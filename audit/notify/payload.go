@@ -64,7 +64,7 @@ func NoticeOf(d *audit.Decision) Notice {
 		PropositionID: d.PropositionID, ActionID: d.ActionID, ActionKind: d.ActionKind, ToolName: d.ToolName,
 		Risk: d.Risk, Concepts: d.Concepts, Approve: "ewp-audit approve " + d.ID}
 	for _, l := range d.Layers {
-		if l.Decision == audit.OutcomeRequireConfirmation {
+		if l.Decision == audit.VerdictRequireConfirmation {
 			n.Reasons = append(n.Reasons, l.Reasons...)
 		}
 	}

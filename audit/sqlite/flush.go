@@ -134,7 +134,7 @@ func (t *wtx) keyTaken(r *decisionRow) (bool, error) {
 // order (its id alone cannot find it), or a lookup by something else
 // selects it (its idempotency key, the pending inbox, an approval).
 func special(r *decisionRow, inOrder bool) bool {
-	return !inOrder || r.IdemKey.Valid || r.Outcome == audit.OutcomeRequireConfirmation || r.ApprovalID != ""
+	return !inOrder || r.IdemKey.Valid || r.Outcome == string(audit.OutcomeRequireConfirmation) || r.ApprovalID != ""
 }
 
 // insertDecisions writes the decisions of t.pend and moves the head past

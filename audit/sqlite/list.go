@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/ewp-go/ewp/audit"
-	"github.com/ewp-go/ewp/audit/auditchain"
 )
 
 // eachBody is Each for a query that may select decisions without a
@@ -19,7 +18,7 @@ import (
 // Since inclusive and Until exclusive on the decision's time, Outcome,
 // PropositionID, and After (exclusive) by seq.
 func (l *Log) eachBody(ctx context.Context, q Query, fn func(*audit.Decision) error) error {
-	if q.Outcome != "" && !auditchain.KnownOutcome(q.Outcome) {
+	if q.Outcome != "" && !q.Outcome.Valid() {
 		return fmt.Errorf("outcome %q: want MAY_ACT, REQUIRE_CONFIRMATION, DENY, REFUSED or ANSWERED", q.Outcome)
 	}
 	fail := func(err error) error { return l.storeErr("list decisions", err) }
@@ -115,7 +114,7 @@ func (w *bodyWalk) selects(d *audit.Decision) bool {
 		return false
 	case !w.q.Until.IsZero() && t >= w.q.Until.UnixNano():
 		return false
-	case w.q.Outcome != "" && asJSON(d.Outcome) != w.q.Outcome:
+	case w.q.Outcome != "" && audit.Outcome(asJSON(string(d.Outcome))) != w.q.Outcome:
 		return false
 	case w.q.PropositionID != "" && asJSON(d.PropositionID) != w.prop:
 		return false

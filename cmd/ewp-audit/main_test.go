@@ -105,7 +105,7 @@ func seeded(t *testing.T, ds ...*audit.Decision) (string, []*audit.Decision) {
 	return db, ds
 }
 
-func decision(outcome, prop string, i int) *audit.Decision {
+func decision(outcome audit.Outcome, prop string, i int) *audit.Decision {
 	return &audit.Decision{
 		Tool: audit.ToolMayAct, Outcome: outcome,
 		Caller:        audit.Caller{ClientName: "claude-code", ClientVersion: "1.0", Transport: "stdio", Role: "evaluate", Credential: "agent"},
@@ -113,7 +113,7 @@ func decision(outcome, prop string, i int) *audit.Decision {
 		ActionID: fmt.Sprintf("act-%d", i), ActionKind: "migrate", Risk: "high", Reversible: new(false),
 		Concepts: []string{"database"}, ToolName: "psql", ArgumentsHash: strings.Repeat("ab", 32),
 		PolicyIDs: []string{"prod-writes"}, GraphVersion: 2,
-		Layers: []audit.Layer{{Layer: "policy", Decision: outcome, Reasons: []string{"prod-writes: irreversible in production"}}},
+		Layers: []audit.Layer{{Layer: "policy", Decision: audit.Verdict(outcome), Reasons: []string{"prod-writes: irreversible in production"}}},
 	}
 }
 

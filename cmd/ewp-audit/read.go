@@ -35,7 +35,7 @@ func (f *filterFlags) register(fs *flag.FlagSet) {
 }
 
 func (f *filterFlags) filter(now time.Time) (audit.Filter, error) {
-	flt := audit.Filter{Outcome: strings.ToUpper(f.outcome), PropositionID: f.prop, Pending: f.pending}
+	flt := audit.Filter{Outcome: audit.Outcome(strings.ToUpper(f.outcome)), PropositionID: f.prop, Pending: f.pending}
 	var err error
 	if f.since != "" {
 		if flt.Since, err = parseTime(f.since, now, false); err != nil {
@@ -192,7 +192,7 @@ func printList(w io.Writer, rows []listRow, next string) {
 		if r.Count > 1 {
 			state += fmt.Sprintf(" (asked %d times)", r.Count)
 		}
-		fmt.Fprintf(w, "%s  %s  %-15s  %-20s  %-14s  %s  %s\n", r.Time.Format(time.RFC3339), esc(r.ID), esc(r.Tool), esc(r.Outcome),
+		fmt.Fprintf(w, "%s  %s  %-15s  %-20s  %-14s  %s  %s\n", r.Time.Format(time.RFC3339), esc(r.ID), esc(r.Tool), esc(string(r.Outcome)),
 			orDash(esc(r.PropositionID)), orDash(esc(strings.TrimSpace(what))), esc(state))
 	}
 	if next != "" {
@@ -303,7 +303,7 @@ func approvalTrailOf(e *env, l auditstore.Log, a *audit.Approval) (*approvalTrai
 		return nil, err
 	}
 	err = l.Each(e.ctx, sqlite.Query{ApprovalID: a.ID}, func(d *audit.Decision) error {
-		at.PresentedBy = append(at.PresentedBy, presented{DecisionID: d.ID, Outcome: d.Outcome, Code: d.Code})
+		at.PresentedBy = append(at.PresentedBy, presented{DecisionID: d.ID, Outcome: string(d.Outcome), Code: d.Code})
 		return nil
 	})
 	return at, err
@@ -331,7 +331,7 @@ func printTrail(w io.Writer, t *trail, where string) {
 	for _, ly := range d.Layers {
 		row("layer", fmt.Sprintf("%-10s %-20s %s", ly.Layer, ly.Decision, strings.Join(ly.Reasons, "; ")))
 	}
-	row("outcome", d.Outcome)
+	row("outcome", string(d.Outcome))
 	row("code", d.Code)
 	row("message", d.Message)
 	row("idempotency", d.IdempotencyKey)

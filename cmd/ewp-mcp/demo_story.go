@@ -13,6 +13,7 @@ import (
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/mcp"
+	"github.com/ewp-go/ewp/warrant"
 )
 
 // demoAgent is the client name the demo's own agent call is recorded under.
@@ -56,10 +57,10 @@ func (d *demoRun) seed(ctx context.Context, srv *mcp.Server) (string, error) {
 	}
 	b, _ := json.Marshal(res.StructuredContent)
 	var out struct {
-		Decision   string `json:"decision"`
-		DecisionID string `json:"decision_id"`
+		Decision   warrant.Verdict `json:"decision"`
+		DecisionID string          `json:"decision_id"`
 	}
-	if err := json.Unmarshal(b, &out); err != nil || out.Decision != audit.OutcomeRequireConfirmation || out.DecisionID == "" {
+	if err := json.Unmarshal(b, &out); err != nil || out.Decision != warrant.RequireConfirmation || out.DecisionID == "" {
 		return "", fmt.Errorf("the demo's may_act was answered %s, not REQUIRE_CONFIRMATION with a decision_id", b)
 	}
 	return out.DecisionID, nil

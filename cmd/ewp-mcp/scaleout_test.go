@@ -317,7 +317,7 @@ func checkAnswers(t *testing.T, ctx context.Context, l *postgres.Ledger, answers
 		}
 		if a.tool == "may_act" {
 			d, err := warrant.MayAct(wv.Warrant, warrant.Action{ActionID: "a", Kind: "read", Risk: warrant.RiskLow, Reversible: true}, warrant.DefaultRiskPolicy())
-			if err != nil || d.Decision != a.out["decision"] {
+			if err != nil || string(d.Decision) != a.out["decision"] {
 				t.Errorf("may_act on %s/%s: answered %v, the kernel says %v (%v)", a.pid, vid, a.out["decision"], d.Decision, err)
 			}
 		}

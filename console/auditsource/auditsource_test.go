@@ -66,7 +66,7 @@ func TestForOnlyStores(t *testing.T) {
 
 func checkAdapters(t *testing.T, l auditstore.Log) {
 	ctx := t.Context()
-	rec := func(i int, outcome, approval string) *audit.Decision {
+	rec := func(i int, outcome audit.Outcome, approval string) *audit.Decision {
 		d := &audit.Decision{ID: fmt.Sprintf("0192f000-0000-7000-8000-%012d", i), Time: now.Add(time.Duration(i) * time.Second),
 			Tool: audit.ToolMayAct, Caller: audit.Caller{Transport: "stdio", Role: "evaluate"}, PropositionID: "P",
 			ActionKind: "delete", Outcome: outcome, ApprovalID: approval}

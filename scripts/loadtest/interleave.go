@@ -28,8 +28,11 @@ import (
 type interleaved struct {
 	Clients int     `json:"clients"`
 	Slice   float64 `json:"slice_seconds"`
-	Off     side    `json:"off"`
-	On      side    `json:"on"`
+	// Names are the two sides' names: "off" and "on" (the decision log),
+	// or "old" and "new" (two builds, -compare-server).
+	Names [2]string `json:"names"`
+	Off   side      `json:"off"`
+	On    side      `json:"on"`
 	// Ratio is on's calls/s over off's, over the whole measurement.
 	Ratio float64 `json:"ratio"`
 	// PairRatios are the ratios of each pair of adjacent slices (one off,
@@ -51,8 +54,12 @@ type side struct {
 
 // compareInterleaved runs the interleaved comparison for every load.
 func compareInterleaved(ln *launcher, cfg config) error {
-	fmt.Fprintf(os.Stderr, "comparing %s with the decision log off and on, interleaved in slices of %v for %v per load: %d propositions\n",
-		cfg.tool, cfg.interleave, cfg.duration, cfg.props)
+	what := "with the decision log off and on"
+	if cfg.compareServer != "" {
+		what = fmt.Sprintf("built as %s (old) and as %s (new), decision log %v", cfg.compareServer, ln.bin, onOff(cfg.audit))
+	}
+	fmt.Fprintf(os.Stderr, "comparing %s %s, interleaved in slices of %v for %v per load: %d propositions\n",
+		cfg.tool, what, cfg.interleave, cfg.duration, cfg.props)
 	var out []interleaved
 	for _, ld := range cfg.loads {
 		r, err := interleaveOnce(ln, cfg, ld.clients)
@@ -74,9 +81,10 @@ func (r interleaved) line() string {
 	q := slices.Clone(r.PairRatios)
 	slices.Sort(q)
 	lo, hi := q[len(q)/10], q[len(q)*9/10]
-	return fmt.Sprintf("clients=%-4d off %6.0f calls/s %4.0f µs/call p99 %5.1f ms  on %6.0f calls/s %4.0f µs/call p99 %5.1f ms  on/off %.3f (%d pairs of %.1f s slices: median %.3f, p10–p90 %.3f–%.3f)",
-		r.Clients, r.Off.CallsPerSec, r.Off.ServerCPUus, r.Off.P99ms, r.On.CallsPerSec, r.On.ServerCPUus, r.On.P99ms,
-		r.Ratio, len(r.PairRatios), r.Slice, q[len(q)/2], lo, hi)
+	a, b := r.Names[0], r.Names[1]
+	return fmt.Sprintf("clients=%-4d %s %6.0f calls/s %4.0f µs/call p99 %5.1f ms  %s %6.0f calls/s %4.0f µs/call p99 %5.1f ms  %s/%s %.3f (%d pairs of %.1f s slices: median %.3f, p10–p90 %.3f–%.3f)",
+		r.Clients, a, r.Off.CallsPerSec, r.Off.ServerCPUus, r.Off.P99ms, b, r.On.CallsPerSec, r.On.ServerCPUus, r.On.P99ms,
+		b, a, r.Ratio, len(r.PairRatios), r.Slice, q[len(q)/2], lo, hi)
 }
 
 // sliceCounts is what the clients counted in one slice: each client's
@@ -86,9 +94,9 @@ type sliceCounts struct {
 }
 
 func interleaveOnce(ln *launcher, cfg config, n int) (interleaved, error) {
-	var srvs [2]*server // off, on
-	for i, logged := range []bool{false, true} {
-		s, err := ln.start(logged)
+	var srvs [2]*server // off, on; or old, new
+	for i := range srvs {
+		s, err := ln.startSide(i)
 		if err != nil {
 			return interleaved{}, err
 		}
@@ -105,6 +113,10 @@ func interleaveOnce(ln *launcher, cfg config, n int) (interleaved, error) {
 		posters[i] = ps
 	}
 	calls := [2]call{{tool: cfg.tool}, {tool: cfg.tool, logged: true}}
+	names := [2]string{"off", "on"}
+	if cfg.compareServer != "" {
+		calls[0], names = cfg.call(), [2]string{"old", "new"}
+	}
 
 	// cur is the current slice's number (-1 while warming up, when
 	// warmSide is the side called); its side is sides[cur].
@@ -153,7 +165,23 @@ func interleaveOnce(ln *launcher, cfg config, n int) (interleaved, error) {
 		return interleaved{}, err
 	default:
 	}
-	return summarize(n, cfg.interleave, sides, counts, secs, u0, u1)
+	r, err := summarize(n, cfg.interleave, sides, counts, secs, u0, u1)
+	r.Names = names
+	return r, err
+}
+
+// startSide starts side i of an interleaved comparison: the log off (0)
+// and on (1), or with -compare-server the old build (0) and the new one
+// (1), each with a log of its own when -audit is on.
+func (ln *launcher) startSide(i int) (*server, error) {
+	if ln.cfg.compareServer == "" {
+		return ln.start(i == 1)
+	}
+	bin := ln.bin
+	if i == 0 {
+		bin = ln.cfg.compareServer
+	}
+	return ln.startBinary(bin, ln.cfg.audit, []string{".old", ".new"}[i])
 }
 
 // sliceOrder is the side of each slice: off on on off off on …, so that

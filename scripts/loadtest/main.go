@@ -106,6 +106,9 @@ type config struct {
 	// interleave, with compareAudit: run both servers at once and switch
 	// the clients between them every interleave (0: separate runs).
 	interleave time.Duration
+	// compareServer, with interleave: an earlier ewp-mcp binary run beside
+	// the one measured, both with the same -audit, to compare two builds.
+	compareServer string
 }
 
 // call is what the clients ask, and the answer they expect.
@@ -163,6 +166,8 @@ func parseArgs(args []string) (config, error) {
 	fs.IntVar(&cfg.rounds, "rounds", 3, "with -compare-audit: the rounds of off and on per load")
 	fs.DurationVar(&cfg.interleave, "interleave", 0, "with -compare-audit: run both servers at once and switch the clients between them every interleave "+
 		"(e.g. 500ms) for -duration, instead of -rounds separate runs: a steadier ratio on a machine whose speed drifts")
+	fs.StringVar(&cfg.compareServer, "compare-server", "", "with -interleave: an earlier ewp-mcp binary to run beside the one measured (-server, "+
+		"or a fresh build), both with the same -audit and -tool; the clients switch between them and the line gives new/old")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -213,8 +218,12 @@ func (cfg config) validate() error {
 		return errors.New("-rounds must be at least 1")
 	case cfg.interleave < 0:
 		return errors.New("-interleave must not be negative")
-	case cfg.interleave > 0 && !cfg.compareAudit:
-		return errors.New("-interleave switches between the two servers of -compare-audit: add -compare-audit -tool may_act")
+	case cfg.interleave > 0 && !cfg.compareAudit && cfg.compareServer == "":
+		return errors.New("-interleave switches between two servers: add -compare-audit -tool may_act, or -compare-server OLD")
+	case cfg.compareServer != "" && (cfg.interleave == 0 || cfg.compareAudit):
+		return errors.New("-compare-server runs the two builds interleaved with the same log setting: add -interleave 500ms, and drop -compare-audit")
+	case cfg.compareServer != "" && (cfg.url != "" || cfg.serve || cfg.baseline):
+		return errors.New("-compare-server starts its own two servers: it cannot be used with -url, -serve or -baseline")
 	case cfg.interleave > 0 && cfg.inprocess:
 		return errors.New("-interleave runs two ewp-mcp processes, so each one's CPU is its own: drop -inprocess")
 	case cfg.interleave > 0 && cfg.duration < 2*cfg.interleave:
@@ -236,7 +245,7 @@ func run(cfg config) error {
 	if err != nil {
 		return err
 	}
-	if cfg.compareAudit {
+	if cfg.compareAudit || cfg.compareServer != "" {
 		stopProfile, err := startProfile(cfg.cpuprofile)
 		if err != nil {
 			return err

@@ -67,6 +67,10 @@ func TestParseArgs(t *testing.T) {
 	if err != nil || !cfg.compareAudit || cfg.rounds != 5 || len(cfg.loads) != 2 || !cfg.inprocess {
 		t.Errorf("-compare-audit -rounds 5: %+v, %v", cfg, err)
 	}
+	cfg, err = parseArgs([]string{"-dir", dir, "-compare-server", "/tmp/old", "-interleave", "500ms", "-clients", "64"})
+	if err != nil || cfg.compareServer != "/tmp/old" || cfg.call() != (call{toolWarrantNow, true}) {
+		t.Errorf("-compare-server -interleave: %+v, %v", cfg, err)
+	}
 	for _, bad := range [][]string{
 		{"-tool", "warrant"},
 		{"-tool", "check_grounding"},
@@ -83,6 +87,9 @@ func TestParseArgs(t *testing.T) {
 		{"-interleave", "500ms", "-tool", "may_act", "-compare-audit", "-clients", "64@1000"},
 		{"-interleave", "-1s", "-tool", "may_act", "-compare-audit"},
 		{"-tool", "may_act", "64"},
+		{"-compare-server", "/tmp/old"}, // runs interleaved only
+		{"-compare-server", "/tmp/old", "-interleave", "500ms", "-tool", "may_act", "-compare-audit"},
+		{"-compare-server", "/tmp/old", "-interleave", "500ms", "-url", "http://127.0.0.1:1/mcp"},
 	} {
 		if _, err := parseArgs(append([]string{"-dir", dir}, bad...)); err == nil {
 			t.Errorf("parseArgs(%q) accepted", bad)

@@ -192,6 +192,24 @@ func (ln *launcher) start(logged bool) (*server, error) {
 	return startProcess(ln.bin, args, cfg.serverEnv)
 }
 
+// startBinary starts the ewp-mcp binary bin over the ledger, with a
+// decision log (started empty) when logged, at the default path plus
+// suffix: two builds compared side by side each keep a log of their own.
+func (ln *launcher) startBinary(bin string, logged bool, suffix string) (*server, error) {
+	logPath := auditsqlite.DefaultPath(ln.db) + suffix
+	if err := readThrough(ln.db); err != nil {
+		return nil, err
+	}
+	args := []string{"--db", ln.db, "--http", "127.0.0.1:0", "--audit", "off"}
+	if logged {
+		if err := removeLog(logPath); err != nil {
+			return nil, err
+		}
+		args[len(args)-1] = logPath
+	}
+	return startProcess(bin, args, ln.cfg.serverEnv)
+}
+
 // removeLog deletes a decision log and its WAL and shared-memory files.
 func removeLog(path string) error {
 	for _, suffix := range []string{"", "-wal", "-shm"} {

@@ -1,31 +1,31 @@
-package mcp
+package gate
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/edgepolicy"
 	"github.com/ewp-go/ewp/grounding"
 	"github.com/ewp-go/ewp/internal/plural"
-	"github.com/ewp-go/ewp/warrant"
 )
 
-// Layer names in may_act's result.
+// Layer names in the gate's answer.
 const (
-	groundingLayerName = "grounding"
-	policyLayerName    = "edge_policies"
+	GroundingLayerName = "grounding"
+	PolicyLayerName    = "edge_policies"
 )
 
 // groundingLayer denies an action whose concepts are not grounded in the
 // concept graph (GROUNDING.md §0, layer 2).
-type groundingLayer struct{ g *guard }
+type groundingLayer struct{ g *Guard }
 
-func (groundingLayer) Name() string         { return groundingLayerName }
-func (groundingLayer) ActionKeys() []string { return guardActionKeys }
+func (groundingLayer) Name() string         { return GroundingLayerName }
+func (groundingLayer) ActionKeys() []string { return GuardActionKeys }
 
-func (l groundingLayer) Decide(ctx context.Context, in GateInput) (LayerDecision, error) {
-	c := in.guard
+func (l groundingLayer) Decide(ctx context.Context, in Input) (LayerDecision, error) {
+	c := in.Guard
 	if c == nil {
 		return LayerDecision{}, ErrNotApplicable
 	}
@@ -33,9 +33,9 @@ func (l groundingLayer) Decide(ctx context.Context, in GateInput) (LayerDecision
 		return LayerDecision{}, err
 	}
 	r := c.result
-	detail := groundingDetail{Grounded: r.Grounded, Resolved: r.Resolved, Gaps: r.Gaps, GraphVersion: c.version}
+	detail := GroundingDetail{Grounded: r.Grounded, Resolved: r.Resolved, Gaps: r.Gaps, GraphVersion: c.version}
 	if r.Grounded {
-		return LayerDecision{Decision: warrant.MayActDecision, Detail: detail, Reasons: []string{fmt.Sprintf(
+		return LayerDecision{Decision: audit.VerdictMayAct, Detail: detail, Reasons: []string{fmt.Sprintf(
 			"grounded: %s (%s in the trace, %s)", strings.Join(r.Resolved, ", "),
 			plural.Count(len(r.Trace.Result.Primitives), "concept", "concepts"), plural.Count(len(r.Trace.Result.Pathway), "pathway step", "pathway steps"))}}, nil
 	}
@@ -46,12 +46,12 @@ func (l groundingLayer) Decide(ctx context.Context, in GateInput) (LayerDecision
 	if len(reasons) == 0 {
 		reasons = append(reasons, "action.concepts is empty: an action that names no concept is never grounded")
 	}
-	return LayerDecision{Decision: warrant.Deny, Reasons: reasons, Detail: detail}, nil
+	return LayerDecision{Decision: audit.VerdictDeny, Reasons: reasons, Detail: detail}, nil
 }
 
-// groundingDetail is the grounding layer's detail: the check without its
+// GroundingDetail is the grounding layer's detail: the check without its
 // trace (check_grounding shows the trace; the gate only needs the verdict).
-type groundingDetail struct {
+type GroundingDetail struct {
 	Grounded     bool            `json:"grounded"`
 	Resolved     []string        `json:"resolved"`
 	Gaps         []grounding.Gap `json:"gaps"`
@@ -60,13 +60,13 @@ type groundingDetail struct {
 
 // policyLayer evaluates the operator's edge policies over the APPLIES_TO
 // edges of a grounded trace (GROUNDING.md §0, layer 3; §3.3–§3.4).
-type policyLayer struct{ g *guard }
+type policyLayer struct{ g *Guard }
 
-func (policyLayer) Name() string         { return policyLayerName }
-func (policyLayer) ActionKeys() []string { return guardActionKeys }
+func (policyLayer) Name() string         { return PolicyLayerName }
+func (policyLayer) ActionKeys() []string { return GuardActionKeys }
 
-func (l policyLayer) Decide(ctx context.Context, in GateInput) (LayerDecision, error) {
-	c := in.guard
+func (l policyLayer) Decide(ctx context.Context, in Input) (LayerDecision, error) {
+	c := in.Guard
 	if c == nil {
 		return LayerDecision{}, ErrNotApplicable
 	}
@@ -79,25 +79,25 @@ func (l policyLayer) Decide(ctx context.Context, in GateInput) (LayerDecision, e
 	if !c.result.Grounded {
 		// Fail closed, as VRE's check_policy does: an ungrounded action has
 		// no trustworthy trace, so no policy is evaluated and none can pass it.
-		return LayerDecision{Decision: warrant.Deny, Detail: policyDetail{Edges: []grounding.Edge{}, Violations: []violation{}},
+		return LayerDecision{Decision: audit.VerdictDeny, Detail: policyDetail{Edges: []grounding.Edge{}, Violations: []violation{}},
 			Reasons: []string{"policy evaluation requires a grounded result; no policy was evaluated (see the grounding layer)"}}, nil
 	}
 	return l.evaluate(c), nil
 }
 
-func (l policyLayer) evaluate(c *guardCall) LayerDecision {
+func (l policyLayer) evaluate(c *GuardCall) LayerDecision {
 	edges := c.result.AppliesToEdges()
 	pe := make([]edgepolicy.Edge, len(edges))
 	for i, e := range edges {
 		pe[i] = edgepolicy.Edge(e)
 	}
-	vs := l.g.policies.Evaluate(pe, edgepolicy.Request{ToolName: c.act.toolName,
-		Cardinality: c.act.cardinality, Arguments: c.act.arguments})
+	vs := l.g.policies.Evaluate(pe, edgepolicy.Request{ToolName: c.Act.ToolName,
+		Cardinality: c.Act.Cardinality, Arguments: c.Act.Arguments})
 	decision, reasons := edgepolicy.Decide(vs)
 	if len(vs) == 0 {
 		reasons = []string{fmt.Sprintf("no edge policy fired on the %d APPLIES_TO edges of the trace", len(edges))}
 	}
-	return LayerDecision{Decision: decision, Reasons: reasons, Detail: policyDetail{Edges: edges, Violations: violations(vs)}}
+	return LayerDecision{Decision: audit.Verdict(decision), Reasons: reasons, Detail: policyDetail{Edges: edges, Violations: violations(vs)}}
 }
 
 // orphanDenial is the answer while a placement has no edge in the graph.
@@ -107,7 +107,7 @@ func orphanDenial(orphans []edgepolicy.Orphan, version int64) LayerDecision {
 	for _, o := range orphans {
 		reasons = append(reasons, "orphan placement: "+o.String())
 	}
-	return LayerDecision{Decision: warrant.Deny, Reasons: reasons, Detail: policyDetail{Edges: []grounding.Edge{}, Violations: []violation{}}}
+	return LayerDecision{Decision: audit.VerdictDeny, Reasons: reasons, Detail: policyDetail{Edges: []grounding.Edge{}, Violations: []violation{}}}
 }
 
 // policyDetail is the edge-policy layer's detail: the edges it looked at
