@@ -1,6 +1,7 @@
 package jsonstore
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -157,8 +158,18 @@ func TestKilledWriter(t *testing.T) {
 	var replayed, rolledBack, batches int
 	for round := range kills {
 		cmd := helper(t, "batches", dir)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
+		}
+		// Wait until the writer has opened the store (or died), then kill
+		// it a few batches in.
+		if line, _ := bufio.NewReader(out).ReadString('\n'); line != "open\n" {
+			cmd.Wait()
+			t.Fatalf("round %d: the writer did not open the store: %q\n%s", round, line, cmd.Stderr)
 		}
 		time.Sleep(time.Duration(20+rand.IntN(60)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
