@@ -156,12 +156,9 @@ func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
 	if err := c.checkSkew(now); err != nil {
 		return nil, err
 	}
-	t := now.UTC().Format(timeLayout)
-	// Sized for every key the answer gets, decision_id included.
-	out := make(map[string]any, 12)
-	out["evaluated_at"], out["action"], out["risk_policy"] = t, c.Action, c.RiskPolicy
+	ans := &gate.Answer{EvaluatedAt: now.UTC().Format(timeLayout), Action: c.Action, RiskPolicy: c.RiskPolicy}
 	in := gate.Input{PropositionID: c.PropositionID, Action: c.Action, ActionFields: c.ActionFields, Ingest: c.Ingest, Guard: c.Guard}
-	first, err := s.warrantLayer(ctx, c, &in, out)
+	first, err := s.warrantLayer(ctx, c, &in, ans)
 	if err != nil {
 		return nil, err
 	}
@@ -170,12 +167,32 @@ func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	layers, decision, err := s.withApproval(ctx, layers)
-	if err != nil {
+	if ans.Layers, ans.Decision, err = s.withApproval(ctx, layers); err != nil {
 		return nil, err
 	}
-	out["decision"], out["layers"] = decision, layers
-	return out, nil
+	return mayActAnswer{ans}, nil
+}
+
+// mayActAnswer renders the gate's answer as may_act's result: the fields
+// of a skipped warrant layer, the decision_id without a log, and
+// replayed on a fresh decision are left out.
+type mayActAnswer struct{ *gate.Answer }
+
+func (a mayActAnswer) MarshalJSON() ([]byte, error) {
+	// Sized for every key the answer can have.
+	out := make(map[string]any, 12)
+	out["decision"], out["layers"], out["evaluated_at"] = a.Decision, a.Layers, a.EvaluatedAt
+	out["action"], out["risk_policy"] = a.Action, a.RiskPolicy
+	if a.PropositionID != "" {
+		out["proposition_id"], out["view_id"], out["warrant"] = a.PropositionID, a.ViewID, a.Warrant
+	}
+	if a.DecisionID != "" {
+		out["decision_id"] = a.DecisionID
+	}
+	if a.Replayed {
+		out["replayed"] = true
+	}
+	return json.Marshal(out)
 }
 
 // actionObject splits the action object once; its refusal is raised only
@@ -212,9 +229,9 @@ func (s *Server) mayActProposition(a, action args, actionErr error) (string, err
 }
 
 // warrantLayer is the EWP layer over the latest stored snapshot; it fills
-// in's warrant and the result's warrant fields. Without a proposition it is
+// in's warrant and the answer's warrant fields. Without a proposition it is
 // reported as skipped, never as a verdict.
-func (s *Server) warrantLayer(ctx context.Context, c *mayActCall, in *gate.Input, out map[string]any) (gate.LayerDecision, error) {
+func (s *Server) warrantLayer(ctx context.Context, c *mayActCall, in *gate.Input, ans *gate.Answer) (gate.LayerDecision, error) {
 	if in.PropositionID == "" {
 		if c.viewIDGiven {
 			return gate.LayerDecision{}, badArg("view_id", "names a snapshot of proposition_id; give proposition_id too, or drop view_id")
@@ -225,13 +242,13 @@ func (s *Server) warrantLayer(ctx context.Context, c *mayActCall, in *gate.Input
 	if err != nil {
 		return gate.LayerDecision{}, err
 	}
-	w, err := warrant.Evaluate(latest, out["evaluated_at"].(string))
+	w, err := warrant.Evaluate(latest, ans.EvaluatedAt)
 	if err != nil {
 		return gate.LayerDecision{}, err
 	}
 	in.Warrant = *filled(w)
 	s.noteView(ctx, in.PropositionID, latest, hash, in.Warrant.Warrant)
-	out["proposition_id"], out["view_id"], out["warrant"] = in.PropositionID, latest.ViewID, in.Warrant.Warrant
+	ans.PropositionID, ans.ViewID, ans.Warrant = in.PropositionID, latest.ViewID, in.Warrant.Warrant
 	return gate.WarrantDecision(w.Warrant, in.Action, c.RiskPolicy)
 }
 
