@@ -143,24 +143,15 @@ func (s *Server) replayable(ctx context.Context, prev *audit.Decision) error {
 	return err
 }
 
-// withApproval combines the layers and, when the call presented an
-// approval, adds the approval layer (gate.Approvals). The evidence was
-// judged afresh: an approval only ever lifts REQUIRE_CONFIRMATION to
-// MAY_ACT, never DENY, and a refused approval leaves the gate's decision
-// unchanged with the layer saying why.
-func (s *Server) withApproval(ctx context.Context, layers []gate.LayerDecision) ([]gate.LayerDecision, warrant.Verdict, error) {
-	base := gate.Combine(layers)
-	dr := draftFrom(ctx)
-	if dr == nil || dr.d.ApprovalID == "" {
-		return layers, base, nil
+// gate is the composed gate past the warrant layer: the guard's layers,
+// then, with a decision log, the approval layer (gate.Approvals). The
+// evidence is judged afresh: an approval only ever lifts
+// REQUIRE_CONFIRMATION to MAY_ACT, never DENY, and a refused approval
+// leaves the gate's decision unchanged with the layer saying why.
+func (s *Server) gate() gate.Gate {
+	g := gate.Gate{Layers: s.layers, Now: s.now}
+	if s.decisions != nil {
+		g.Approvals = &gate.Approvals{Log: s.decisions.Log, Keys: s.decisions.OperatorKeys, MaxLifetime: s.decisions.MaxApprovalLifetime}
 	}
-	approvals := gate.Approvals{Log: s.decisions.Log, Keys: s.decisions.OperatorKeys, MaxLifetime: s.decisions.MaxApprovalLifetime}
-	l, once, err := approvals.Judge(ctx, &dr.d, base, s.now())
-	if err != nil {
-		return nil, "", err
-	}
-	if once {
-		dr.update(func(dr *draft) { dr.usesOnce = true })
-	}
-	return append(layers, l), warrant.Verdict(l.Decision), nil
+	return g
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -162,14 +163,19 @@ func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	layers, err := gate.RunLayers(ctx, s.layers, in, first)
+	var d *audit.Decision
+	if dr := draftFrom(ctx); dr != nil {
+		d = &dr.d
+	}
+	j, err := s.gate().Judge(ctx, in, first, d)
 	noteGraph(ctx, c.Guard)
 	if err != nil {
 		return nil, err
 	}
-	if ans.Layers, ans.Decision, err = s.withApproval(ctx, layers); err != nil {
-		return nil, err
+	if j.UsesOnce {
+		draftFrom(ctx).update(func(dr *draft) { dr.usesOnce = true })
 	}
+	ans.Layers, ans.Decision = j.Layers, j.Decision
 	return mayActAnswer{ans}, nil
 }
 
