@@ -346,43 +346,28 @@ func asActionError(err error) error {
 	return err
 }
 
-// checkSkew refuses an evaluated_at that is malformed, unparseable or
-// more than gate.MaxEvaluatedAtSkew from now: a caller must not move the
-// gate's clock.
+// checkSkew refuses an evaluated_at that did not decode, or that the
+// gate refuses (gate.CheckSkew).
 func (c *mayActCall) checkSkew(now time.Time) error {
-	t := c.EvaluatedAt
-	if c.evaluatedAtErr != nil || t == "" {
+	if c.evaluatedAtErr != nil {
 		return c.evaluatedAtErr
 	}
-	within, parsed := withinSkew(t, now, gate.MaxEvaluatedAtSkew)
-	if !parsed {
-		return refuse(warrant.CodeEvaluatedAtSkew, "evaluated_at",
-			"%q is not a parseable instant; omit evaluated_at, may_act decides at the server clock", t)
-	}
-	if !within {
-		return refuse(warrant.CodeEvaluatedAtSkew, "evaluated_at",
-			"%q is more than %d s from the server clock (%s); omit it, may_act decides at the server clock",
-			t, int(gate.MaxEvaluatedAtSkew.Seconds()), now.UTC().Format(timeLayout))
-	}
-	return nil
+	return gate.CheckSkew(c.EvaluatedAt, now)
 }
 
 // latestForAction reads the latest snapshot and refuses a view_id that is
 // not it: an action must rest on the newest evidence. It also returns the
 // snapshot's stored canonical hash, or "" (see actionSnapshot).
 func (s *Server) latestForAction(ctx context.Context, c *mayActCall, pid string) (*warrant.View, string, error) {
-	vid := c.ViewID
 	if c.viewIDErr != nil {
 		return nil, "", c.viewIDErr
 	}
 	latest, hash, err := s.actionSnapshot(WithActionRead(ctx), pid)
+	if err == nil {
+		err = gate.CheckLatest(pid, c.ViewID, latest)
+	}
 	if err != nil {
 		return nil, "", err
-	}
-	if vid != "" && vid != latest.ViewID {
-		return nil, "", refuse(warrant.CodeStaleViewForAction, "view_id",
-			"%q is not the latest snapshot of %q (the latest is %q); re-read the evidence before acting",
-			vid, pid, latest.ViewID)
 	}
 	return latest, hash, nil
 }
