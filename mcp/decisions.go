@@ -281,7 +281,7 @@ func (s *Server) record(ctx context.Context, dr *draft) error {
 	if err == nil {
 		return nil
 	}
-	why, refused := refusedReason(d.ApprovalID, err)
+	why, refused := gate.RefusedReason(d.ApprovalID, err)
 	if !refused {
 		return err
 	}
@@ -294,11 +294,8 @@ func (s *Server) record(ctx context.Context, dr *draft) error {
 // keeps the gate's REQUIRE_CONFIRMATION, which is the call's decision (an
 // approval lifts nothing else).
 func unlift(out any, why string) any {
-	o := out.(map[string]any)
-	layers := o["layers"].([]gate.LayerDecision)
-	last := &layers[len(layers)-1]
-	last.Decision, last.Reasons = audit.VerdictRequireConfirmation, []string{why}
-	o["decision"] = warrant.RequireConfirmation
+	o := out.(mayActAnswer)
+	o.Decision = gate.Unlift(o.Layers, why)
 	return o
 }
 
@@ -330,16 +327,13 @@ func (s *Server) recordLate(dr *draft) error {
 func (dr *draft) fill(out any) {
 	dr.out = out
 	switch o := out.(type) {
-	case map[string]any: // may_act
-		v, _ := o["decision"].(warrant.Verdict)
-		dr.d.Outcome = audit.Outcome(v)
-		at, _ := o["evaluated_at"].(string)
-		if t, err := time.Parse(timeLayout, at); err == nil {
+	case mayActAnswer:
+		dr.d.Outcome = audit.Outcome(o.Decision)
+		if t, err := time.Parse(timeLayout, o.EvaluatedAt); err == nil {
 			dr.d.Time = t // the instant the gate decided at, to the digit
 		}
-		layers, _ := o["layers"].([]gate.LayerDecision)
-		dr.d.Layers = make([]audit.Layer, len(layers))
-		for i, l := range layers {
+		dr.d.Layers = make([]audit.Layer, len(o.Layers))
+		for i, l := range o.Layers {
 			dr.d.Layers[i] = audit.Layer(l)
 			if l.Layer == gate.WarrantLayerName && l.Detail == nil && dr.axes != nil {
 				dr.d.Layers[i].Detail = dr.axes
@@ -363,8 +357,8 @@ func (dr *draft) fill(out any) {
 // withDecisionID adds the decision_id to an answer.
 func withDecisionID(out any, id string) any {
 	switch o := out.(type) {
-	case map[string]any:
-		o["decision_id"] = id
+	case mayActAnswer:
+		o.DecisionID = id
 	case groundingOutput:
 		o.DecisionID = id
 		return o

@@ -486,7 +486,11 @@ func TestAgentCannotApprove(t *testing.T) {
 	if _, why, _ := approvalOf(t, out); out["decision"] != string(warrant.RequireConfirmation) || !strings.HasPrefix(why, ReasonApprovalUnknown+":") {
 		t.Errorf("a decision id passed as an approval: %v", out)
 	}
-	if trail, _ := ml.ApprovalsFor(context.Background(), asked); len(trail) != 0 {
+	trail, err := ml.ApprovalsFor(context.Background(), asked)
+	if err != nil {
+		t.Fatalf("reading the approvals of decision %s: %v", asked, err)
+	}
+	if len(trail) != 0 {
 		t.Errorf("approvals appeared without the operator: %v", trail)
 	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,11 +33,13 @@ func (s *countingStore) Latest(ctx context.Context, pid string) (*warrant.View, 
 	return s.fakeStore.Latest(ctx, pid)
 }
 
-func warrantNowCall(t *testing.T, srv *Server) (*mcpgo.CallToolResult, error) {
-	t.Helper()
+// warrantNowCall calls warrant_now on srv through a client of its own. It
+// returns every failure, the client's included, instead of stopping the
+// test: the tests call it from worker goroutines.
+func warrantNowCall(srv *Server) (*mcpgo.CallToolResult, error) {
 	c, err := clientInProcess(srv)
 	if err != nil {
-		t.Fatal(err)
+		return nil, fmt.Errorf("connecting a client in process: %w", err)
 	}
 	defer c.Close()
 	req := mcpgo.CallToolRequest{}
@@ -56,7 +59,7 @@ func TestMaxConcurrentCallsCapsEvaluations(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := warrantNowCall(t, srv)
+			res, err := warrantNowCall(srv)
 			if err != nil || res.IsError {
 				errs <- fmtResult(res, err)
 			}
@@ -78,20 +81,28 @@ func TestMaxConcurrentCallsWaitEndsAtDeadline(t *testing.T) {
 	st := &countingStore{fakeStore: seeded(t), delay: 600 * time.Millisecond}
 	srv := New(st, WithClock(func() time.Time { return testNow }), WithLogger(quietLogger()),
 		WithMaxConcurrentCalls(1), WithRequestTimeout(300*time.Millisecond))
-	first := make(chan struct{})
+	// first holds the only slot; what it answers is not the point, but a
+	// failure to even connect is reported, and ends the wait for it.
+	first := make(chan error, 1)
 	go func() {
-		defer close(first)
-		warrantNowCall(t, srv) //nolint:errcheck // only holds the slot
+		_, err := warrantNowCall(srv)
+		first <- err
 	}()
 	for st.running.Load() == 0 {
-		time.Sleep(time.Millisecond)
+		select {
+		case err := <-first:
+			t.Fatalf("the call meant to hold the slot ended before reaching the store: %v", err)
+		case <-time.After(time.Millisecond):
+		}
 	}
-	res, err := warrantNowCall(t, srv)
+	res, err := warrantNowCall(srv)
 	got := fmtResult(res, err)
 	if !strings.Contains(got, CodeTimeout) || !strings.Contains(got, "--max-concurrent-calls") {
 		t.Fatalf("call waiting for a busy slot: %s", got)
 	}
-	<-first
+	if err := <-first; err != nil && !strings.Contains(err.Error(), CodeTimeout) {
+		t.Errorf("the call holding the slot: %v", err)
+	}
 }
 
 func fmtResult(res *mcpgo.CallToolResult, err error) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -156,26 +157,48 @@ func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
 	if err := c.checkSkew(now); err != nil {
 		return nil, err
 	}
-	t := now.UTC().Format(timeLayout)
-	// Sized for every key the answer gets, decision_id included.
-	out := make(map[string]any, 12)
-	out["evaluated_at"], out["action"], out["risk_policy"] = t, c.Action, c.RiskPolicy
+	ans := &gate.Answer{EvaluatedAt: now.UTC().Format(timeLayout), Action: c.Action, RiskPolicy: c.RiskPolicy}
 	in := gate.Input{PropositionID: c.PropositionID, Action: c.Action, ActionFields: c.ActionFields, Ingest: c.Ingest, Guard: c.Guard}
-	first, err := s.warrantLayer(ctx, c, &in, out)
+	first, err := s.warrantLayer(ctx, c, &in, ans)
 	if err != nil {
 		return nil, err
 	}
-	layers, err := gate.RunLayers(ctx, s.layers, in, first)
+	var d *audit.Decision
+	if dr := draftFrom(ctx); dr != nil {
+		d = &dr.d
+	}
+	j, err := s.gate().Judge(ctx, in, first, d)
 	noteGraph(ctx, c.Guard)
 	if err != nil {
 		return nil, err
 	}
-	layers, decision, err := s.withApproval(ctx, layers)
-	if err != nil {
-		return nil, err
+	if j.UsesOnce {
+		draftFrom(ctx).update(func(dr *draft) { dr.usesOnce = true })
 	}
-	out["decision"], out["layers"] = decision, layers
-	return out, nil
+	ans.Layers, ans.Decision = j.Layers, j.Decision
+	return mayActAnswer{ans}, nil
+}
+
+// mayActAnswer renders the gate's answer as may_act's result: the fields
+// of a skipped warrant layer, the decision_id without a log, and
+// replayed on a fresh decision are left out.
+type mayActAnswer struct{ *gate.Answer }
+
+func (a mayActAnswer) MarshalJSON() ([]byte, error) {
+	// Sized for every key the answer can have.
+	out := make(map[string]any, 12)
+	out["decision"], out["layers"], out["evaluated_at"] = a.Decision, a.Layers, a.EvaluatedAt
+	out["action"], out["risk_policy"] = a.Action, a.RiskPolicy
+	if a.PropositionID != "" {
+		out["proposition_id"], out["view_id"], out["warrant"] = a.PropositionID, a.ViewID, a.Warrant
+	}
+	if a.DecisionID != "" {
+		out["decision_id"] = a.DecisionID
+	}
+	if a.Replayed {
+		out["replayed"] = true
+	}
+	return json.Marshal(out)
 }
 
 // actionObject splits the action object once; its refusal is raised only
@@ -212,9 +235,9 @@ func (s *Server) mayActProposition(a, action args, actionErr error) (string, err
 }
 
 // warrantLayer is the EWP layer over the latest stored snapshot; it fills
-// in's warrant and the result's warrant fields. Without a proposition it is
+// in's warrant and the answer's warrant fields. Without a proposition it is
 // reported as skipped, never as a verdict.
-func (s *Server) warrantLayer(ctx context.Context, c *mayActCall, in *gate.Input, out map[string]any) (gate.LayerDecision, error) {
+func (s *Server) warrantLayer(ctx context.Context, c *mayActCall, in *gate.Input, ans *gate.Answer) (gate.LayerDecision, error) {
 	if in.PropositionID == "" {
 		if c.viewIDGiven {
 			return gate.LayerDecision{}, badArg("view_id", "names a snapshot of proposition_id; give proposition_id too, or drop view_id")
@@ -225,13 +248,13 @@ func (s *Server) warrantLayer(ctx context.Context, c *mayActCall, in *gate.Input
 	if err != nil {
 		return gate.LayerDecision{}, err
 	}
-	w, err := warrant.Evaluate(latest, out["evaluated_at"].(string))
+	w, err := warrant.Evaluate(latest, ans.EvaluatedAt)
 	if err != nil {
 		return gate.LayerDecision{}, err
 	}
 	in.Warrant = *filled(w)
 	s.noteView(ctx, in.PropositionID, latest, hash, in.Warrant.Warrant)
-	out["proposition_id"], out["view_id"], out["warrant"] = in.PropositionID, latest.ViewID, in.Warrant.Warrant
+	ans.PropositionID, ans.ViewID, ans.Warrant = in.PropositionID, latest.ViewID, in.Warrant.Warrant
 	return gate.WarrantDecision(w.Warrant, in.Action, c.RiskPolicy)
 }
 
@@ -323,43 +346,28 @@ func asActionError(err error) error {
 	return err
 }
 
-// checkSkew refuses an evaluated_at that is malformed, unparseable or
-// more than gate.MaxEvaluatedAtSkew from now: a caller must not move the
-// gate's clock.
+// checkSkew refuses an evaluated_at that did not decode, or that the
+// gate refuses (gate.CheckSkew).
 func (c *mayActCall) checkSkew(now time.Time) error {
-	t := c.EvaluatedAt
-	if c.evaluatedAtErr != nil || t == "" {
+	if c.evaluatedAtErr != nil {
 		return c.evaluatedAtErr
 	}
-	within, parsed := withinSkew(t, now, gate.MaxEvaluatedAtSkew)
-	if !parsed {
-		return refuse(warrant.CodeEvaluatedAtSkew, "evaluated_at",
-			"%q is not a parseable instant; omit evaluated_at, may_act decides at the server clock", t)
-	}
-	if !within {
-		return refuse(warrant.CodeEvaluatedAtSkew, "evaluated_at",
-			"%q is more than %d s from the server clock (%s); omit it, may_act decides at the server clock",
-			t, int(gate.MaxEvaluatedAtSkew.Seconds()), now.UTC().Format(timeLayout))
-	}
-	return nil
+	return gate.CheckSkew(c.EvaluatedAt, now)
 }
 
 // latestForAction reads the latest snapshot and refuses a view_id that is
 // not it: an action must rest on the newest evidence. It also returns the
 // snapshot's stored canonical hash, or "" (see actionSnapshot).
 func (s *Server) latestForAction(ctx context.Context, c *mayActCall, pid string) (*warrant.View, string, error) {
-	vid := c.ViewID
 	if c.viewIDErr != nil {
 		return nil, "", c.viewIDErr
 	}
 	latest, hash, err := s.actionSnapshot(WithActionRead(ctx), pid)
+	if err == nil {
+		err = gate.CheckLatest(pid, c.ViewID, latest)
+	}
 	if err != nil {
 		return nil, "", err
-	}
-	if vid != "" && vid != latest.ViewID {
-		return nil, "", refuse(warrant.CodeStaleViewForAction, "view_id",
-			"%q is not the latest snapshot of %q (the latest is %q); re-read the evidence before acting",
-			vid, pid, latest.ViewID)
 	}
 	return latest, hash, nil
 }
