@@ -219,12 +219,7 @@ func (c *Console) defaultUntil() time.Time {
 // a time, or reject with a note. The identical older retries of the same
 // call are closed as superseded by it (audit.AnswerGroup).
 func (c *Console) approve(w http.ResponseWriter, r *http.Request, s *session) {
-	if c.cfg.Log == nil {
-		c.errorPage(w, r, http.StatusNotFound, "No decision log", "Approvals need a decision log.")
-		return
-	}
-	if c.cfg.Signer == nil {
-		c.errorPage(w, r, http.StatusForbidden, "Answering is off", noKey)
+	if !c.answering(w, r) {
 		return
 	}
 	d, status, err := c.loadDecision(r, r.PostFormValue("decision_id"))
@@ -256,12 +251,7 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, s *session) {
 // than the form's older_than (a duration such as 1h), with its note, in
 // the signed-in operator's name (audit.RejectStale).
 func (c *Console) rejectStale(w http.ResponseWriter, r *http.Request, s *session) {
-	if c.cfg.Log == nil {
-		c.errorPage(w, r, http.StatusNotFound, "No decision log", "Approvals need a decision log.")
-		return
-	}
-	if c.cfg.Signer == nil {
-		c.errorPage(w, r, http.StatusForbidden, "Answering is off", noKey)
+	if !c.answering(w, r) {
 		return
 	}
 	age, err := time.ParseDuration(strings.TrimSpace(r.PostFormValue("older_than")))
@@ -287,6 +277,21 @@ func (c *Console) rejectStale(w http.ResponseWriter, r *http.Request, s *session
 // operator's behalf, with the console's key, at the console's clock now.
 func (c *Console) sign(now time.Time) audit.SignFunc {
 	return func(a *audit.Approval, d *audit.Decision) error { return c.cfg.Signer.Sign(a, d, now) }
+}
+
+// answering says whether this console can answer a decision: it needs
+// the decision log and a key to sign with. When it cannot, it has
+// answered the request with a page saying why.
+func (c *Console) answering(w http.ResponseWriter, r *http.Request) bool {
+	switch {
+	case c.cfg.Log == nil:
+		c.errorPage(w, r, http.StatusNotFound, "No decision log", "Approvals need a decision log.")
+		return false
+	case c.cfg.Signer == nil:
+		c.errorPage(w, r, http.StatusForbidden, "Answering is off", noKey)
+		return false
+	}
+	return true
 }
 
 // noKey says why a console without a key offers no answer.
