@@ -232,14 +232,21 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// storable is the target as a store and the case's view, when the target
+// has write tools and the case holds a view to put through them.
+func (r *Runner) storable(c Case) (Store, json.RawMessage, bool) {
+	st, ok := r.Target.(Store)
+	if !ok || !st.Stores() {
+		return nil, nil, false
+	}
+	view, ok := viewOf(c.Doc)
+	return st, view, ok
+}
+
 // judgeInvalidWrite checks that a target with write tools refuses to
 // store an invalid view, as its evaluator refused to evaluate it.
 func (r *Runner) judgeInvalidWrite(ctx context.Context, c Case, res *Result) {
-	st, ok := r.Target.(Store)
-	if !ok || !st.Stores() {
-		return
-	}
-	view, ok := viewOf(c.Doc)
+	st, view, ok := r.storable(c)
 	if !ok {
 		return
 	}
@@ -266,11 +273,7 @@ func (r *Runner) judgeInvalidWrite(ctx context.Context, c Case, res *Result) {
 // store's mapping into the evaluator are each judged against the inline
 // answer.
 func (r *Runner) judgeStore(ctx context.Context, c Case, inline map[string]any, res *Result) {
-	st, ok := r.Target.(Store)
-	if !ok || !st.Stores() {
-		return
-	}
-	view, ok := viewOf(c.Doc)
+	st, view, ok := r.storable(c)
 	if !ok {
 		return
 	}
