@@ -59,6 +59,12 @@ type Decision struct {
 	Tool string    `json:"tool"`
 	// Caller is who asked.
 	Caller Caller `json:"caller"`
+	// Agent is the principal the call was judged for (Principal.Name):
+	// "" on records made before agent identities, never "" on new ones
+	// (Anonymous where no credential named one). AgentGroups are its
+	// groups at the time of the call.
+	Agent       string   `json:"agent,omitempty"`
+	AgentGroups []string `json:"agent_groups,omitempty"`
 	// The evidence judged: the proposition, its snapshot and the sha256 of
 	// that snapshot's canonical form (EWP §8). Empty when none was judged.
 	PropositionID string `json:"proposition_id,omitempty"`
@@ -131,6 +137,11 @@ type Approval struct {
 	Once  bool      `json:"once"`
 	Scope *Scope    `json:"scope,omitempty"`
 	Until time.Time `json:"until,omitzero"` // zero: no expiry (only for Once)
+	// Agent is the agent the approval is bound to: the answered
+	// decision's, unless the operator widened it to any agent (AnyAgent).
+	// Both are signed.
+	Agent    string `json:"agent,omitempty"`
+	AnyAgent bool   `json:"any_agent,omitempty"`
 	// Action is the answered decision's proposition and action, copied
 	// when the approval is stored: what the operator saw, and what a Once
 	// approval must be repeated exactly (see Covers).
@@ -168,6 +179,8 @@ var (
 	ErrNotFound     = errors.New("audit: not found")
 	ErrApprovalUsed = errors.New("audit: single-use approval already used")
 	ErrDuplicateKey = errors.New("audit: idempotency key already recorded")
+	// ErrAgentExists: AddAgent was given a name already taken.
+	ErrAgentExists = errors.New("audit: agent name already taken")
 	// ErrNotMayAct: RecordUse was given a decision that is not MAY_ACT.
 	ErrNotMayAct = errors.New("audit: only a MAY_ACT decision uses an approval")
 )
