@@ -45,10 +45,10 @@ func (s *Server) checkGrounding(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := gate.GroundRequest{Concepts: concepts, MinDepth: minDepth, Caller: s.who(ctx).Caller, Done: s.handOff(ctx)}
+	r := gate.GroundRequest{Concepts: concepts, MinDepth: minDepth, Caller: s.who(ctx).Caller, Done: s.slotDone(ctx)}
 	out, err := s.gate.Ground(ctx, r)
 	if err != nil {
-		return nil, err
+		return nil, asked(err)
 	}
 	return out, nil
 }
