@@ -33,6 +33,10 @@ func (g *Gate) Decide(ctx context.Context, r Request) (Answer, error) {
 	}
 	ctx, cancel := g.deadline(ctx)
 	defer cancel()
+	if err := r.bounded(); err != nil {
+		runDone(done)
+		return Answer{}, g.Refuse(ctx, g.toolOf(&r), r, err)
+	}
 	if g.st.cfg.Log == nil {
 		if err := logOff(r.ApprovalID != "", r.IdempotencyKey != ""); err != nil {
 			runDone(done)
@@ -66,8 +70,35 @@ func (g *Gate) Refuse(ctx context.Context, tool string, r Request, err error) er
 	}
 	ctx, cancel := g.deadline(ctx)
 	defer cancel()
-	_, err = g.finish(ctx, g.begin(ctx, tool, &r), nil, err)
+	dr := g.begin(ctx, tool, &r)
+	if c := r.Call; c != nil && len(c.Name) <= MaxNameBytes {
+		// What was called is on record even when it could not be judged.
+		dr.d.ToolName, dr.d.ArgumentsHash = c.Name, sha256Hex(c.Arguments)
+		dr.d.Arguments, dr.d.ArgumentsTruncated = capRecorded(c.Recorded)
+	}
+	_, err = g.finish(ctx, dr, nil, err)
 	return err
+}
+
+// Bounds on what one Request may make the gate do and record: each
+// further proposition is a ledger read and a layer in the record.
+const (
+	// MaxPropositions bounds Request.Propositions.
+	MaxPropositions = 64
+	// MaxNameBytes bounds a forwarded call's name (ToolCall.Name), which
+	// every record of it keeps.
+	MaxNameBytes = 256
+)
+
+// bounded refuses a request over the gate's bounds, naming the field.
+func (r *Request) bounded() error {
+	if n := len(r.Propositions); n > MaxPropositions {
+		return refusal(warrant.CodeLimitExceeded, "propositions", "names %d propositions; a call relies on at most %d", n, MaxPropositions)
+	}
+	if r.Call != nil && len(r.Call.Name) > MaxNameBytes {
+		return refusal(warrant.CodeLimitExceeded, "name", "is %d bytes long; a tool's name is at most %d bytes", len(r.Call.Name), MaxNameBytes)
+	}
+	return nil
 }
 
 func runDone(done func()) {
@@ -307,9 +338,7 @@ func (g *Gate) noteAction(r *Request, pid string, dr *draft) {
 	switch {
 	case r.Call != nil:
 		tool, hash = r.Call.Name, sha256Hex(r.Call.Arguments)
-		if r.Call.Recorded != nil {
-			args, truncated = capRecorded(r.Call.Recorded)
-		}
+		args, truncated = capRecorded(r.Call.Recorded)
 	case gc != nil:
 		tool = gc.Act.ToolName
 		if gc.Act.Arguments != nil {

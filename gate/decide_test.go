@@ -363,3 +363,31 @@ func TestEvidenceLayerOnce(t *testing.T) {
 		}
 	}
 }
+
+// A request over the gate's bounds is refused, on record, naming the
+// field; a refusal of a tool call records what was called.
+func TestDecideBounds(t *testing.T) {
+	log := &recording{Log: memlog.New(nil)}
+	g := newTestGate(t, log, views{})
+	many := make([]string, MaxPropositions+1)
+	for i := range many {
+		many[i] = "P"
+	}
+	_, err := g.Decide(context.Background(), Request{Propositions: many, Call: toolCall(`{"a":1}`), Action: action("low", true)})
+	var we *warrant.Error
+	if !errors.As(err, &we) || we.Code != warrant.CodeLimitExceeded || we.Field != "propositions" {
+		t.Fatalf("%d propositions: %v", len(many), err)
+	}
+	if d := log.last; d.Outcome != audit.OutcomeRefused || d.Tool != audit.ToolCall || d.ToolName != "fs/write_file" || string(d.Arguments) != `{"a":1}` {
+		t.Errorf("record: %+v", d)
+	}
+	long := toolCall(`{}`)
+	long.Name = strings.Repeat("n", MaxNameBytes+1)
+	_, err = g.Decide(context.Background(), Request{Call: long, Action: action("low", true)})
+	if !errors.As(err, &we) || we.Field != "name" || log.last.ToolName != "" {
+		t.Errorf("a long name: %v, recorded %q", err, log.last.ToolName)
+	}
+	if _, err := g.Decide(context.Background(), Request{Propositions: many[:MaxPropositions], Action: action("low", true)}); errors.As(err, &we) && we.Code == warrant.CodeLimitExceeded {
+		t.Errorf("%d propositions refused: %v", MaxPropositions, err)
+	}
+}

@@ -334,6 +334,9 @@ func (r redactor) recorded(arguments map[string]any) (text json.RawMessage, trun
 // longer ones become a JSON string of their first bytes, cut at a
 // character boundary.
 func capRecorded(b []byte) (json.RawMessage, bool) {
+	if len(b) == 0 {
+		return nil, false
+	}
 	if len(b) <= MaxRecordedArgumentsBytes {
 		return b, false
 	}
