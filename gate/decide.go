@@ -95,6 +95,11 @@ func (r *Request) bounded() error {
 	if n := len(r.Propositions); n > MaxPropositions {
 		return refusal(warrant.CodeLimitExceeded, "propositions", "names %d propositions; a call relies on at most %d", n, MaxPropositions)
 	}
+	for i, pid := range r.Propositions {
+		if pid == "" {
+			return refusal(CodeInvalidArgument, "propositions["+strconv.Itoa(i)+"]", "is empty; name a stored proposition")
+		}
+	}
 	if r.Call != nil && len(r.Call.Name) > MaxNameBytes {
 		return refusal(warrant.CodeLimitExceeded, "name", "is %d bytes long; a tool's name is at most %d bytes", len(r.Call.Name), MaxNameBytes)
 	}
@@ -393,23 +398,14 @@ func (g *Gate) warrantLayers(ctx context.Context, r *Request, dr *draft, primary
 	}
 	out := append(make([]LayerDecision, 0, 1+len(extra)), first)
 	in.Propositions = append(make([]string, 0, 1+len(extra)), primary)
-	for i, pid := range extra {
-		l, err := g.furtherWarrant(ctx, i+offsetOf(r), pid, ans.EvaluatedAt, r)
+	for _, pid := range extra {
+		l, err := g.furtherWarrant(ctx, pid, ans.EvaluatedAt, r)
 		if err != nil {
 			return nil, err
 		}
 		out, in.Propositions = append(out, l), append(in.Propositions, pid)
 	}
 	return out, nil
-}
-
-// offsetOf is the index in r.Propositions of the first further
-// proposition: 1 when the first of them is the primary one.
-func offsetOf(r *Request) int {
-	if r.PropositionID == "" {
-		return 1
-	}
-	return 0
 }
 
 // WarrantDetail is the detail of the warrant layer of a further
@@ -420,12 +416,9 @@ type WarrantDetail struct {
 	Warrant       warrant.Axes `json:"warrant"`
 }
 
-// furtherWarrant is the warrant layer over proposition pid, the i-th of
+// furtherWarrant is the warrant layer over proposition pid, one of
 // r.Propositions.
-func (g *Gate) furtherWarrant(ctx context.Context, i int, pid, at string, r *Request) (LayerDecision, error) {
-	if pid == "" {
-		return LayerDecision{}, refusal(CodeInvalidArgument, "propositions["+strconv.Itoa(i)+"]", "is empty; name a stored proposition")
-	}
+func (g *Gate) furtherWarrant(ctx context.Context, pid, at string, r *Request) (LayerDecision, error) {
 	latest, _, err := g.latest(ctx, pid, false)
 	if err != nil {
 		return LayerDecision{}, err

@@ -122,10 +122,13 @@ func TestDecidePropositions(t *testing.T) {
 		audit.Verdict(ans.Decision) != ans.Layers[1].Decision {
 		t.Errorf("decision %s over %+v, want the degraded proposition's", ans.Decision, ans.Layers)
 	}
-	_, err = g.Decide(context.Background(), Request{Propositions: []string{"P-1", ""}, Action: action("low", true),
-		RiskPolicy: warrant.DefaultRiskPolicy()})
-	if err == nil || !strings.Contains(err.Error(), "propositions[1]") {
-		t.Errorf("an empty proposition id: %v, want a refusal naming propositions[1]", err)
+	for _, pids := range [][]string{{"P-1", ""}, {"", "P-1"}} {
+		_, err = g.Decide(context.Background(), Request{Propositions: pids, Action: action("low", true),
+			RiskPolicy: warrant.DefaultRiskPolicy()})
+		var we *warrant.Error
+		if !errors.As(err, &we) || !strings.HasPrefix(we.Field, "propositions[") {
+			t.Errorf("an empty proposition id in %q: %v, want a refusal naming it", pids, err)
+		}
 	}
 }
 
