@@ -150,12 +150,6 @@ func New(cfg Config) (*Gate, error) {
 // errNotNew refuses Decide on a Gate that New did not make.
 var errNotNew = errors.New("gate: Decide needs a Gate made by gate.New")
 
-// Timeout is the decision deadline the gate names in its refusals.
-func (g *Gate) Timeout() time.Duration { return g.st.cfg.Timeout }
-
-// Logged reports whether the gate keeps a decision log.
-func (g *Gate) Logged() bool { return g.st != nil && g.st.cfg.Log != nil }
-
 // Judgement is the gate's decision over every layer.
 type Judgement struct {
 	Layers   []LayerDecision
