@@ -15,16 +15,16 @@ import (
 
 // VerifyReport is the result of walking a log.
 type VerifyReport struct {
-	Events    int64      `json:"events"`
-	Decisions int64      `json:"decisions"`
-	Approvals int64      `json:"approvals"`
-	Uses      int64      `json:"approval_uses"`
+	Events    int64 `json:"events"`
+	Decisions int64 `json:"decisions"`
+	Approvals int64 `json:"approvals"`
+	Uses      int64 `json:"approval_uses"`
 	// The tables of agent identities and results, omitted when none (a
 	// report of a log without them reads as it did before they existed).
-	Agents      int64 `json:"agents,omitempty"`
-	Revocations int64 `json:"agent_revocations,omitempty"`
-	Results     int64 `json:"results,omitempty"`
-	Head      audit.Head `json:"head"` // the last event checked
+	Agents      int64      `json:"agents,omitempty"`
+	Revocations int64      `json:"agent_revocations,omitempty"`
+	Results     int64      `json:"results,omitempty"`
+	Head        audit.Head `json:"head"` // the last event checked
 	// Broken is the first problem found, nil when the log is intact.
 	Broken *Break `json:"broken,omitempty"`
 }

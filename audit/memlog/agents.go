@@ -258,4 +258,3 @@ func (l *Log) Add(_ context.Context, key string, window time.Time, n int64) (int
 	l.counters[ref] += n
 	return l.counters[ref], nil
 }
-
