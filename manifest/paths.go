@@ -115,8 +115,8 @@ func (r resolver) step(w *walk) error {
 		return err
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return r.follow(w, cand)
-	case !fi.IsDir() && w.todo != "" && strings.Trim(w.todo, "/") != "":
-		return ErrNotDir
+	case !fi.IsDir() && w.todo != "":
+		return ErrNotDir // "file/x", "file/..", and "file/" too, as the kernel has it
 	}
 	w.done = cand
 	return nil
@@ -148,18 +148,19 @@ func (r resolver) follow(w *walk, cand string) error {
 	if strings.HasPrefix(target, "/") {
 		w.done = ""
 	}
-	if len(target)+1+len(w.todo) > MaxPathBytes {
+	if len(target)+len(w.todo) > MaxPathBytes {
 		return ErrPathTooLong
 	}
-	w.todo = target + "/" + w.todo
+	w.todo = target + w.todo
 	return nil
 }
 
-// next splits the first component off p.
+// next splits the first component off p; rest keeps the "/" after it,
+// so a trailing slash is still seen (it requires a directory).
 func next(p string) (comp, rest string) {
 	p = strings.TrimLeft(p, "/")
 	if i := strings.IndexByte(p, '/'); i >= 0 {
-		return p[:i], p[i+1:]
+		return p[:i], p[i:]
 	}
 	return p, ""
 }
