@@ -122,6 +122,7 @@ type describer struct {
 	root   string
 	server string
 	canon  map[string][]resolved // per path selector, its values resolved
+	dirs   map[string]resolved   // per derivation directory, resolved
 	paths  int                   // path values resolved so far
 }
 
@@ -219,13 +220,22 @@ func (v resolved) under(dir resolved) bool {
 // resolveDir resolves a derivation's directory at the call, so a rule
 // holds when the directory is (or sits behind) a symbolic link. One the
 // kernel cannot resolve refuses the call: the rule could not be judged.
+// Each directory is resolved once per call, however many derivations
+// name it.
 func (d *describer) resolveDir(dv derivation) (resolved, error) {
+	if dir, ok := d.dirs[dv.under]; ok {
+		return dir, nil
+	}
 	k, err := d.m.res.resolve(dv.under)
 	if err != nil {
 		return resolved{}, &Error{Code: CodeUnsafePath, Field: dv.at + "/under",
 			Reason: fmt.Sprintf("the manifest's directory %q cannot be resolved: %v", dv.under, err)}
 	}
-	return resolved{kernel: k, lexical: dv.under}, nil
+	if d.dirs == nil {
+		d.dirs = map[string]resolved{}
+	}
+	d.dirs[dv.under] = resolved{kernel: k, lexical: dv.under}
+	return d.dirs[dv.under], nil
 }
 
 // propositions expands the rule's templates, each id once, none empty.

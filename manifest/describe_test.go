@@ -397,3 +397,29 @@ func TestNames(t *testing.T) {
 		wantErr(t, err, code, "/name")
 	}
 }
+
+// A rule's directory that is itself a link holds for the directory it
+// names: resolved at the call, and read as written too.
+func TestRuleDirectoryBehindALink(t *testing.T) {
+	dir := tree(t)
+	raw := `{"roots": {"fs": "` + dir + `/data"}, "tools": [{"match": "fs/*", "kind": "write", "risk": "low", "reversible": true,
+	  "concepts": [{"argument": "path", "under": "` + dir + `/data/ln", "concepts": ["guarded"]}]},
+	  {"match": "bad/*", "kind": "write", "risk": "low", "reversible": true,
+	  "concepts": [{"argument": "path", "under": "` + dir + `/data/loop1", "concepts": ["guarded"]}]}]}`
+	m, err := Parse([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir + "/data/protected/secret.txt", "ln/secret.txt", "abs/x"} {
+		if c := describe(t, m, "fs/w", map[string]any{"path": p}); !slices.Contains(c.Concepts, "guarded") {
+			t.Errorf("%s: concepts %v", p, c.Concepts)
+		}
+	}
+	if c := describe(t, m, "fs/w", map[string]any{"path": "notes.txt"}); len(c.Concepts) != 0 {
+		t.Errorf("notes.txt: concepts %v", c.Concepts)
+	}
+	// A directory the kernel cannot resolve refuses the call: the rule
+	// could not be judged.
+	_, err = m.Describe("bad/w", mustJSON(t, map[string]any{"path": "/tmp"}))
+	wantErr(t, err, CodeUnsafePath, "/tools/1/concepts/0/under", "bad/*")
+}
