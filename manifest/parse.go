@@ -184,7 +184,7 @@ func buildRule(at string, rd ruleDoc) (*rule, error) {
 		return &Error{Code: CodeInvalidManifest, Field: at + field, Rule: rd.Match, Reason: reason}
 	}
 	var ok bool
-	if r.server, r.tool, ok = splitName(rd.Match); !ok || strings.ContainsAny(r.server, "/") {
+	if r.server, r.tool, ok = splitName(rd.Match); !ok {
 		return nil, fail("/match", "must be SERVER/TOOL with both parts non-empty; got "+quote(rd.Match))
 	}
 	if len(rd.Match) > MaxPatternBytes {
