@@ -3,6 +3,7 @@ package manifest
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 
@@ -184,5 +185,33 @@ func TestSymlinkChainBound(t *testing.T) {
 	}
 	if _, err := r.resolve("/l0"); err != ErrSymlinkLoop {
 		t.Errorf("%d links: %v, want ErrSymlinkLoop", MaxSymlinks+1, err)
+	}
+}
+
+// allDirs is a filesystem where every path is a directory.
+type allDirs struct{}
+
+func (allDirs) Lstat(name string) (fs.FileInfo, error) { return fakeInfo{name, fs.ModeDir}, nil }
+func (allDirs) Readlink(string) (string, error)        { return "", fs.ErrInvalid }
+
+// A call whose paths need more lookups than MaxLookupsPerCall is refused
+// (each path here is within MaxPathBytes, and the paths within
+// MaxPathsPerCall: only the total is too much).
+func TestLookupBudget(t *testing.T) {
+	raw := `{"roots": {"s": "/r"}, "tools": [{"match": "s/t", "kind": "k", "risk": "low", "reversible": true,
+	  "concepts": [{"argument": "paths", "under": "/r/p", "concepts": ["c"]}]}]}`
+	m, err := ParseWith([]byte(raw), Options{FS: allDirs{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep := strings.Repeat("/a", MaxPathBytes/2-2) // 2046 lookups
+	paths := make([]string, MaxLookupsPerCall/(MaxPathBytes/2-2)+1)
+	for i := range paths {
+		paths[i] = deep
+	}
+	_, err = m.Describe("s/t", mustJSON(t, map[string]any{"paths": paths}))
+	wantErr(t, err, CodeLimitExceeded, fmt.Sprintf("/arguments/paths/%d", len(paths)-1), "65536 lookups")
+	if _, err := m.Describe("s/t", mustJSON(t, map[string]any{"paths": paths[:len(paths)-2]})); err != nil {
+		t.Errorf("%d paths of %d lookups: %v", len(paths)-2, MaxPathBytes/2-2, err)
 	}
 }

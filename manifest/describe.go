@@ -68,7 +68,9 @@ func (m *Manifest) DescribeIn(name string, args json.RawMessage, root string) (*
 	} else if err := absoluteDir(root); err != nil {
 		return nil, &Error{Code: CodeInvalidArgument, Field: "/root", Rule: r.match, Reason: err.Error()}
 	}
-	d := describer{m: m, r: r, args: decoded, root: root, server: serverOf(name), canon: map[string][]resolved{}}
+	budget := MaxLookupsPerCall
+	d := describer{m: m, r: r, args: decoded, root: root, server: serverOf(name), canon: map[string][]resolved{},
+		res: resolver{fs: m.res.fs, budget: &budget}}
 	if err := d.fill(c); err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Rule == "" {
@@ -123,6 +125,7 @@ type describer struct {
 	server string
 	canon  map[string][]resolved // per path selector, its values resolved
 	dirs   map[string]resolved   // per derivation directory, resolved
+	res    resolver              // the manifest's, with this call's budget
 	paths  int                   // path values resolved so far
 }
 
@@ -226,7 +229,7 @@ func (d *describer) resolveDir(dv derivation) (resolved, error) {
 	if dir, ok := d.dirs[dv.under]; ok {
 		return dir, nil
 	}
-	k, err := d.m.res.resolve(dv.under)
+	k, err := d.res.resolve(dv.under)
 	if err != nil {
 		return resolved{}, &Error{Code: CodeUnsafePath, Field: dv.at + "/under",
 			Reason: fmt.Sprintf("the manifest's directory %q cannot be resolved: %v", dv.under, err)}
@@ -342,7 +345,10 @@ func (d *describer) resolvePath(field, s string) (resolved, error) {
 		}
 		abs = d.root + "/" + s
 	}
-	k, err := d.m.res.resolve(abs)
+	k, err := d.res.resolve(abs)
+	if errors.Is(err, ErrTooMuchWork) || errors.Is(err, ErrPathTooLong) {
+		return resolved{}, limitErr(field, err.Error())
+	}
 	if err != nil {
 		return resolved{}, unsafe("cannot be resolved as the kernel would: " + err.Error())
 	}
