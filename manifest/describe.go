@@ -53,12 +53,25 @@ func (m *Manifest) DescribeIn(name string, args json.RawMessage, root string) (*
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
+	r := m.find(name)
+	c, err := m.describe(name, args, root, r)
+	var e *Error
+	if errors.As(err, &e) && e.Rule == "" {
+		e.Rule = DefaultRule
+		if r != nil {
+			e.Rule = r.match
+		}
+	}
+	return c, err
+}
+
+// describe is what the call is under r (nil: no rule matched).
+func (m *Manifest) describe(name string, args json.RawMessage, root string, r *rule) (*Call, error) {
 	decoded, err := decodeArguments(args)
 	if err != nil {
 		return nil, err
 	}
 	c := &Call{Name: name, Arguments: canonical(decoded), args: decoded}
-	r := m.find(name)
 	if r == nil || r.deny {
 		m.refused(c, r)
 		return c, nil
@@ -66,16 +79,12 @@ func (m *Manifest) DescribeIn(name string, args json.RawMessage, root string) (*
 	if root == "" {
 		root = m.roots[serverOf(name)]
 	} else if err := absoluteDir(root); err != nil {
-		return nil, &Error{Code: CodeInvalidArgument, Field: "/root", Rule: r.match, Reason: err.Error()}
+		return nil, &Error{Code: CodeInvalidArgument, Field: "/root", Reason: err.Error()}
 	}
 	budget := MaxLookupsPerCall
 	d := describer{m: m, r: r, args: decoded, root: root, server: serverOf(name), canon: map[string][]resolved{},
 		res: resolver{fs: m.res.fs, budget: &budget}}
 	if err := d.fill(c); err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.Rule == "" {
-			e.Rule = r.match
-		}
 		return nil, err
 	}
 	return c, nil
@@ -135,7 +144,11 @@ type resolved struct{ kernel, lexical string }
 func (d *describer) fill(c *Call) error {
 	r := d.r
 	c.Rule, c.Kind, c.Risk, c.Reversible = r.match, r.kind, r.risk, r.reversible
-	c.Cardinality, c.MinDepth, c.ConfirmBy = r.cardinality, r.minDepth, r.confirm
+	c.Cardinality, c.ConfirmBy = r.cardinality, r.confirm
+	if r.minDepth != nil {
+		n := *r.minDepth // the call's own: a caller may change it
+		c.MinDepth = &n
+	}
 	for _, p := range r.paths {
 		if _, err := d.pathValues(p); err != nil {
 			return err

@@ -423,3 +423,34 @@ func TestRuleDirectoryBehindALink(t *testing.T) {
 	_, err = m.Describe("bad/w", mustJSON(t, map[string]any{"path": "/tmp"}))
 	wantErr(t, err, CodeUnsafePath, "/tools/1/concepts/0/under", "bad/*")
 }
+
+// An argument error names the rule the call fell under, "default" when
+// none matched.
+func TestArgumentErrorsNameTheRule(t *testing.T) {
+	dir := tree(t)
+	m := fsManifest(t, dir, "")
+	for name, rule := range map[string]string{
+		"filesystem/list_directory": "filesystem/*",
+		"filesystem/delete_file":    "filesystem/delete_*",
+		"other/tool":                DefaultRule,
+	} {
+		_, err := m.Describe(name, json.RawMessage(`{"a": 1, "a": 2}`))
+		if e := wantErr(t, err, CodeInvalidArgument, "/arguments/a"); e.Rule != rule {
+			t.Errorf("%s: rule %q, want %q", name, e.Rule, rule)
+		}
+	}
+}
+
+// What a Call holds is its own: changing it changes nothing in the
+// manifest.
+func TestCallsShareNothingWithTheManifest(t *testing.T) {
+	dir := tree(t)
+	m := fsManifest(t, dir, "")
+	c := describe(t, m, "filesystem/write_file", map[string]any{"path": "notes.txt"})
+	*c.MinDepth = 4
+	c.Concepts[0] = "changed"
+	again := describe(t, m, "filesystem/write_file", map[string]any{"path": "notes.txt"})
+	if *again.MinDepth != 1 || again.Concepts[0] != "file" {
+		t.Errorf("the manifest changed with a call: min_depth %d, concepts %v", *again.MinDepth, again.Concepts)
+	}
+}
