@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ewp-go/ewp/audit"
@@ -107,5 +108,21 @@ func TestDenyCallRequestIsNeverLight(t *testing.T) {
 		if !c.Deny || r.Action.Risk != warrant.RiskHigh || r.Action.Reversible {
 			t.Errorf("%s: deny %v, action %+v", name, c.Deny, r.Action)
 		}
+	}
+}
+
+func TestDenied(t *testing.T) {
+	dir := tree(t)
+	m := fsManifest(t, dir, "")
+	e := describe(t, m, "filesystem/delete_file", nil).Denied()
+	if e == nil || e.Code != CodeDeniedByManifest || e.Field != "/name" || e.Rule != "filesystem/delete_*" {
+		t.Errorf("deny rule: %v", e)
+	}
+	e = describe(t, m, "nobody/tool", nil).Denied()
+	if e == nil || e.Rule != DefaultRule || !strings.Contains(e.Reason, "default is deny") {
+		t.Errorf("default deny: %v", e)
+	}
+	if e := describe(t, m, "filesystem/read_file", map[string]any{"path": "notes.txt"}).Denied(); e != nil {
+		t.Errorf("a permitted call is denied: %v", e)
 	}
 }
