@@ -97,6 +97,8 @@ func TestLookalikePathsAreRefused(t *testing.T) {
 		"control character":      dir + "/data/protected\n/secret.txt",
 		"replacement character":  dir + "/data/\uFFFD",
 		"home directory":         "~/data/protected",
+		"file URI":               "file://" + dir + "/data/protected/secret.txt",
+		"other URI":              "s3+x://bucket/protected",
 	}
 	for name, p := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -109,6 +111,8 @@ func TestLookalikePathsAreRefused(t *testing.T) {
 	wantErr(t, err, CodeUnsafePath, "/arguments/path", "replacement")
 	// An ordinary non-ASCII name is not a look-alike.
 	describe(t, m, "filesystem/write_file", map[string]any{"path": "café/日本語.txt"})
+	describe(t, m, "filesystem/write_file", map[string]any{"path": "notes:v2.txt"})
+	describe(t, m, "filesystem/write_file", map[string]any{"path": "a/b://c"})
 }
 
 func TestPathsTheKernelRefusesAreRefused(t *testing.T) {
