@@ -58,6 +58,14 @@ type Input struct {
 	Ingest bool
 	// Guard is the guard's share of the call; nil when it does not apply.
 	Guard *GuardCall
+	// Agent is who asks (Request.Agent); Name "" is audit.Anonymous. The
+	// policy layers make it the Cedar principal Agent::"NAME" with its
+	// groups as parents Group::"G"; budgets are kept per agent and group.
+	Agent audit.Principal
+	// Call is the tool call the request describes (Request.Call); nil for
+	// may_act through MCP. The call-policy layer judges only requests
+	// with a Call.
+	Call *ToolCall
 }
 
 // LayerDecision is one layer's verdict as it appears in the gate's answer
