@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/ewp-go/ewp/internal/opfile"
 )
 
 // The operator keys file (ewp-mcp --operator-keys) holds one public key a
@@ -65,7 +67,7 @@ func ParseOperatorKeys(r io.Reader, source string) (*OperatorKeys, error) {
 // LoadOperatorKeys reads the operator keys file at path; a file with no
 // key is refused, since it would make every approval fail.
 func LoadOperatorKeys(path string) (*OperatorKeys, error) {
-	b, err := os.ReadFile(path)
+	b, _, err := opfile.Read(path, opfile.MaxSecretBytes)
 	if err != nil {
 		return nil, fmt.Errorf("operator keys: %w", err)
 	}
@@ -122,16 +124,14 @@ func (s *Signer) WriteFile(path string) error {
 // read is refused: an agent running as another user must not be able to
 // sign.
 func LoadSigner(path string) (*Signer, error) {
-	info, err := os.Stat(path)
+	// The mode checked is the mode of the file read (opfile stats the
+	// open file), never of whatever the path names a moment later.
+	b, info, err := opfile.Read(path, opfile.MaxSecretBytes)
 	if err != nil {
 		return nil, fmt.Errorf("operator key: %w (make one with `ewp-audit keygen`)", err)
 	}
 	if info.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("operator key %s is readable by others (mode %v); chmod 600 it", path, info.Mode().Perm())
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("operator key: %w", err)
 	}
 	var s *Signer
 	for n, line := range strings.Split(string(b), "\n") {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -169,6 +170,46 @@ func TestEvalOneAnswerPerLine(t *testing.T) {
 	if w["view_id"] == nil || w["independent_lineage_count"] == nil || w["warrant"] == nil {
 		t.Errorf("evaluation lacks normative fields or diagnostics: %s", lines[0])
 	}
+}
+
+// A line longer than any document may be is refused by its limit and read
+// no further than its end; the next line is answered as usual. The long
+// line is 16 times the buffer Eval keeps, so keeping it whole would show.
+func TestEvalRefusesOverlongLine(t *testing.T) {
+	good := `{"proposition_id":"P","evaluated_at":"2026-01-01T00:00:00Z"}`
+	long := io.MultiReader(strings.NewReader(`{"proposition_id":"`),
+		io.LimitReader(repeatReader('x'), int64(16*maxLine)), strings.NewReader("\"}\n"+good+"\n"))
+	var out bytes.Buffer
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := Eval(long, &out); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d answers for 2 lines: %.300s", len(lines), out.String())
+	}
+	var first Refusal
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || !first.Refused || first.Code != "EWP_REFUSE_LIMIT_EXCEEDED" {
+		t.Errorf("over-long line answered %s, want a EWP_REFUSE_LIMIT_EXCEEDED refusal", lines[0])
+	}
+	if strings.Contains(lines[1], `"refused"`) {
+		t.Errorf("the line after it was refused: %s", lines[1])
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > uint64(4*maxLine) {
+		t.Errorf("Eval allocated %d bytes for a %d-byte line; the bound is a few buffers of %d", grew, 16*maxLine, maxLine)
+	}
+}
+
+type repeatReader byte
+
+func (r repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
 }
 
 // BenchmarkEvalCorpus runs the whole public corpus through Eval end to end

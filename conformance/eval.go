@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -59,19 +60,32 @@ func refusal(err error) *Refusal {
 	return &Refusal{Refused: true, Code: warrant.CodeInvalidView, Error: err.Error()}
 }
 
+// maxLine is the longest line Eval reads whole: a document at the
+// kernel's size limit, and its line end. A longer line is refused without
+// being kept, so memory stays at one buffer whatever the input.
+var maxLine = warrant.DefaultLimits.MaxViewBytes + len("\r\n")
+
 // Eval reads JSON Lines of fixture-format documents from r and writes
 // exactly one JSON line per input line to w, in order: the WarrantView or
-// a refusal. This is the stable differential-testing interface.
+// a refusal. This is the stable differential-testing interface. A line
+// longer than a document may be is answered with a refusal
+// (EWP_REFUSE_LIMIT_EXCEEDED) and read no further than its end.
 func Eval(r io.Reader, w io.Writer) error {
-	in := bufio.NewReaderSize(r, 1<<20)
+	in := bufio.NewReaderSize(r, maxLine)
 	out := bufio.NewWriterSize(w, 1<<16)
 	var dec warrant.Decoder
 	for {
-		line, err := in.ReadBytes('\n')
-		if len(line) > 0 {
-			if werr := writeAnswer(out, &dec, trimEOL(line)); werr != nil {
-				return werr
-			}
+		line, err := in.ReadSlice('\n')
+		var werr error
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			err = skipLine(in)
+			werr = writeJSON(out, tooLong())
+		case len(line) > 0:
+			werr = writeAnswer(out, &dec, trimEOL(line))
+		}
+		if werr != nil {
+			return werr
 		}
 		// A caller that sends one document and waits for its answer
 		// (PROTOCOL.md) gets it at once; a stream of documents is still
@@ -90,6 +104,23 @@ func Eval(r io.Reader, w io.Writer) error {
 	}
 }
 
+// skipLine discards the rest of an over-long line, up to and including
+// its newline; it returns io.EOF when the input ends first.
+func skipLine(in *bufio.Reader) error {
+	for {
+		_, err := in.ReadSlice('\n')
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
+}
+
+func tooLong() *Refusal {
+	return &Refusal{Refused: true, Code: warrant.CodeLimitExceeded,
+		Error: "the line is over " + strconv.Itoa(maxLine) + " bytes: a document is at most " +
+			strconv.Itoa(warrant.DefaultLimits.MaxViewBytes) + " bytes of JSON text (MaxViewBytes)"}
+}
+
 func trimEOL(line []byte) []byte {
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
@@ -101,13 +132,15 @@ func trimEOL(line []byte) []byte {
 }
 
 func writeAnswer(out *bufio.Writer, dec *warrant.Decoder, line []byte) error {
-	var b []byte
-	var err error
-	if wv, ref := evalWith(dec, line); ref != nil {
-		b, err = json.Marshal(ref)
-	} else {
-		b, err = json.Marshal(wv)
+	wv, ref := evalWith(dec, line)
+	if ref != nil {
+		return writeJSON(out, ref)
 	}
+	return writeJSON(out, wv)
+}
+
+func writeJSON(out *bufio.Writer, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/internal/opfile"
 	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/store"
@@ -512,16 +513,12 @@ func readToken(spec tokenSpec, file string, getenv func(string) string, notes *[
 	if env != "" {
 		return "", fmt.Errorf("the %s is given twice (%s and %s); keep one", spec.what, spec.env, spec.flag)
 	}
-	info, err := os.Stat(file)
+	b, info, err := opfile.Read(file, opfile.MaxSecretBytes)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", spec.flag, err)
 	}
 	if info.Mode().Perm()&0o077 != 0 {
 		*notes = append(*notes, fmt.Sprintf("%s is readable by others (mode %v); chmod 600 it", file, info.Mode().Perm()))
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", spec.flag, err)
 	}
 	token := strings.TrimSpace(string(b))
 	if token == "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
+	"github.com/ewp-go/ewp/internal/opfile"
 	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -175,7 +176,7 @@ func demoKeys(cfg *config, dir string, fresh bool) error {
 	}
 	lines := s.PublicLine() + "\n"
 	if cfg.operatorKeys != "" {
-		more, err := os.ReadFile(cfg.operatorKeys)
+		more, _, err := opfile.Read(cfg.operatorKeys, opfile.MaxSecretBytes)
 		if err != nil {
 			return fmt.Errorf("--operator-keys: %w", err)
 		}

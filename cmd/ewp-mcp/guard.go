@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/ewp-go/ewp/edgepolicy"
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
+	"github.com/ewp-go/ewp/internal/opfile"
 	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/mcp"
 )
@@ -81,7 +81,7 @@ func loadPolicies(cfg config) (*edgepolicy.Set, string, error) {
 	var src []byte
 	switch {
 	case cfg.policies != "":
-		b, err := os.ReadFile(cfg.policies)
+		b, _, err := opfile.Read(cfg.policies, opfile.MaxPolicyBytes)
 		if err != nil {
 			return nil, "", fmt.Errorf("--policies: %w", err)
 		}

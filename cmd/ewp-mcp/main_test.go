@@ -288,4 +288,13 @@ func TestTokenFile(t *testing.T) {
 	if _, err := ingestToken(empty, env(), &notes); err == nil {
 		t.Fatal("an empty token file must be refused")
 	}
+	// A device or a huge file named by mistake is refused, not read.
+	if _, err := ingestToken("/dev/zero", env(), &notes); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("/dev/zero as a token file: %v", err)
+	}
+	huge := filepath.Join(dir, "huge")
+	_ = os.WriteFile(huge, bytes.Repeat([]byte("a"), 1<<20), 0o600)
+	if _, err := ingestToken(huge, env(), &notes); err == nil || !strings.Contains(err.Error(), "the limit is") {
+		t.Fatalf("a 1 MiB token file: %v", err)
+	}
 }

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"os"
 	"strings"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/notify"
+	"github.com/ewp-go/ewp/internal/opfile"
 )
 
 // notifyFlags is the webhook that hears of every new pending decision.
@@ -74,16 +74,12 @@ func withNotifications(n notifyFlags, l audit.Log, log *slog.Logger) (audit.Log,
 // readSecretFile reads the webhook's signing secret: refused empty or
 // short, warned about when others may read it.
 func readSecretFile(path string, log *slog.Logger) ([]byte, error) {
-	info, err := os.Stat(path)
+	b, info, err := opfile.Read(path, opfile.MaxSecretBytes)
 	if err != nil {
 		return nil, fmt.Errorf("--notify-secret-file: %w", err)
 	}
 	if info.Mode().Perm()&0o077 != 0 {
 		log.Warn("the webhook secret file is readable by others; chmod 600 it", "file", path, "mode", info.Mode().Perm().String())
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--notify-secret-file: %w", err)
 	}
 	secret := strings.TrimSpace(string(b))
 	if len(secret) < minTokenBytes {
