@@ -6,14 +6,13 @@ package policylayers
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/budget"
 	"github.com/ewp-go/ewp/callpolicy"
 	"github.com/ewp-go/ewp/gate"
+	"github.com/ewp-go/ewp/internal/opfile"
 )
 
 // Files names the operator's files; "" leaves its layer out.
@@ -39,7 +38,7 @@ type Built struct {
 func Build(f Files, log audit.Log, now func() time.Time) (*Built, error) {
 	b := &Built{}
 	if f.CallPolicies != "" {
-		src, err := ReadFile(f.CallPolicies, callpolicy.MaxFileBytes)
+		src, _, err := opfile.Read(f.CallPolicies, callpolicy.MaxFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("call policies: %w", err)
 		}
@@ -49,7 +48,7 @@ func Build(f Files, log audit.Log, now func() time.Time) (*Built, error) {
 		b.Layers = append(b.Layers, callpolicy.NewLayer(b.CallPolicies))
 	}
 	if f.Budgets != "" {
-		src, err := ReadFile(f.Budgets, budget.MaxFileBytes)
+		src, _, err := opfile.Read(f.Budgets, budget.MaxFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("budgets: %w", err)
 		}
@@ -82,22 +81,4 @@ func countersOf(log audit.Log) (audit.Counters, error) {
 		l = w.Unwrap()
 	}
 	return nil, fmt.Errorf("budgets need a decision log that keeps counts (SQLite or PostgreSQL); this one (%T) does not", log)
-}
-
-// ReadFile reads an operator's file, refusing one over max bytes (a wrong
-// path, such as a log or a device, must not exhaust the server at start).
-func ReadFile(path string, max int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(b) > max {
-		return nil, fmt.Errorf("%s: over the limit of %d bytes", path, max)
-	}
-	return b, nil
 }

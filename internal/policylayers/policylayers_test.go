@@ -71,11 +71,11 @@ func TestBuildErrors(t *testing.T) {
 	}{
 		{Files{CallPolicies: filepath.Join(t.TempDir(), "none.cedar")}, nil, "call policies: open"},
 		{Files{CallPolicies: write(t, "p.cedar", `@id("p") permit (principal, action, resource);`)}, nil, "the call-policy file is not valid:\n"},
-		{Files{CallPolicies: write(t, "big.cedar", strings.Repeat(" ", callpolicy.MaxFileBytes+1))}, nil, "over the limit of 1048576 bytes"},
+		{Files{CallPolicies: write(t, "big.cedar", strings.Repeat(" ", callpolicy.MaxFileBytes+1))}, nil, "bytes; the limit is 1048576"},
 		{Files{Budgets: bud}, nil, "budgets need a decision log to keep their counts in (not --audit off)"},
 		{Files{Budgets: bud}, plainLog{}, "budgets need a decision log that keeps counts (SQLite or PostgreSQL); this one (policylayers.plainLog) does not"},
 		{Files{Budgets: write(t, "b.json", `{"agents":{"bot":{"calls":1}}}`)}, countingLog{}, "b.json: budgets: agents.bot.calls: unknown member"},
-		{Files{Budgets: write(t, "big.json", strings.Repeat(" ", budget.MaxFileBytes+1))}, countingLog{}, "over the limit of 1048576 bytes"},
+		{Files{Budgets: write(t, "big.json", strings.Repeat(" ", budget.MaxFileBytes+1))}, countingLog{}, "bytes; the limit is 1048576"},
 	} {
 		_, err := Build(tc.f, tc.log, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
