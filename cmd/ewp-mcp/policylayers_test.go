@@ -30,7 +30,7 @@ func TestPolicyLayerFilesRefusedAtStart(t *testing.T) {
 // actions a day pass, and the third is DENY in the next process on the
 // same files, with the budget layer's reason.
 func TestBudgetsAcrossARestart(t *testing.T) {
-	if now := time.Now().UTC(); now.Add(30 * time.Second).Day() != now.Day() {
+	if now := time.Now().UTC(); now.Add(30*time.Second).Day() != now.Day() {
 		time.Sleep(31 * time.Second) // not across midnight UTC: a new day starts a new count
 	}
 	db := graphLedger(t)
