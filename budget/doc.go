@@ -41,6 +41,10 @@
 // on refused calls is what calls_per_minute should stop. A call that
 // needed a confirmation and its approved retry are two calls.
 //
+// Work: a call adds at most 3 × (1 + its groups) counts, one database
+// write each; a principal with more than audit.MaxAgentGroups groups is
+// refused (fail closed) before anything is counted.
+//
 // The layer judges every request the gate decides, may_act too (with the
 // action it declares); without a budgets file there is no layer, and an
 // agent no budget names is not judged (the layer is left out of the

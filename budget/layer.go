@@ -103,7 +103,12 @@ func (b *Budgets) scopes(p audit.Principal) []scope {
 }
 
 // Decide counts the call against each budget that applies to it.
+// Its work is bounded: at most 3 × (1 + audit.MaxAgentGroups) counts a
+// call; a principal with more groups than an agent may have is refused.
 func (l *Layer) Decide(ctx context.Context, in gate.Input) (gate.LayerDecision, error) {
+	if len(in.Agent.Groups) > audit.MaxAgentGroups {
+		return gate.LayerDecision{}, fmt.Errorf("budget: the principal has %d groups; at most %d", len(in.Agent.Groups), audit.MaxAgentGroups)
+	}
 	scopes := l.b.scopes(in.Agent)
 	if len(scopes) == 0 {
 		return gate.LayerDecision{}, gate.ErrNotApplicable

@@ -3,6 +3,7 @@ package budget
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -197,5 +198,24 @@ func TestConcurrentCallsPassExactlyTheLimit(t *testing.T) {
 	wg.Wait()
 	if passed.Load() != 60 {
 		t.Fatalf("%d passed, want 60", passed.Load())
+	}
+}
+
+// The layer's work is bounded by the groups an agent may have.
+func TestTooManyGroupsRefused(t *testing.T) {
+	mem := newMem()
+	l := NewLayer(mustParse(t, `{"default":{"calls_per_minute":5}}`), mem, nil)
+	groups := make([]string, audit.MaxAgentGroups+1)
+	for i := range groups {
+		groups[i] = fmt.Sprint("g", i)
+	}
+	if _, err := l.Decide(context.Background(), input("bot", groups, "low", true)); err == nil || !strings.Contains(err.Error(), "33 groups; at most 32") {
+		t.Fatalf("err %v", err)
+	}
+	if len(mem.n) != 0 {
+		t.Errorf("counted before refusing: %v", mem.n)
+	}
+	if _, err := l.Decide(context.Background(), input("bot", groups[:audit.MaxAgentGroups], "low", true)); err != nil {
+		t.Fatal(err)
 	}
 }
