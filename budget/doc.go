@@ -39,7 +39,9 @@
 // earlier layer failed with an error never reaches the budget and does
 // not. This is also the useful reading for a rate limit: an agent looping
 // on refused calls is what calls_per_minute should stop. A call that
-// needed a confirmation and its approved retry are two calls.
+// needed a confirmation and its approved retry are two calls; a retry the
+// gate answers from the record (its idempotency key) is not judged again
+// and not counted.
 //
 // Work: a call adds at most 3 × (1 + its groups) counts, one database
 // write each; a principal with more than audit.MaxAgentGroups groups is

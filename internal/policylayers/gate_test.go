@@ -99,3 +99,32 @@ func TestBuiltLayersInTheGate(t *testing.T) {
 		t.Fatalf("bot's fourth call: %s, recorded %+v", ans.Decision, d.Layers)
 	}
 }
+
+// A retry the gate answers from the record under its idempotency key is
+// not judged again, so the budget does not count it.
+func TestIdempotentRetryIsNotCounted(t *testing.T) {
+	log := &countingMemlog{Log: memlog.New(nil), n: map[string]int64{}}
+	now := time.Date(2026, 12, 7, 14, 5, 0, 0, time.UTC)
+	b, err := Build(Files{Budgets: write(t, "budgets.json", `{"default":{"calls_per_minute":1}}`)}, log, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gate.New(gate.Config{Log: log, Layers: b.Layers, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := func(key string) gate.Request {
+		return gate.Request{Agent: audit.Principal{Name: "bot"}, IdempotencyKey: key, Caller: audit.Caller{Transport: "inprocess", Role: "evaluate"},
+			Call:   &gate.ToolCall{Entrance: "gateway", Name: "fs/read_file", Arguments: json.RawMessage(`{}`), Recorded: json.RawMessage(`{}`)},
+			Action: warrant.Action{ActionID: "a", Kind: "read", Risk: "low", Reversible: true}, RiskPolicy: warrant.DefaultRiskPolicy()}
+	}
+	for i := range 3 {
+		ans, err := g.Decide(context.Background(), req("k-1"))
+		if err != nil || ans.Decision != warrant.MayActDecision || ans.Replayed != (i > 0) {
+			t.Fatalf("try %d: %s replayed=%v %v", i, ans.Decision, ans.Replayed, err)
+		}
+	}
+	if ans, err := g.Decide(context.Background(), req("k-2")); err != nil || ans.Decision != warrant.Deny {
+		t.Fatalf("a new call past the budget: %s %v", ans.Decision, err)
+	}
+}
