@@ -24,12 +24,19 @@ import (
 func (g *Gate) Decide(ctx context.Context, r Request) (Answer, error) {
 	done := r.Done
 	r.Done = nil
+	if r.RiskPolicy == (warrant.RiskPolicy{}) {
+		r.RiskPolicy = warrant.DefaultRiskPolicy()
+	}
 	if g.st == nil {
 		runDone(done)
 		return Answer{}, errNotNew
 	}
 	ctx, cancel := g.deadline(ctx)
 	defer cancel()
+	if err := r.bounded(); err != nil {
+		runDone(done)
+		return Answer{}, g.Refuse(ctx, g.toolOf(&r), r, err)
+	}
 	if g.st.cfg.Log == nil {
 		if err := logOff(r.ApprovalID != "", r.IdempotencyKey != ""); err != nil {
 			runDone(done)
@@ -41,9 +48,7 @@ func (g *Gate) Decide(ctx context.Context, r Request) (Answer, error) {
 	defer dr.release()
 	ectx, ecancel := g.evalContext(ctx, dr)
 	defer ecancel()
-	ans, err := bounded(g, ectx, dr, done, func(ctx context.Context, work *draft) (*Answer, error) {
-		return g.mayAct(ctx, &r, work)
-	})
+	ans, err := bounded(g, ectx, dr, done, &r, (*Gate).mayAct)
 	if err != nil {
 		var p *PanicError
 		if errors.As(err, &p) {
@@ -51,7 +56,7 @@ func (g *Gate) Decide(ctx context.Context, r Request) (Answer, error) {
 		}
 		err = g.timedOut(ectx, err, start)
 	}
-	return g.finish(ctx, dr, ans, err)
+	return g.finish(ctx, dr, &ans, err)
 }
 
 // Refuse records a refusal the entrance raised while decoding a call
@@ -65,8 +70,40 @@ func (g *Gate) Refuse(ctx context.Context, tool string, r Request, err error) er
 	}
 	ctx, cancel := g.deadline(ctx)
 	defer cancel()
-	_, err = g.finish(ctx, g.begin(ctx, tool, &r), nil, err)
+	dr := g.begin(ctx, tool, &r)
+	if c := r.Call; c != nil && len(c.Name) <= MaxNameBytes {
+		// What was called is on record even when it could not be judged.
+		dr.d.ToolName, dr.d.ArgumentsHash = c.Name, sha256Hex(c.Arguments)
+		dr.d.Arguments, dr.d.ArgumentsTruncated = capRecorded(c.Recorded)
+	}
+	_, err = g.finish(ctx, dr, nil, err)
 	return err
+}
+
+// Bounds on what one Request may make the gate do and record: each
+// further proposition is a ledger read and a layer in the record.
+const (
+	// MaxPropositions bounds Request.Propositions.
+	MaxPropositions = 64
+	// MaxNameBytes bounds a forwarded call's name (ToolCall.Name), which
+	// every record of it keeps.
+	MaxNameBytes = 256
+)
+
+// bounded refuses a request over the gate's bounds, naming the field.
+func (r *Request) bounded() error {
+	if n := len(r.Propositions); n > MaxPropositions {
+		return refusal(warrant.CodeLimitExceeded, "propositions", "names %d propositions; a call relies on at most %d", n, MaxPropositions)
+	}
+	for i, pid := range r.Propositions {
+		if pid == "" {
+			return refusal(CodeInvalidArgument, "propositions["+strconv.Itoa(i)+"]", "is empty; name a stored proposition")
+		}
+	}
+	if r.Call != nil && len(r.Call.Name) > MaxNameBytes {
+		return refusal(warrant.CodeLimitExceeded, "name", "is %d bytes long; a tool's name is at most %d bytes", len(r.Call.Name), MaxNameBytes)
+	}
+	return nil
 }
 
 func runDone(done func()) {
@@ -130,7 +167,7 @@ func (g *Gate) begin(ctx context.Context, tool string, r *Request) *draft {
 // evaluation, which writes nothing anywhere (an approval is used only by
 // the record of the decision it lifts), releases its idempotency key
 // when it ends.
-func bounded[T any](g *Gate, ctx context.Context, dr *draft, done func(), eval func(context.Context, *draft) (T, error)) (T, error) {
+func bounded[R, T any](g *Gate, ctx context.Context, dr *draft, done func(), r R, eval func(*Gate, context.Context, R, *draft) (T, error)) (T, error) {
 	type result struct {
 		out T
 		err error
@@ -142,7 +179,7 @@ func bounded[T any](g *Gate, ctx context.Context, dr *draft, done func(), eval f
 	answered, abandon := make(chan result), make(chan struct{})
 	go func() {
 		defer runDone(done)
-		out, err := guarded(g, ctx, work, eval)
+		out, err := guarded(g, ctx, r, work, eval)
 		select {
 		case answered <- result{out, err}:
 		case <-abandon:
@@ -166,14 +203,14 @@ func bounded[T any](g *Gate, ctx context.Context, dr *draft, done func(), eval f
 }
 
 // guarded calls eval, turning a panic into a *PanicError.
-func guarded[T any](g *Gate, ctx context.Context, dr *draft, eval func(context.Context, *draft) (T, error)) (out T, err error) {
+func guarded[R, T any](g *Gate, ctx context.Context, r R, dr *draft, eval func(*Gate, context.Context, R, *draft) (T, error)) (out T, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &PanicError{fmt.Errorf("panic recovered in the gate: %v", r)}
 			g.st.log.Error("the gate failed", "err", err)
 		}
 	}()
-	return eval(ctx, dr)
+	return eval(g, ctx, r, dr)
 }
 
 // timedOut turns a failure caused by a deadline into the timeout
@@ -210,27 +247,27 @@ func logOff(approval, key bool) error {
 }
 
 // mayAct is the evaluation of r: dr is its draft (nil without a log).
-func (g *Gate) mayAct(ctx context.Context, r *Request, dr *draft) (*Answer, error) {
+func (g *Gate) mayAct(ctx context.Context, r *Request, dr *draft) (Answer, error) {
 	primary, extra := r.propositions()
 	if dr != nil {
 		if replay, err := g.beginLogged(ctx, r, primary, dr); replay != nil || err != nil {
-			return replay, err
+			return deref(replay), err
 		}
 	}
 	now := g.Now()
 	if err := r.checkSkew(now); err != nil {
-		return nil, err
+		return Answer{}, err
 	}
-	ans := &Answer{EvaluatedAt: now.UTC().Format(time.RFC3339Nano), Action: r.Action, RiskPolicy: r.RiskPolicy}
+	ans := Answer{EvaluatedAt: now.UTC().Format(time.RFC3339Nano), Action: r.Action, RiskPolicy: r.RiskPolicy}
 	in := Input{PropositionID: primary, Action: r.Action, ActionFields: r.ActionFields, Ingest: r.Ingest, Guard: r.Guard,
 		Agent: r.Agent, Call: r.Call}
-	first, err := g.warrantLayers(ctx, r, dr, primary, extra, &in, ans)
+	first, err := g.warrantLayers(ctx, r, dr, primary, extra, &in, &ans)
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	layers := g.Layers
 	if r.Call != nil {
-		layers = append([]Layer{EvidenceLayer{}}, g.Layers...)
+		layers = g.st.callLayers
 	}
 	var d *audit.Decision
 	if dr != nil {
@@ -242,7 +279,7 @@ func (g *Gate) mayAct(ctx context.Context, r *Request, dr *draft) (*Answer, erro
 		j, err = g.onceApproval(ctx, r, dr, j, now)
 	}
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	if j.UsesOnce {
 		dr.update(func(dr *draft) { dr.usesOnce = true })
@@ -306,9 +343,7 @@ func (g *Gate) noteAction(r *Request, pid string, dr *draft) {
 	switch {
 	case r.Call != nil:
 		tool, hash = r.Call.Name, sha256Hex(r.Call.Arguments)
-		if r.Call.Recorded != nil {
-			args, truncated = capRecorded(r.Call.Recorded)
-		}
+		args, truncated = capRecorded(r.Call.Recorded)
 	case gc != nil:
 		tool = gc.Act.ToolName
 		if gc.Act.Arguments != nil {
@@ -363,23 +398,14 @@ func (g *Gate) warrantLayers(ctx context.Context, r *Request, dr *draft, primary
 	}
 	out := append(make([]LayerDecision, 0, 1+len(extra)), first)
 	in.Propositions = append(make([]string, 0, 1+len(extra)), primary)
-	for i, pid := range extra {
-		l, err := g.furtherWarrant(ctx, i+offsetOf(r), pid, ans.EvaluatedAt, r)
+	for _, pid := range extra {
+		l, err := g.furtherWarrant(ctx, pid, ans.EvaluatedAt, r)
 		if err != nil {
 			return nil, err
 		}
 		out, in.Propositions = append(out, l), append(in.Propositions, pid)
 	}
 	return out, nil
-}
-
-// offsetOf is the index in r.Propositions of the first further
-// proposition: 1 when the first of them is the primary one.
-func offsetOf(r *Request) int {
-	if r.PropositionID == "" {
-		return 1
-	}
-	return 0
 }
 
 // WarrantDetail is the detail of the warrant layer of a further
@@ -390,12 +416,9 @@ type WarrantDetail struct {
 	Warrant       warrant.Axes `json:"warrant"`
 }
 
-// furtherWarrant is the warrant layer over proposition pid, the i-th of
+// furtherWarrant is the warrant layer over proposition pid, one of
 // r.Propositions.
-func (g *Gate) furtherWarrant(ctx context.Context, i int, pid, at string, r *Request) (LayerDecision, error) {
-	if pid == "" {
-		return LayerDecision{}, refusal(CodeInvalidArgument, "propositions["+strconv.Itoa(i)+"]", "is empty; name a stored proposition")
-	}
+func (g *Gate) furtherWarrant(ctx context.Context, pid, at string, r *Request) (LayerDecision, error) {
 	latest, _, err := g.latest(ctx, pid, false)
 	if err != nil {
 		return LayerDecision{}, err

@@ -334,6 +334,9 @@ func (r redactor) recorded(arguments map[string]any) (text json.RawMessage, trun
 // longer ones become a JSON string of their first bytes, cut at a
 // character boundary.
 func capRecorded(b []byte) (json.RawMessage, bool) {
+	if len(b) == 0 {
+		return nil, false
+	}
 	if len(b) <= MaxRecordedArgumentsBytes {
 		return b, false
 	}
@@ -393,4 +396,16 @@ func Filled(w *warrant.WarrantView) *warrant.WarrantView {
 		}
 	}
 	return w
+}
+
+// CachedViewHashes is how many view hashes the gate computed and keeps
+// (a HashedLedger's own are not among them): for tests and metrics.
+func (g *Gate) CachedViewHashes() int {
+	if g.st == nil {
+		return 0
+	}
+	c := &g.st.hashes
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
 }
