@@ -34,6 +34,13 @@ func argumentsRecord(args map[string]any) (cedar.Record, error) {
 	return recordValue(args, "arguments")
 }
 
+// RecordOf converts a JSON-decoded object to a Cedar record by the mapping
+// of argumentsRecord; path names the object in errors ("input" gives
+// "input.a.b[2]: …"). It sets no bound: the caller bounds what it decodes.
+func RecordOf(m map[string]any, path string) (cedar.Record, error) {
+	return recordValue(m, path)
+}
+
 // toCedar converts one value; present is false for null.
 func toCedar(v any, path string) (value cedar.Value, present bool, err error) {
 	switch x := v.(type) {

@@ -16,6 +16,11 @@
 // action, never grant one, so a permit would either be dead text or suggest
 // to its author a power it does not have; Load refuses it instead.
 //
+// The principal is Agent::"NAME" (Request.AgentID, "anonymous" when empty)
+// with the agent's groups as parents Group::"G" (Request.AgentGroups), so
+// `principal in Group::"ops"` restricts the members of ops only. The
+// action is Action::"TOOL_NAME", the resource Concept::"TARGET".
+//
 // Evaluation is fail closed: a policy whose condition cannot be evaluated
 // (an attribute it reads is missing, a type error, no tool name, an argument
 // that cannot be turned into a Cedar value) fires as if it had matched.

@@ -17,6 +17,7 @@ type Edge struct {
 // Request describes the action being gated.
 type Request struct {
 	AgentID     string         // "" means "anonymous"
+	AgentGroups []string       // the agent's groups: parents Group::"G" of the principal
 	ToolName    string         // "" makes every fired policy unevaluable
 	Cardinality string         // "single", "multiple"; anything else is unknown
 	Arguments   map[string]any // JSON-decoded tool arguments
@@ -42,7 +43,6 @@ type Violation struct {
 const (
 	defaultAgent   = "anonymous"
 	reasonMatched  = "forbid policy matched the request"
-	agentType      = cedar.EntityType("Agent")
 	actionType     = cedar.EntityType("Action")
 	conceptType    = cedar.EntityType("Concept")
 	unevaluableFmt = "policy could not be evaluated (%s); firing conservatively"
@@ -59,10 +59,11 @@ type firing struct {
 // requestParts are the parts of the Cedar request shared by every policy
 // evaluated for one call; err, when set, makes every policy unevaluable.
 type requestParts struct {
-	principal, action cedar.EntityUID
-	arguments         cedar.Record
-	cardinality       string
-	err               error
+	principal   Principal
+	action      cedar.EntityUID
+	arguments   cedar.Record
+	cardinality string
+	err         error
 }
 
 // Evaluate runs, for each edge in trace order, each policy placed on it
@@ -118,12 +119,8 @@ func (s *Set) placements(edges []Edge, card string) []firing {
 }
 
 func newRequestParts(req Request, card string) requestParts {
-	agent := req.AgentID
-	if agent == "" {
-		agent = defaultAgent
-	}
 	parts := requestParts{
-		principal:   cedar.NewEntityUID(agentType, cedar.String(agent)),
+		principal:   NewPrincipal(req.AgentID, req.AgentGroups),
 		action:      cedar.NewEntityUID(actionType, cedar.String(req.ToolName)),
 		cardinality: card,
 	}
@@ -180,12 +177,12 @@ func (p *policy) matches(parts requestParts) (matched bool, err error) {
 		}
 	}()
 	req := cedar.Request{
-		Principal: parts.principal,
+		Principal: parts.principal.UID,
 		Action:    parts.action,
 		Resource:  cedar.NewEntityUID(conceptType, cedar.String(p.target)),
 		Context:   p.context(parts),
 	}
-	_, diag := cedar.Authorize(onePolicy{p.id, p.cedar}, nil, req)
+	_, diag := cedar.Authorize(onePolicy{p.id, p.cedar}, parts.principal, req)
 	if len(diag.Errors) > 0 {
 		return false, errors.New(diag.Errors[0].Message)
 	}

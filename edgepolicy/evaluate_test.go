@@ -246,3 +246,37 @@ func TestConcurrentEvaluate(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+func TestGroupPolicyAppliesToMembersOnly(t *testing.T) {
+	s := mustLoad(t, forbidPolicy("ops_only", "delete", "file", 3, "", `principal in Group::"ops"`))
+	for _, tc := range []struct {
+		name   string
+		groups []string
+		fires  bool
+	}{
+		{"alice", []string{"dev", "ops"}, true},
+		{"bob", []string{"dev"}, false},
+		{"ops", nil, false}, // an agent named like the group is not in it
+		{"", nil, false},
+	} {
+		got := s.Evaluate([]Edge{deleteFileD3}, Request{AgentID: tc.name, AgentGroups: tc.groups, ToolName: "rm"})
+		if (len(got) == 1) != tc.fires {
+			t.Errorf("agent %q in %v: fired %+v, want fired=%v", tc.name, tc.groups, got, tc.fires)
+		}
+		for _, v := range got {
+			if v.Reason != reasonMatched {
+				t.Errorf("agent %q: fired by error: %s", tc.name, v.Reason)
+			}
+		}
+	}
+}
+
+func TestAgentIsInItself(t *testing.T) {
+	s := mustLoad(t, forbidPolicy("bob", "delete", "file", 3, "", `principal in Agent::"bob"`))
+	if got := s.Evaluate([]Edge{deleteFileD3}, Request{AgentID: "bob", AgentGroups: []string{"ops"}, ToolName: "rm"}); len(got) != 1 {
+		t.Fatalf("bob not matched: %+v", got)
+	}
+	if got := s.Evaluate([]Edge{deleteFileD3}, Request{ToolName: "rm"}); len(got) != 0 {
+		t.Fatalf("anonymous matched a policy on bob: %+v", got)
+	}
+}

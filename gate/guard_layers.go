@@ -82,16 +82,16 @@ func (l policyLayer) Decide(ctx context.Context, in Input) (LayerDecision, error
 		return LayerDecision{Decision: audit.VerdictDeny, Detail: policyDetail{Edges: []grounding.Edge{}, Violations: []violation{}},
 			Reasons: []string{"policy evaluation requires a grounded result; no policy was evaluated (see the grounding layer)"}}, nil
 	}
-	return l.evaluate(c), nil
+	return l.evaluate(c, in.Agent), nil
 }
 
-func (l policyLayer) evaluate(c *GuardCall) LayerDecision {
+func (l policyLayer) evaluate(c *GuardCall, agent audit.Principal) LayerDecision {
 	edges := c.result.AppliesToEdges()
 	pe := make([]edgepolicy.Edge, len(edges))
 	for i, e := range edges {
 		pe[i] = edgepolicy.Edge(e)
 	}
-	vs := l.g.policies.Evaluate(pe, edgepolicy.Request{ToolName: c.Act.ToolName,
+	vs := l.g.policies.Evaluate(pe, edgepolicy.Request{AgentID: agent.Name, AgentGroups: agent.Groups, ToolName: c.Act.ToolName,
 		Cardinality: c.Act.Cardinality, Arguments: c.Act.Arguments})
 	decision, reasons := edgepolicy.Decide(vs)
 	if len(vs) == 0 {

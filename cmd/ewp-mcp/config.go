@@ -81,6 +81,15 @@ Flags:
                             @source_depth annotations). Loaded once at start, never from
                             an agent. The server refuses to start if a placement has no
                             such edge in the ledger's concept graph, listing each one.
+  --call-policies FILE      Cedar forbid policies over the tool calls of the hook endpoints
+                            and the gateway (principal Agent::"NAME" in its groups, action
+                            Action::"call", resource Tool::"SERVER/TOOL", context.input the
+                            arguments); @confirm("…") asks for a confirmation. See
+                            MCP_CONTRACT.md "Call policies".
+  --budgets FILE.json       Budgets per agent or group: calls_per_minute, high_risk_per_day,
+                            irreversible_per_day (schemas/budgets.schema.json). A call past
+                            one is DENY naming the budget. Counts are kept in the decision
+                            log (so not with --audit off). See docs/agents.md#budgets.
   --http ADDR               Serve HTTP on ADDR instead of stdio. "8765" or ":8765" binds
                             127.0.0.1. Requests must name this address in Host (and
                             Origin, if any); anything else gets 403 (DNS rebinding).
@@ -236,6 +245,10 @@ type config struct {
 	dbStatementTimeout time.Duration // --db-statement-timeout (0: the request timeout)
 	notify             notifyFlags   // --notify-url, --notify-secret-file, --notify-format
 	notes              []string
+
+	// callPolicies and budgets are the policy-layer files (package
+	// policylayers), "" when none.
+	callPolicies, budgets string
 }
 
 // writable is whether this process may write to the ledger at all.
@@ -267,6 +280,8 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&tokenFile, "ingest-token-file", "", "")
 	fs.StringVar(&operatorFile, "operator-token-file", "", "")
 	fs.StringVar(&c.policies, "policies", "", "")
+	fs.StringVar(&c.callPolicies, "call-policies", "", "")
+	fs.StringVar(&c.budgets, "budgets", "", "")
 	fs.DurationVar(&c.timeout, "request-timeout", mcp.DefaultRequestTimeout, "")
 	fs.IntVar(&c.maxRequest, "max-request-bytes", mcp.MaxBodyBytes, "")
 	fs.IntVar(&c.maxCalls, "max-concurrent-calls", mcp.DefaultMaxConcurrentCalls(), "")
@@ -353,6 +368,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 func readableInputs(c config) error {
 	for _, f := range []struct{ flag, path string }{
 		{"--policies", c.policies}, {"--operator-keys", c.operatorKeys}, {"--console-key", c.consoleKey},
+		{"--call-policies", c.callPolicies}, {"--budgets", c.budgets},
 	} {
 		if f.path == "" {
 			continue

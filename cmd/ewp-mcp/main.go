@@ -101,7 +101,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	if guard != nil {
 		opts = append(opts, guard)
 	}
-	decisions, closeLog, err := decisionLogOption(cfg, policyHash, log)
+	decisions, auditLog, closeLog, err := decisionLogOption(cfg, policyHash, log)
 	if err != nil {
 		return err
 	}
@@ -109,6 +109,11 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	if decisions != nil {
 		opts = append(opts, decisions)
 	}
+	layers, err := policyLayerOptions(cfg, auditLog, log)
+	if err != nil {
+		return err
+	}
+	opts = append(opts, layers...)
 	srv := mcp.New(store, opts...)
 	ready := func(string, bool) {}
 	if demo != nil {
