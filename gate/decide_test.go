@@ -234,6 +234,22 @@ func TestDecideOnceApproval(t *testing.T) {
 	if err != nil || again.Decision != warrant.RequireConfirmation {
 		t.Fatalf("the call after: %+v, %v", again, err)
 	}
+	// A retry of the approved call under its idempotency key is answered
+	// from the record, though it presented no approval.
+	a2 := audit.Approval{ID: "ap-2", DecisionID: again.DecisionID, Approver: "alice", Verdict: audit.Approved, Once: true,
+		Until: testNow.Add(time.Hour)}
+	if err := alice.Approve(ctx, log, &a2); err != nil {
+		t.Fatal(err)
+	}
+	req.IdempotencyKey, req.Caller.Credential = "k-once", "none"
+	keyed, err := g.Decide(ctx, req)
+	if err != nil || keyed.Decision != warrant.MayActDecision {
+		t.Fatalf("keyed approved call: %+v, %v", keyed, err)
+	}
+	retry, err := g.Decide(ctx, req)
+	if err != nil || !retry.Replayed || retry.DecisionID != keyed.DecisionID {
+		t.Fatalf("its retry: %+v, %v; want the keyed decision replayed", retry, err)
+	}
 }
 
 // RecordResult needs a log that keeps results; without a log it records

@@ -156,7 +156,7 @@ func (g *Gate) replayKey(ctx context.Context, dr *draft) (*Answer, error) {
 // (Replays); a key reused for another call is refused rather than
 // answered with a decision about something else.
 func (g *Gate) replayOf(ctx context.Context, dr *draft, prev *audit.Decision) (*Answer, error) {
-	if diff := Differs(&dr.d, prev); diff != "" {
+	if diff := Differs(&dr.d, askedOf(&dr.d, prev)); diff != "" {
 		return nil, refusal(CodeIdempotencyKeyReused, "idempotency_key",
 			"%q was used for decision %s, whose %s differs from this call's; use a new key for a new call",
 			dr.d.IdempotencyKey, prev.ID, diff)
@@ -182,6 +182,18 @@ func (g *Gate) replayOf(ctx context.Context, dr *draft, prev *audit.Decision) (*
 	}
 	ans.PropositionID, ans.ViewID = prev.PropositionID, prev.ViewID
 	return ans, nil
+}
+
+// askedOf is prev as the call d asked it: a tool call that presents no
+// approval asks the same whichever once-approval the gate found for it
+// (onceApproval), so that approval is not a difference.
+func askedOf(d, prev *audit.Decision) *audit.Decision {
+	if d.Tool != audit.ToolCall || d.ApprovalID != "" || prev.ApprovalID == "" {
+		return prev
+	}
+	c := *prev
+	c.ApprovalID = ""
+	return &c
 }
 
 // ErrNoResults is RecordResult's error when the decision log keeps no
