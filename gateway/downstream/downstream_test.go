@@ -126,16 +126,16 @@ func serverPid(t *testing.T, r *Registry, name string) int {
 // is restarted.
 func TestHang(t *testing.T) {
 	srv := stdioServer(t, "fake", nil)
-	srv.Timeout = 300 * time.Millisecond
+	srv.Timeout = 500 * time.Millisecond
 	r, _ := start(t, Options{PinOnFirstSight: true}, srv, stdioServer(t, "other", nil))
 	pid := serverPid(t, r, "fake__pid")
 	began := time.Now()
 	_, err := call(t, r, "fake__hang", "")
 	wantCode(t, err, CodeTimeout, "fake")
-	if d := time.Since(began); d < 300*time.Millisecond || d > 2*time.Second {
-		t.Errorf("timed out after %s, want about 300ms", d)
+	if d := time.Since(began); d < 500*time.Millisecond || d > 3*time.Second {
+		t.Errorf("timed out after %s, want about 500ms", d)
 	}
-	time.Sleep(500 * time.Millisecond) // the ping after the timeout is answered
+	time.Sleep(1500 * time.Millisecond) // the probe after the timeout is answered
 	if serverPid(t, r, "fake__pid") != pid {
 		t.Fatal("a server that answers pings was restarted")
 	}

@@ -391,9 +391,11 @@ func (r *Registry) Pin(names ...string) ([]Tool, error) {
 // rejudge applies the pins to every server's last listing again.
 func (r *Registry) rejudge() {
 	for name, c := range r.conns {
+		c.umu.Lock()
 		if l := c.tools(); l != nil {
 			r.update(name, l)
 		}
+		c.umu.Unlock()
 	}
 }
 

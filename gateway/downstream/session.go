@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ewp-go/ewp/gateway/config"
@@ -32,7 +33,8 @@ type session struct {
 	started time.Time
 	// gone is closed when nothing of the session is left running: the
 	// process has exited (stdio), or at once when it ends (HTTP).
-	gone chan struct{}
+	gone    chan struct{}
+	probing atomic.Bool // a liveness probe is under way (conn.probe)
 }
 
 func newSession() *session {
