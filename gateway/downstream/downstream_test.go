@@ -86,6 +86,23 @@ func TestCancellationPassesThrough(t *testing.T) {
 	mustEcho(t, r, "fake__echo", "still here")
 }
 
+// Over HTTP the cancellation closes the request's stream, and the
+// server's handler sees its context end.
+func TestCancellationPassesThroughHTTP(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "mark")
+	t.Setenv("EWP_FAKE_MARK", mark) // the HTTP fake runs in this process
+	r, _ := start(t, Options{PinOnFirstSight: true}, httpServer(t, "web"))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	_, err := r.Call(ctx, "web__wait", nil, nil)
+	wantCode(t, err, CodeCancelled, "web")
+	eventually(t, "the server to see the cancellation", func() bool {
+		b, _ := os.ReadFile(mark)
+		return string(b) == "cancelled"
+	})
+	mustEcho(t, r, "web__echo", "still here")
+}
+
 // A server killed during a call: the caller gets UNAVAILABLE naming it,
 // the other server keeps serving, and the killed one comes back.
 func TestKilledMidCall(t *testing.T) {
@@ -340,5 +357,34 @@ func TestHTTPServerGoesAway(t *testing.T) {
 	}
 	if _, ok := r.Tool("never__echo"); ok {
 		t.Error("a server never reached lists tools")
+	}
+}
+
+// A server that stops reading its stdin with the pipe full cannot hold a
+// call past its deadline, nor the calls after it: the write times out
+// and the server is restarted.
+func TestServerStopsReadingStdin(t *testing.T) {
+	srv := stdioServer(t, "fake", nil)
+	srv.Timeout = 500 * time.Millisecond
+	r, _ := start(t, Options{PinOnFirstSight: true}, srv)
+	pid := serverPid(t, r, "fake__pid")
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(pid, syscall.SIGCONT)
+	big := `{"text":"` + strings.Repeat("z", 256<<10) + `"}` // four times a pipe's buffer
+	done := make(chan error, 1)
+	go func() { _, err := call(t, r, "fake__echo", big); done <- err }()
+	select {
+	case err := <-done:
+		if c := CodeOf(err); c != CodeUnavailable && c != CodeTimeout {
+			t.Fatalf("err = %v, want UNAVAILABLE or TIMEOUT", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a call to a server that does not read its stdin is still waiting after 5s")
+	}
+	eventuallyEcho(t, r, "fake__echo")
+	if serverPid(t, r, "fake__pid") == pid {
+		t.Error("the server was not replaced")
 	}
 }

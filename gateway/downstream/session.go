@@ -104,31 +104,26 @@ func startStdio(ctx context.Context, srv config.Server, maxLine int, log *slog.L
 	cmd.Env = childEnv(srv.Env)
 	cmd.Dir = srv.Cwd
 	ownGroup(cmd)
-	stdin, err := cmd.StdinPipe()
+	pipes, err := newPipes()
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes.childIn, pipes.childOut, pipes.childErr
 	if err := cmd.Start(); err != nil {
-		for _, f := range []*os.File{outR, outW, errR, errW} {
-			f.Close()
-		}
+		pipes.closeAll()
 		return nil, fmt.Errorf("start %s: %w", srv.Command, err)
 	}
-	outW.Close()
-	errW.Close()
+	pipes.closeChildEnds()
+	outR, errR := pipes.out, pipes.err
 	s := newSession()
-	s.stop = func() { stopProcess(cmd, stdin, s.gone) }
+	stdin := &deadlineWriter{f: pipes.in, timeout: srv.Timeout, s: s}
+	s.stop = func() { stopProcess(cmd, pipes.in, s.gone) }
+	guard := newLineGuard(outR, maxLine, func(line []byte) {
+		log.Warn("downstream wrote a line on stdout that is not JSON-RPC; dropped", "server", srv.Name,
+			"line", termtext.Escape(string(line[:min(len(line), 200)])), "bytes", len(line))
+	})
+	s.cli = client.NewClient(transport.NewIO(endNotifier{guard, outR, s}, stdin, nil))
+	err = s.cli.Start(ctx) // the session is whole before anything may end it
 	go func() {
 		err := cmd.Wait()
 		close(s.gone)
@@ -140,18 +135,78 @@ func startStdio(ctx context.Context, srv config.Server, maxLine int, log *slog.L
 		s.end(err)
 	}()
 	go logStderr(errR, srv.Name, log)
-	guard := newLineGuard(outR, maxLine, func(line []byte) {
-		log.Warn("downstream wrote a line on stdout that is not JSON-RPC; dropped", "server", srv.Name,
-			"line", termtext.Escape(string(line[:min(len(line), 200)])), "bytes", len(line))
-	})
-	tr := transport.NewIO(endNotifier{guard, outR, s}, stdin, nil)
-	s.cli = client.NewClient(tr)
-	if err := s.cli.Start(ctx); err != nil {
+	if err != nil {
 		s.end(err)
 		return nil, err
 	}
 	return s, nil
 }
+
+// pipes are the three pipes of a child: the ends it gets, and ours. Ours
+// are pollable, so a write to a server that stopped reading can time out.
+type pipes struct {
+	childIn, childOut, childErr *os.File
+	in, out, err                *os.File
+}
+
+func newPipes() (*pipes, error) {
+	var p pipes
+	var err error
+	if p.childIn, p.in, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	if p.out, p.childOut, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, err
+	}
+	if p.err, p.childErr, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, err
+	}
+	return &p, nil
+}
+
+func (p *pipes) closeChildEnds() {
+	for _, f := range []*os.File{p.childIn, p.childOut, p.childErr} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+func (p *pipes) closeAll() {
+	p.closeChildEnds()
+	for _, f := range []*os.File{p.in, p.out, p.err} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// deadlineWriter writes to a server's stdin within its timeout. mcp-go
+// writes a request while holding its stdin lock and the caller's context
+// does not interrupt the write: without a deadline one server that stops
+// reading (its pipe full) would hold every later request, and the probe
+// that should find it hung, forever. A write past the deadline ends the
+// session.
+type deadlineWriter struct {
+	f       *os.File
+	timeout time.Duration
+	s       *session
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	if err := w.f.SetWriteDeadline(time.Now().Add(w.timeout)); err != nil {
+		return w.f.Write(p) // not pollable: as mcp-go would
+	}
+	n, err := w.f.Write(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		w.s.end(fmt.Errorf("the server stopped reading its stdin (a write did not complete within %s)", w.timeout))
+	}
+	return n, err
+}
+
+func (w *deadlineWriter) Close() error { return w.f.Close() }
 
 // endNotifier ends the session when the guarded stdout ends, with the
 // guard's reason (a protocol violation) or "stdout closed". mcp-go is
