@@ -16,8 +16,8 @@ import (
 func TestStdioListAndCall(t *testing.T) {
 	r, lg := start(t, Options{PinOnFirstSight: true}, stdioServer(t, "fake", nil))
 	tools := r.Tools()
-	if len(tools) != 10 {
-		t.Fatalf("%d tools, want 10: %+v", len(tools), tools)
+	if len(tools) != 11 {
+		t.Fatalf("%d tools, want 11: %+v", len(tools), tools)
 	}
 	echo, ok := r.Tool("fake__echo")
 	if !ok || !echo.Listed() || echo.Server != "fake" || echo.Definition.Name != "echo" || echo.Definition.Description != "Echo the text." {
@@ -256,7 +256,7 @@ func TestUnpinnedUntilPinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Pinned) != 10 || len(rep.Failed) != 0 {
+	if len(rep.Pinned) != 11 || len(rep.Failed) != 0 {
 		t.Fatalf("report = %+v", rep)
 	}
 	eventually(t, "the running registry to see the pins", func() bool { tl, _ := r.Tool("fake__echo"); return tl.Listed() })
@@ -386,5 +386,25 @@ func TestServerStopsReadingStdin(t *testing.T) {
 	eventuallyEcho(t, r, "fake__echo")
 	if serverPid(t, r, "fake__pid") == pid {
 		t.Error("the server was not replaced")
+	}
+}
+
+// A server's stderr is logged a line at a time, each cut at 4 KiB, at
+// most 200 lines a second; the rest are counted.
+func TestStderrIsBounded(t *testing.T) {
+	r, lg := start(t, Options{PinOnFirstSight: true}, stdioServer(t, "fake", nil))
+	if _, err := call(t, r, "fake__spew", ""); err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Close() // the count of a window is logged when it ends, or at the end of stderr
+	eventually(t, "the drop count", func() bool { return strings.Contains(lg.String(), "stderr lines dropped") })
+	l := lg.String()
+	if n := strings.Count(l, "spew "); n > 2*maxStderrLinesPerSecond || n == 0 {
+		t.Errorf("%d spew lines logged, want at most %d", n, 2*maxStderrLinesPerSecond)
+	}
+	_, long, ok := strings.Cut(l, "line=BEGIN")
+	long, _, _ = strings.Cut(long, "\n")
+	if !ok || strings.Contains(long, "END") || !strings.Contains(long, "truncated_bytes=") || len(long) > maxStderrLine+100 {
+		t.Errorf("the long line was not cut at its start: %.200q", long)
 	}
 }

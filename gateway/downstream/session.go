@@ -252,16 +252,20 @@ func stopProcess(cmd *exec.Cmd, stdin io.Closer, exited <-chan struct{}) {
 func logStderr(r *os.File, server string, log *slog.Logger) {
 	defer r.Close()
 	br := bufio.NewReaderSize(r, maxStderrLine)
+	budget := lineBudget{max: maxStderrLinesPerSecond, window: time.Second}
+	dropped := func(n int) {
+		log.Warn("downstream stderr lines dropped (more than the rate logged)", "server", server, "dropped", n, "per_second", maxStderrLinesPerSecond)
+	}
 	for {
 		line, err := br.ReadSlice('\n')
+		text := termtext.Escape(string(trimNewline(line))) // copied: the buffer is reused below
 		extra := 0
 		for errors.Is(err, bufio.ErrBufferFull) { // the rest of a long line: count it, skip it
 			var more []byte
 			more, err = br.ReadSlice('\n')
 			extra += len(more)
 		}
-		if len(line) > 0 {
-			text := termtext.Escape(string(trimNewline(line)))
+		if len(line) > 0 && budget.take(time.Now(), dropped) {
 			if extra > 0 {
 				log.Info("downstream stderr", "server", server, "line", text, "truncated_bytes", extra)
 			} else {
@@ -269,8 +273,44 @@ func logStderr(r *os.File, server string, log *slog.Logger) {
 			}
 		}
 		if err != nil {
+			budget.flush(dropped)
 			return
 		}
+	}
+}
+
+// maxStderrLinesPerSecond bounds how many stderr lines of one server are
+// logged a second; the rest are counted and the count logged.
+const maxStderrLinesPerSecond = 200
+
+// lineBudget lets max lines through per window and counts the others.
+type lineBudget struct {
+	max     int
+	window  time.Duration
+	start   time.Time
+	n       int
+	dropped int
+}
+
+// take reports whether one more line may be logged at now; report is
+// told how many were dropped in a window that has ended.
+func (b *lineBudget) take(now time.Time, report func(int)) bool {
+	if now.Sub(b.start) >= b.window {
+		b.flush(report)
+		b.start, b.n = now, 0
+	}
+	if b.n < b.max {
+		b.n++
+		return true
+	}
+	b.dropped++
+	return false
+}
+
+func (b *lineBudget) flush(report func(int)) {
+	if b.dropped > 0 {
+		report(b.dropped)
+		b.dropped = 0
 	}
 }
 
@@ -286,8 +326,10 @@ func trimNewline(b []byte) []byte {
 // credential) are never sent to another address.
 func startHTTP(ctx context.Context, srv config.Server, maxLine int) (*session, error) {
 	s := newSession()
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.MaxIdleConnsPerHost = maxIdlePerServer
 	hc := &http.Client{
-		Transport: capTransport{base: http.DefaultTransport, max: maxLine, onLimit: s.end},
+		Transport: capTransport{base: base, max: maxLine, onLimit: s.end},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return errors.New("redirects are not followed (the configured headers would go to another address)")
 		},
@@ -298,13 +340,18 @@ func startHTTP(ctx context.Context, srv config.Server, maxLine int) (*session, e
 		return nil, err
 	}
 	s.cli = client.NewClient(tr)
-	s.stop = func() { hc.CloseIdleConnections(); close(s.gone) }
+	s.stop = func() { base.CloseIdleConnections(); close(s.gone) }
 	if err := s.cli.Start(ctx); err != nil {
 		s.end(err)
 		return nil, err
 	}
 	return s, nil
 }
+
+// maxIdlePerServer keeps connections to an HTTP server open for reuse:
+// Go's default of 2 would open a new one for most calls when many agents
+// call at once.
+const maxIdlePerServer = 64
 
 // quietLogger drops mcp-go's HTTP transport log, which may quote request
 // details; the gateway logs what it needs itself.
