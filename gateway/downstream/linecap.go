@@ -84,7 +84,7 @@ func (g *lineGuard) next() ([]byte, error) {
 	g.buf = g.buf[:0]
 	for {
 		chunk, err := g.r.ReadSlice('\n')
-		if len(g.buf)+len(chunk) > g.max+1 { // +1: the newline is not the message's
+		if n := len(g.buf) + len(bytes.TrimSuffix(chunk, []byte("\n"))); n > g.max { // the newline is not the message's
 			return nil, &protocolError{fmt.Sprintf("a line on stdout is longer than %d bytes", g.max)}
 		}
 		g.buf = append(g.buf, chunk...)

@@ -2,7 +2,9 @@ package downstream
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/ewp-go/ewp/gateway/config"
 	"github.com/ewp-go/ewp/internal/termtext"
@@ -109,15 +111,12 @@ func Pin(ctx context.Context, cfg *config.Config, log *slog.Logger, servers ...s
 	opt.Log = log
 	if len(servers) > 0 {
 		opt.Servers = nil
-		for _, s := range cfg.Servers {
-			for _, want := range servers {
-				if s.Name == want {
-					opt.Servers = append(opt.Servers, s)
-				}
+		for _, want := range servers {
+			i := slices.IndexFunc(cfg.Servers, func(s config.Server) bool { return s.Name == want })
+			if i < 0 {
+				return nil, fmt.Errorf("pin: the config names no server %q", termtext.Escape(want))
 			}
-		}
-		if len(opt.Servers) != len(servers) {
-			return nil, errorf(CodeUnavailable, "", "", nil, "pin: a server named is not in the config")
+			opt.Servers = append(opt.Servers, cfg.Servers[i])
 		}
 	}
 	r, err := New(opt)

@@ -92,3 +92,10 @@ func TestPinsFile(t *testing.T) {
 		t.Errorf("an oversized pins file: %v", err)
 	}
 }
+
+func TestPinNamesAServerNotInTheConfig(t *testing.T) {
+	cfg := configFor{stdioServer(t, "fake", nil), filepath.Join(t.TempDir(), "p.json")}.config()
+	if _, err := Pin(t.Context(), &cfg, nil, "fake", "ghost"); err == nil || !strings.Contains(err.Error(), `"ghost"`) {
+		t.Fatalf("err = %v, want one naming the server", err)
+	}
+}
