@@ -212,7 +212,14 @@ func TestDescriptionChangedAfterPinning(t *testing.T) {
 	wantCode(t, err, CodeToolChanged, "fake")
 	mu.Lock()
 	var changed []Change
+	firstSeen := 0
 	for _, c := range changes {
+		if c.Kind == ToolFirstSeen {
+			firstSeen++
+			if c.Tool.State != Pinned || c.Was != "" {
+				t.Errorf("a pin on first sight: %+v", c)
+			}
+		}
 		if c.Kind == ToolChanged {
 			changed = append(changed, c)
 		}
@@ -222,6 +229,9 @@ func TestDescriptionChangedAfterPinning(t *testing.T) {
 	}
 	if listChanged == 0 {
 		t.Error("OnListChanged was not called")
+	}
+	if firstSeen != len(r.Tools()) {
+		t.Errorf("%d pins on first sight reported, want one per tool (%d)", firstSeen, len(r.Tools()))
 	}
 	mu.Unlock()
 	if _, err := r.Pin("fake__echo"); err != nil {

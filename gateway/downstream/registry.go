@@ -289,11 +289,14 @@ func (r *Registry) update(server string, listing []mcp.Tool) {
 		}
 	}
 	for _, t := range seen {
-		if _, ok := first[t.Name]; ok {
+		_, firstSight := first[t.Name]
+		if firstSight {
 			t.Pinned = t.SHA256
-			changes = append(changes, Change{Kind: ToolFirstSeen, Tool: t, SeenAt: now})
 		}
 		t.State = state(t)
+		if firstSight {
+			changes = append(changes, Change{Kind: ToolFirstSeen, Tool: t, SeenAt: now})
+		}
 		if ch, ok := r.change(t, now); ok {
 			changes = append(changes, ch)
 		}
