@@ -24,6 +24,9 @@ const (
 	ReasonApprovalUsed        = "APPROVAL_USED"
 	ReasonApprovalOutOfScope  = "APPROVAL_OUT_OF_SCOPE"
 	ReasonApprovalWrongAction = "APPROVAL_WRONG_ACTION"
+	// ReasonApprovalWrongAgent: the approval is bound to another agent
+	// than the one presenting it (unless the operator widened it).
+	ReasonApprovalWrongAgent = "APPROVAL_WRONG_AGENT"
 	// ReasonApprovalWrongProposition: the approval (once, or its scope)
 	// is for another proposition than the call's.
 	ReasonApprovalWrongProposition = "APPROVAL_WRONG_PROPOSITION"
@@ -57,6 +60,7 @@ var refusedApprovals = []struct {
 	{audit.ErrApprovalUsed, ReasonApprovalUsed, "ask the user, and the operator for a new approval"},
 	{audit.ErrApprovalWrongProposition, ReasonApprovalWrongProposition, "present it only for the proposition it was given for"},
 	{audit.ErrApprovalWrongAction, ReasonApprovalWrongAction, "ask the user, and the operator for an approval of this action"},
+	{audit.ErrApprovalWrongAgent, ReasonApprovalWrongAgent, "an approval answers for the agent whose call was approved; ask the operator for one of your own"},
 	{audit.ErrApprovalOutOfScope, ReasonApprovalOutOfScope, "ask the user, and the operator for an approval that covers it"},
 	{audit.ErrApprovalUnsigned, ReasonApprovalUnsigned, "do not act; tell the user and the operator"},
 	{audit.ErrApprovalBadSignature, ReasonApprovalBadSignature, "do not act; tell the user and the operator"},

@@ -74,3 +74,17 @@ func TestUnlift(t *testing.T) {
 		t.Errorf("approval layer after Unlift: %+v", l)
 	}
 }
+
+// An approval bound to one agent, presented by another, gets its own
+// reason in the approval layer: the rule is audit's (Covers), the words
+// the gate's.
+func TestWrongAgentHasItsReason(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	a := &audit.Approval{ID: "A-1", Verdict: audit.Approved, Once: true, Agent: "alice",
+		Action: &audit.Action{PropositionID: "P"}}
+	err := a.Covers(&audit.Decision{Agent: "bob", PropositionID: "P"}, now)
+	why, ok := RefusedReason("A-1", err)
+	if !ok || !strings.HasPrefix(why, ReasonApprovalWrongAgent+": approval A-1:") {
+		t.Fatalf("Covers said %v; the layer's reason is %q (known %v)", err, why, ok)
+	}
+}

@@ -29,6 +29,7 @@ const (
 	ReasonApprovalUsed             = gate.ReasonApprovalUsed
 	ReasonApprovalOutOfScope       = gate.ReasonApprovalOutOfScope
 	ReasonApprovalWrongAction      = gate.ReasonApprovalWrongAction
+	ReasonApprovalWrongAgent       = gate.ReasonApprovalWrongAgent
 	ReasonApprovalWrongProposition = gate.ReasonApprovalWrongProposition
 	ReasonApprovalUnknown          = gate.ReasonApprovalUnknown
 	ReasonApprovalsDisabled        = gate.ReasonApprovalsDisabled
