@@ -35,14 +35,14 @@ func newFakeAgents() *fakeAgents { return &fakeAgents{byHash: map[string]*audit.
 
 func (f *fakeAgents) add(t *testing.T, name string, ingest bool, groups ...string) string {
 	t.Helper()
-	cred, err := NewAgentCredential()
+	cred, _, err := audit.NewAgentCredential()
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.byHash[CredentialSHA256(cred)] = &audit.AgentRecord{Name: name, Groups: groups, Ingest: ingest,
-		CredentialSHA256: CredentialSHA256(cred), CreatedAt: time.Unix(1, 0)}
+	f.byHash[audit.CredentialSHA256(cred)] = &audit.AgentRecord{Name: name, Groups: groups, Ingest: ingest,
+		CredentialSHA256: audit.CredentialSHA256(cred), CreatedAt: time.Unix(1, 0)}
 	return cred
 }
 

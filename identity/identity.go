@@ -228,7 +228,7 @@ func (a *Authenticator) agent(ctx context.Context, token string) (Identity, erro
 	if !IsAgentCredential(token) {
 		return Identity{}, invalid("the agent credential is malformed: want %s and %d base64url characters", AgentCredentialPrefix, agentSecretChars)
 	}
-	sum := CredentialSHA256(token)
+	sum := audit.CredentialSHA256(token)
 	rec, err := a.agents.AgentByCredential(ctx, sum)
 	if errors.Is(err, audit.ErrNotFound) {
 		return Identity{}, invalid("the agent credential is unknown or revoked")

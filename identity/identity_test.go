@@ -18,23 +18,17 @@ func containsFold(s, sub string) bool {
 }
 
 func TestAgentCredentialShape(t *testing.T) {
-	c, err := NewAgentCredential()
+	c, _, err := audit.NewAgentCredential()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(c, AgentCredentialPrefix) || len(c) != len(AgentCredentialPrefix)+43 || !IsAgentCredential(c) {
-		t.Fatalf("credential %q has the wrong shape", c)
+	if !IsAgentCredential(c) {
+		t.Fatalf("audit's credential %q does not pass IsAgentCredential", c)
 	}
-	if d, _ := NewAgentCredential(); d == c {
-		t.Fatal("two credentials are equal")
-	}
-	for _, bad := range []string{c[:len(c)-1], c + "A", "ewp_agent_" + strings.Repeat("!", 43), strings.TrimPrefix(c, "ewp_")} {
+	for _, bad := range []string{c[:len(c)-1], c + "A", "ewp_agent_" + strings.Repeat("!", 43), strings.TrimPrefix(c, "ewp_"), ""} {
 		if IsAgentCredential(bad) {
 			t.Errorf("%q passes as a credential", bad)
 		}
-	}
-	if h := CredentialSHA256(c); len(h) != 64 || strings.ToLower(h) != h {
-		t.Fatalf("hash %q", h)
 	}
 }
 
@@ -113,7 +107,7 @@ func TestAgentCredentialLookedUpOnEveryRequest(t *testing.T) {
 		t.Fatalf("bob is not revoked: %v", err)
 	}
 	mustRefuse(t, a, bearer(AgentCredentialPrefix+"short"), "malformed")
-	other, _ := NewAgentCredential()
+	other, _, _ := audit.NewAgentCredential()
 	mustRefuse(t, a, bearer(other), "unknown or revoked")
 }
 
@@ -129,10 +123,10 @@ func TestAgentRegisterDownIs503(t *testing.T) {
 
 // A store answering the wrong row (or a revoked one) is not believed.
 func TestAgentRowMustMatchTheCredential(t *testing.T) {
-	cred, _ := NewAgentCredential()
+	cred, _, _ := audit.NewAgentCredential()
 	for name, rec := range map[string]*audit.AgentRecord{
 		"wrong hash": {Name: "mallory", CredentialSHA256: strings.Repeat("0", 64)},
-		"revoked":    {Name: "alice", CredentialSHA256: CredentialSHA256(cred), RevokedAt: testNow},
+		"revoked":    {Name: "alice", CredentialSHA256: audit.CredentialSHA256(cred), RevokedAt: testNow},
 	} {
 		a := newAuth(t, Config{Agents: rowAgents{rec}})
 		if _, err := a.Authenticate(bearer(cred)); err == nil {

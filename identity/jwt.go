@@ -91,6 +91,9 @@ func (v *verifier) verify(ctx context.Context, raw string) (audit.Principal, err
 	if err := checkName("sub", claims.Subject, MaxSubjectBytes); err != nil {
 		return audit.Principal{}, err
 	}
+	if claims.Subject == audit.Anonymous {
+		return audit.Principal{}, invalid("the access token's sub is %q, the principal of calls no credential names", audit.Anonymous)
+	}
 	groups, err := v.groups(extra)
 	if err != nil {
 		return audit.Principal{}, err

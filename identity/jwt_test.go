@@ -74,6 +74,7 @@ func TestBadJWTsAreRefused(t *testing.T) {
 		"no exp":             {with("exp", nil), "no exp"},
 		"not yet valid":      {with("nbf", testNow.Add(Leeway+time.Minute).Unix()), "not valid yet"},
 		"no sub":             {with("sub", nil), "sub is empty"},
+		"sub anonymous":      {with("sub", audit.Anonymous), "principal of calls no credential names"},
 		"forged signature":   {other.sign("rsa-1", "rsa-1", goodClaims()), "does not verify"},
 		"payload swapped":    {parts[0] + "." + b64(`{"sub":"root","iss":"`+testIssuer+`"}`) + "." + parts[2], "does not verify"},
 		"unknown kid":        {is.sign("rsa-1", "rsa-9", goodClaims()), "no key in the JWKS"},
