@@ -51,3 +51,19 @@ func AgentNamed(ctx context.Context, agents audit.Agents, name string) (*audit.A
 	}
 	return nil, fmt.Errorf("agent %q is not in the register; add it with ewp-audit agents add %s (ewp-audit agents list shows them)", name, name)
 }
+
+// AgentsOf is the agent register a decision log keeps, looking through
+// wrappers that have an Unwrap (audit/notify's); nil when it keeps none.
+func AgentsOf(l audit.Log) audit.Agents {
+	for l != nil {
+		if a, ok := l.(audit.Agents); ok {
+			return a
+		}
+		u, ok := l.(interface{ Unwrap() audit.Log })
+		if !ok {
+			return nil
+		}
+		l = u.Unwrap()
+	}
+	return nil
+}

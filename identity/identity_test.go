@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/memlog"
 )
 
 func containsFold(s, sub string) bool {
@@ -186,5 +187,19 @@ func TestTokenLengthBound(t *testing.T) {
 	}
 	if id, err := a.Authenticate(bearer(strings.Repeat("x", MaxTokenBytes))); err != nil || !id.Unmatched {
 		t.Fatalf("at the bound: %+v %v", id, err)
+	}
+}
+
+type wrapped struct{ audit.Log }
+
+func (w wrapped) Unwrap() audit.Log { return w.Log }
+
+func TestAgentsOf(t *testing.T) {
+	ml := memlog.New(time.Now)
+	if AgentsOf(ml) == nil || AgentsOf(wrapped{wrapped{ml}}) == nil {
+		t.Fatal("memlog's register is not found, or not through Unwrap")
+	}
+	if AgentsOf(nil) != nil || AgentsOf(struct{ audit.Log }{ml}) != nil {
+		t.Fatal("a log without a register (or one that hides it) gives one")
 	}
 }
