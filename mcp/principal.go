@@ -8,15 +8,17 @@ import (
 	"github.com/ewp-go/ewp/identity"
 )
 
-// recordedAgent is the principal a decision is recorded for. An
-// anonymous call records none, so its record is byte for byte what it
-// was before agent identities (see history_golden_test.go).
-func recordedAgent(ctx context.Context) (string, []string) {
+// requestAgent is the principal the gate judges ctx's call for
+// (gate.Request.Agent). An anonymous call carries none, so the gate
+// records none and its record is byte for byte what it was before agent
+// identities (history_golden_test.go); the gate still judges it as
+// audit.Anonymous.
+func requestAgent(ctx context.Context) audit.Principal {
 	p := identity.PrincipalFrom(ctx)
 	if p.Name == audit.Anonymous {
-		return "", nil
+		return audit.Principal{}
 	}
-	return p.Name, slices.Clone(p.Groups)
+	return audit.Principal{Name: p.Name, Groups: slices.Clone(p.Groups)}
 }
 
 // mayRead is whether ctx's caller may read decision d: an agent reads
