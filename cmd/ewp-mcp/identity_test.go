@@ -41,8 +41,9 @@ func TestIdentityFlagsRefused(t *testing.T) {
 }
 
 // agentLog makes a decision log beside db holding the agents named, and
-// revokes those in revoked.
-func agentLog(t *testing.T, db string, names []string, revoked ...string) string {
+// revokes those in revoked; it returns the log's path and the agents'
+// credentials.
+func agentLog(t *testing.T, db string, names []string, revoked ...string) (string, map[string]string) {
 	t.Helper()
 	path := db + ".audit"
 	l, err := auditsqlite.OpenOrCreate(path, auditsqlite.Options{})
@@ -51,8 +52,10 @@ func agentLog(t *testing.T, db string, names []string, revoked ...string) string
 	}
 	defer l.Close()
 	ctx := context.Background()
+	creds := map[string]string{}
 	for _, n := range names {
-		_, sum, _ := audit.NewAgentCredential()
+		cred, sum, _ := audit.NewAgentCredential()
+		creds[n] = cred
 		if err := l.AddAgent(ctx, &audit.AgentRecord{Name: n, Groups: []string{"ops"}, CredentialSHA256: sum}); err != nil {
 			t.Fatal(err)
 		}
@@ -62,12 +65,12 @@ func agentLog(t *testing.T, db string, names []string, revoked ...string) string
 			t.Fatal(err)
 		}
 	}
-	return path
+	return path, creds
 }
 
 func TestStdioAgent(t *testing.T) {
 	db := ledgerFile(t)
-	logPath := agentLog(t, db, []string{"alice", "bob"}, "bob")
+	logPath, _ := agentLog(t, db, []string{"alice", "bob"}, "bob")
 	for name, want := range map[string]string{"bob": "was revoked", "carol": "not in the register"} {
 		r := runWith(t, []string{"--db", db, "--agent", name}, env(), "")
 		if r.code != 1 || !strings.Contains(r.stderr, want) {
@@ -99,7 +102,7 @@ func TestStdioAgent(t *testing.T) {
 
 func TestHTTPServesMetadataAndChallenges(t *testing.T) {
 	db := ledgerFile(t)
-	agentLog(t, db, nil)
+	logPath, creds := agentLog(t, db, []string{"alice"})
 	o := &fakeOpener{store: &emptyStore{}}
 	var out, errb syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
@@ -118,15 +121,41 @@ func TestHTTPServesMetadataAndChallenges(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `"resource":"`+url+`"`) {
 		t.Fatalf("metadata: %d %s", resp.StatusCode, body)
 	}
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err = http.DefaultClient.Do(req)
+	post := func(token string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	resp = post("")
+	if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `resource_metadata="`+base+`/.well-known/oauth-protected-resource/mcp"`) {
+		t.Fatalf("no credential: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	if resp := post(creds["alice"]); resp.StatusCode != 200 {
+		t.Fatalf("alice's credential: %d", resp.StatusCode)
+	}
+	// Revoked through another connection to the log, as ewp-audit agents
+	// revoke does: the server's next lookup finds it.
+	l, err := auditsqlite.Open(logPath, auditsqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `resource_metadata="`+base+`/.well-known/oauth-protected-resource/mcp"`) {
-		t.Fatalf("no credential: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	if err := l.RevokeAgent(context.Background(), "alice", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if resp := post(creds["alice"]); resp.StatusCode != 401 {
+		t.Fatalf("a revoked credential: %d", resp.StatusCode)
+	}
+	if strings.Contains(errb.String(), creds["alice"]) {
+		t.Fatal("the credential is in the server's log")
 	}
 	cancel()
 	select {
