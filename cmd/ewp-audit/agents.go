@@ -4,10 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/auditstore"
 )
 
 // runAgents is `ewp-audit agents add|list|revoke`: the operator's register
@@ -62,10 +64,10 @@ func agentsAdd(e *env, args []string) int {
 	r := &audit.AgentRecord{Name: pos[0], Groups: groups, Ingest: *ingest, CredentialSHA256: sum, CreatedAt: e.now().UTC()}
 	// The record's rules are checked before the log is opened: a bad name
 	// is a usage error and changes nothing.
-	if err := (*r).CheckAgent(e.now()); err != nil {
+	if err := r.CheckAgent(e.now()); err != nil {
 		return usageError(e.stderr, "agents add: "+esc(strings.TrimPrefix(err.Error(), audit.ErrInvalidAgent.Error()+": ")))
 	}
-	l, code := f.open(e, "agents add", false)
+	l, code := f.openForAgents(e)
 	if code >= 0 {
 		return code
 	}
@@ -217,4 +219,26 @@ func bindingText(a *audit.Approval) string {
 		return "agent " + a.Agent
 	}
 	return ""
+}
+
+// openForAgents opens the log for agents add, which may come before the
+// server ever ran: beside an existing SQLite ledger (--db) the log is
+// created when missing, as ewp-mcp would create it. A mistyped --db
+// names no ledger and is still an error; --audit is never created.
+func (lf *logFlags) openForAgents(e *env) (auditstore.Log, int) {
+	create := false
+	if lf.audit == "" && lf.db != "" && !auditstore.IsPostgres(lf.db) {
+		if st, err := os.Stat(lf.db); err == nil && st.Mode().IsRegular() {
+			create = true
+		}
+	}
+	if !create {
+		return lf.open(e, "agents add", false)
+	}
+	l, err := auditstore.Open(e.ctx, lf.db, "", auditstore.Options{Create: true, Now: e.now})
+	if err != nil {
+		printErr(e, "agents add", err)
+		return nil, exitLog
+	}
+	return l, -1
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -135,5 +136,23 @@ func TestAgentShownAndApproveAnyAgent(t *testing.T) {
 	as, err := l.ApprovalsFor(context.Background(), ds[1].ID)
 	if err != nil || len(as) != 1 || !as[0].AnyAgent || as[0].Agent != "" || !strings.Contains(string(as[0].SignedPayload()), `"any_agent":true`) {
 		t.Fatalf("stored any-agent approval: %+v %v", as, err)
+	}
+}
+
+// TestAgentsAddBeforeTheServer: beside an existing ledger, agents add
+// creates the log; beside a mistyped one it creates nothing.
+func TestAgentsAddBeforeTheServer(t *testing.T) {
+	dir := t.TempDir()
+	ledger := dir + "/ewp.sqlite"
+	if err := os.WriteFile(ledger, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wantExit(t, exitOK, "agents", "add", "builder", "--db", ledger)
+	if _, err := os.Stat(sqlite.DefaultPath(ledger)); err != nil {
+		t.Fatalf("no log beside the ledger: %v", err)
+	}
+	wantExit(t, exitLog, "agents", "add", "builder", "--db", dir+"/typo.sqlite")
+	if _, err := os.Stat(sqlite.DefaultPath(dir + "/typo.sqlite")); err == nil {
+		t.Fatal("a log was created beside a ledger that does not exist")
 	}
 }

@@ -261,6 +261,10 @@ is replaced by revoking the agent and adding a new one under another name.
   --ingest     the credential also carries the ingest role (it may write
                evidence and set a risk policy)
 
+Beside an existing SQLite ledger, add creates the decision log when the
+server has not yet (a mistyped --db is still an error; --audit PATH must
+exist).
+
 list shows every agent, revoked ones too, with the start of its
 credential's sha256. revoke takes effect on the next request: nothing
 caches a credential lookup. On PostgreSQL, add and revoke as a member of
