@@ -82,13 +82,15 @@ func explain(err error) (code, message string) {
 	return te.Error, te.Message
 }
 
-// who is the caller of ctx's call as the gate records it; nothing without
-// a decision log, which is the only one to read it.
+// who is the caller of ctx's call as the gate judges and records it: the
+// principal the transport established (identity.PrincipalFrom), and the
+// transport's facts, which only a decision log reads.
 func (s *Server) who(ctx context.Context) gate.Request {
-	if s.decisions == nil {
-		return gate.Request{}
+	r := gate.Request{Agent: requestAgent(ctx)}
+	if s.decisions != nil {
+		r.Caller = callerFrom(ctx)
 	}
-	return gate.Request{Caller: callerFrom(ctx)}
+	return r
 }
 
 // ledger is the server's store as the gate's evidence: the latest

@@ -45,7 +45,8 @@ func (s *Server) checkGrounding(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := gate.GroundRequest{Concepts: concepts, MinDepth: minDepth, Caller: s.who(ctx).Caller, Done: s.slotDone(ctx)}
+	w := s.who(ctx)
+	r := gate.GroundRequest{Concepts: concepts, MinDepth: minDepth, Agent: w.Agent, Caller: w.Caller, Done: s.slotDone(ctx)}
 	out, err := s.gate.Ground(ctx, r)
 	if err != nil {
 		return nil, asked(err)

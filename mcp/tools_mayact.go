@@ -100,7 +100,7 @@ func (s *Server) decodeMayAct(ctx context.Context, a args, c *gate.Request) erro
 	if err := s.entrance(a); err != nil {
 		return err
 	}
-	c.Ingest = hasIngest(ctx)
+	c.Ingest, c.Agent = hasIngest(ctx), requestAgent(ctx)
 	var err error
 	if c.RiskPolicy, err = riskPolicy(ctx, a); err != nil {
 		return err
