@@ -119,7 +119,7 @@ func (in *claudeInput) key() (string, error) {
 // PostToolUseFailure record what the tool did and answer {}. An error
 // means no answer: the caller fails closed (exit 2, or an HTTP error the
 // installed settings turn into a block).
-func ClaudeCode(ctx context.Context, j Judge, agent audit.Principal, remote string, body []byte, w Where) ([]byte, error) {
+func ClaudeCode(ctx context.Context, j Judge, c Caller, body []byte, w Where) ([]byte, error) {
 	in, err := decodeClaude(body)
 	if err != nil {
 		return nil, err
@@ -134,8 +134,8 @@ func ClaudeCode(ctx context.Context, j Judge, agent audit.Principal, remote stri
 	}
 	switch in.event {
 	case PreToolUse:
-		v, err := j.Judge(ctx, Query{Agent: agent, Entrance: EntranceClaudeCode, Tool: name,
-			Arguments: in.input, IdempotencyKey: key, RemoteAddr: remote})
+		v, err := j.Judge(ctx, Query{Caller: c, Entrance: EntranceClaudeCode, Tool: name,
+			Arguments: in.input, IdempotencyKey: key})
 		if err != nil {
 			return nil, err
 		}
@@ -144,11 +144,11 @@ func ClaudeCode(ctx context.Context, j Judge, agent audit.Principal, remote stri
 		if key == "" {
 			return nil, refuse(warrant.CodeInvalidAction, "tool_use_id", "is required on %s: it names the decision whose result is recorded", in.event)
 		}
-		id, err := j.Recorded(ctx, agent, key)
+		id, err := j.Recorded(ctx, c, key)
 		if err != nil {
 			return nil, err
 		}
-		if err := j.RecordResult(ctx, agent, claudeResult(in, id)); err != nil {
+		if err := j.RecordResult(ctx, c, claudeResult(in, id)); err != nil {
 			return nil, err
 		}
 		return []byte("{}"), nil

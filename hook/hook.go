@@ -32,9 +32,20 @@ const (
 	EntranceToolCall   = "tool-call"
 )
 
+// Caller is who asks, as the transport established it.
+type Caller struct {
+	Principal audit.Principal
+	// Credential is the credential's name for the record (identity's
+	// Identity.Record: "agent:NAME", …); idempotency keys are scoped by it.
+	Credential string
+	// Transport is "http" or "stdio" (the command hook over a local
+	// ledger); RemoteAddr the HTTP peer.
+	Transport, RemoteAddr string
+}
+
 // Query is one tool call a client is about to make, decoded.
 type Query struct {
-	Agent    audit.Principal
+	Caller   Caller
 	Entrance string
 	// Tool is the manifest's name for it: "claude-code/Write",
 	// "SERVER/TOOL", "openclaw/write".
@@ -46,8 +57,6 @@ type Query struct {
 	// client's retry): the entrance, the session and the tool-use id; ""
 	// when the client gave none.
 	IdempotencyKey string
-	// RemoteAddr is the transport's peer, for the record ("" over stdin).
-	RemoteAddr string
 	// Client is the client's own name for its agent (OpenClaw's agent
 	// id), for the record only: who asks is Agent.
 	Client string
@@ -73,12 +82,12 @@ type Judge interface {
 	// Judge describes q's call by the manifest, asks the gate and returns
 	// the recorded decision. An error blocks the call.
 	Judge(ctx context.Context, q Query) (Verdict, error)
-	// Recorded finds the decision an earlier Judge recorded for agent
-	// under key; audit.ErrNotFound when there is none.
-	Recorded(ctx context.Context, agent audit.Principal, key string) (string, error)
+	// Recorded finds the decision an earlier Judge recorded for c under
+	// key; audit.ErrNotFound when there is none ("" without a log).
+	Recorded(ctx context.Context, c Caller, key string) (string, error)
 	// RecordResult records what the call did, refusing a decision that is
-	// not agent's.
-	RecordResult(ctx context.Context, agent audit.Principal, res audit.Result) error
+	// not c's agent's.
+	RecordResult(ctx context.Context, c Caller, res audit.Result) error
 }
 
 // Where tells a person how the operator approves a pending call.

@@ -20,7 +20,8 @@ const (
 
 // Authenticate names the principal of an HTTP request, or answers the
 // request itself (a 401 with its challenge) and returns false.
-type Authenticate func(w http.ResponseWriter, r *http.Request) (audit.Principal, bool)
+// The Caller's Transport and RemoteAddr are filled in by the server.
+type Authenticate func(w http.ResponseWriter, r *http.Request) (Caller, bool)
 
 // Server serves the hook endpoints over one Judge.
 type Server struct {
@@ -38,23 +39,24 @@ func (s *Server) Route(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+PathToolCall, s.serve(ToolCall, toolCallRefusal))
 }
 
-type answerFunc func(ctx context.Context, j Judge, agent audit.Principal, remote string, body []byte, w Where) ([]byte, error)
+type answerFunc func(ctx context.Context, j Judge, c Caller, body []byte, w Where) ([]byte, error)
 
 // serve reads the bounded body, authenticates and answers. Whatever
 // fails, the answer blocks the tool: Claude Code gets a deny it obeys
 // even without "onFailure": "block", the plugin a DENY with a 4xx/5xx.
 func (s *Server) serve(answer answerFunc, refusal func(http.ResponseWriter, int, string)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		agent, ok := s.Auth(w, r)
+		c, ok := s.Auth(w, r)
 		if !ok {
 			return
 		}
+		c.Transport, c.RemoteAddr = "http", r.RemoteAddr
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 		if err != nil {
 			refusal(w, http.StatusRequestEntityTooLarge, "ewp: refused: the hook request is over the limit of "+itoa(MaxBody)+" bytes, or unreadable")
 			return
 		}
-		out, err := answer(r.Context(), s.Judge, agent, r.RemoteAddr, body, s.Where)
+		out, err := answer(r.Context(), s.Judge, c, body, s.Where)
 		if err != nil {
 			status, msg := s.failure(r, err)
 			refusal(w, status, termtext.Escape(msg))

@@ -95,7 +95,7 @@ func ToolName(name string) error {
 }
 
 // ToolCall answers one request of the generic endpoint for agent.
-func ToolCall(ctx context.Context, j Judge, agent audit.Principal, remote string, body []byte, w Where) ([]byte, error) {
+func ToolCall(ctx context.Context, j Judge, c Caller, body []byte, w Where) ([]byte, error) {
 	in, err := decodeToolCall(body)
 	if err != nil {
 		return nil, err
@@ -109,8 +109,8 @@ func ToolCall(ctx context.Context, j Judge, agent audit.Principal, remote string
 		if err := ToolName(in.tool); err != nil {
 			return nil, err
 		}
-		v, err := j.Judge(ctx, Query{Agent: agent, Entrance: EntranceToolCall, Tool: in.tool, Arguments: in.args,
-			IdempotencyKey: key, RemoteAddr: remote, Client: in.agent})
+		v, err := j.Judge(ctx, Query{Caller: c, Entrance: EntranceToolCall, Tool: in.tool, Arguments: in.args,
+			IdempotencyKey: key, Client: in.agent})
 		if err != nil {
 			return nil, err
 		}
@@ -120,12 +120,12 @@ func ToolCall(ctx context.Context, j Judge, agent audit.Principal, remote string
 		}
 		return json.Marshal(a)
 	case "after":
-		return toolCallAfter(ctx, j, agent, in, key)
+		return toolCallAfter(ctx, j, c, in, key)
 	}
 	return nil, refuse(warrant.CodeInvalidAction, "event", "is %q; it is \"before\" or \"after\"", in.event)
 }
 
-func toolCallAfter(ctx context.Context, j Judge, agent audit.Principal, in *toolCallInput, key string) ([]byte, error) {
+func toolCallAfter(ctx context.Context, j Judge, c Caller, in *toolCallInput, key string) ([]byte, error) {
 	if key == "" {
 		return nil, refuse(warrant.CodeInvalidAction, "call_id", "session and call_id are required after a call: they name its decision")
 	}
@@ -136,12 +136,12 @@ func toolCallAfter(ctx context.Context, j Judge, agent audit.Principal, in *tool
 	if in.sha != "" && !isSHA256Hex(in.sha) {
 		return nil, refuse(warrant.CodeInvalidAction, "sha256", "must be 64 lower-case hex digits")
 	}
-	id, err := j.Recorded(ctx, agent, key)
+	id, err := j.Recorded(ctx, c, key)
 	if err != nil {
 		return nil, err
 	}
 	res := audit.Result{DecisionID: id, Time: time.Now().UTC(), Status: st, SHA256: in.sha, Message: truncate(in.message, maxResultMessage)}
-	if err := j.RecordResult(ctx, agent, res); err != nil {
+	if err := j.RecordResult(ctx, c, res); err != nil {
 		return nil, err
 	}
 	return []byte(`{"recorded":true}`), nil
