@@ -199,6 +199,7 @@ func (s *Server) beginRecord(ctx context.Context, t *toolSpec) (context.Context,
 	}
 	dr := &draft{d: audit.Decision{Tool: t.tool.Name, Time: s.now().UTC(), Caller: callerFrom(ctx)},
 		policies: s.decisions.policies, redact: s.decisions.redact}
+	dr.d.Agent, dr.d.AgentGroups = recordedAgent(ctx)
 	if s.guard != nil && s.guard.Policies() != nil {
 		dr.d.PolicyIDs, dr.d.PolicySetHash = s.guard.Policies().IDs(), s.decisions.PolicySetHash
 	}
