@@ -16,7 +16,7 @@ import (
 // Claude Code's hook input: the members the hook reads (matched exactly)
 // among the others it sends (session_id, transcript_path, cwd, prompt_id,
 // permission_mode, effort, …), which are left alone.
-var claudeKeys = []string{"hook_event_name", "session_id", "tool_name", "tool_input", "tool_use_id", "tool_response", "error"}
+var claudeKeys = []string{"hook_event_name", "session_id", "tool_name", "tool_input", "tool_use_id", "tool_response", "error", "cwd"}
 
 // The events the hook answers.
 const (
@@ -67,9 +67,9 @@ func ClaudeName(name string) (string, error) {
 
 // claudeInput is the hook input, decoded.
 type claudeInput struct {
-	event, session, tool, toolUseID string
-	input, response                 json.RawMessage
-	errText                         string
+	event, session, tool, toolUseID, cwd string
+	input, response                      json.RawMessage
+	errText                              string
 }
 
 func decodeClaude(body []byte) (*claudeInput, error) {
@@ -88,6 +88,7 @@ func decodeClaude(body []byte) (*claudeInput, error) {
 	}{
 		{&in.event, "hook_event_name", true}, {&in.tool, "tool_name", true},
 		{&in.session, "session_id", false}, {&in.toolUseID, "tool_use_id", false}, {&in.errText, "error", false},
+		{&in.cwd, "cwd", false},
 	} {
 		if *f.dst, err = str(m, "", f.key, f.required); err != nil {
 			return nil, err
@@ -135,7 +136,7 @@ func ClaudeCode(ctx context.Context, j Judge, c Caller, body []byte, w Where) ([
 	switch in.event {
 	case PreToolUse:
 		v, err := j.Judge(ctx, Query{Caller: c, Entrance: EntranceClaudeCode, Tool: name,
-			Arguments: in.input, IdempotencyKey: key})
+			Arguments: in.input, IdempotencyKey: key, Root: in.cwd})
 		if err != nil {
 			return nil, err
 		}

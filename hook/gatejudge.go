@@ -8,11 +8,43 @@ import (
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/identity"
+	"github.com/ewp-go/ewp/manifest"
+	"github.com/ewp-go/ewp/warrant"
 )
 
 // Describe turns a query into the gate's request: the manifest's
-// description of the call (ManifestDescribe), or a test's.
+// description of the call (ManifestDescribe), or a test's. An error
+// refuses the call, and is recorded with the request returned beside it
+// (its Call, when the call was described and then denied).
 type Describe func(q Query) (gate.Request, error)
+
+// CodeDeniedByManifest is the refusal of a call the manifest denies (a
+// deny rule, or no rule under "default": "deny"): never asked about.
+const CodeDeniedByManifest = "EWP_REFUSE_DENIED_BY_MANIFEST"
+
+// ManifestDescribe describes calls by m: relative paths resolve against
+// the query's Root (Claude Code's cwd) when it gives one.
+func ManifestDescribe(m *manifest.Manifest) Describe {
+	return func(q Query) (gate.Request, error) {
+		c, err := m.DescribeIn(q.Tool, q.Arguments, q.Root)
+		if err != nil {
+			var me *manifest.Error
+			if errors.As(err, &me) {
+				err = me.Warrant()
+			}
+			return gate.Request{}, err
+		}
+		r := c.Request(q.Caller.Principal, q.Entrance)
+		if c.Deny {
+			why := "the manifest denies this tool"
+			if c.Rule == manifest.DefaultRule {
+				why = "no manifest rule matches this tool, and the manifest's default is deny"
+			}
+			return r, &warrant.Error{Code: CodeDeniedByManifest, Field: "tool_name", Rule: why + " (" + c.Name + ", rule " + c.Rule + ")"}
+		}
+		return r, nil
+	}
+}
 
 // GateJudge is the Judge over a gate: Describe says what the call is, the
 // gate decides and records it, Log finds it again for its result.
@@ -33,11 +65,10 @@ func (j *GateJudge) Judge(ctx context.Context, q Query) (Verdict, error) {
 		caller.ClientName = q.Entrance
 	}
 	r, err := j.Describe(q)
-	if err != nil {
-		err = j.Gate.Refuse(ctx, audit.ToolCall, gate.Request{Agent: q.Caller.Principal, Caller: caller}, err)
-		return refused(err)
-	}
 	r.Agent, r.Caller, r.IdempotencyKey = q.Caller.Principal, caller, q.IdempotencyKey
+	if err != nil {
+		return refused(j.Gate.Refuse(ctx, audit.ToolCall, r, err))
+	}
 	ans, err := j.Gate.Decide(ctx, r)
 	if err != nil {
 		return refused(err)

@@ -30,6 +30,7 @@ const MaxKeyBytes = 256
 const (
 	EntranceClaudeCode = "claude-code"
 	EntranceToolCall   = "tool-call"
+	EntranceOpenClaw   = "openclaw"
 )
 
 // Caller is who asks, as the transport established it.
@@ -57,6 +58,9 @@ type Query struct {
 	// client's retry): the entrance, the session and the tool-use id; ""
 	// when the client gave none.
 	IdempotencyKey string
+	// Root is the directory relative paths resolve against (Claude Code's
+	// cwd); "" for the manifest's configured root.
+	Root string
 	// Client is the client's own name for its agent (OpenClaw's agent
 	// id), for the record only: who asks is Agent.
 	Client string

@@ -109,7 +109,11 @@ func ToolCall(ctx context.Context, j Judge, c Caller, body []byte, w Where) ([]b
 		if err := ToolName(in.tool); err != nil {
 			return nil, err
 		}
-		v, err := j.Judge(ctx, Query{Caller: c, Entrance: EntranceToolCall, Tool: in.tool, Arguments: in.args,
+		entrance := EntranceToolCall
+		if strings.HasPrefix(in.tool, EntranceOpenClaw+"/") {
+			entrance = EntranceOpenClaw
+		}
+		v, err := j.Judge(ctx, Query{Caller: c, Entrance: entrance, Tool: in.tool, Arguments: in.args,
 			IdempotencyKey: key, Client: in.agent})
 		if err != nil {
 			return nil, err
