@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ewp-go/ewp/internal/modeltest"
+)
+
+// Real Claude Code in -p mode, its model a stand-in that replays one
+// Write, with the settings `ewp-hook claude-code install --write` makes:
+// the http hook, and the command hook forwarding to the same server. A
+// Write under protected/ is blocked by the gate and the file is absent
+// afterwards; another Write creates its file; both decisions are in the
+// log under the agent that asked.
+func TestClaudeCodeHooks(t *testing.T) {
+	claude := clientBin(t, "claude")
+	g := startGate(t)
+	for _, kind := range []string{"http", "command"} {
+		t.Run(kind, func(t *testing.T) {
+			project := realDir(t)
+			args := []string{"claude-code", "install", "--url", g.URL, "--write", "--settings", filepath.Join(project, ".claude", "settings.json")}
+			if kind == "command" {
+				args = append(args, "--command")
+			}
+			runCmd(t, g.bin+"/ewp-hook", args...)
+			protected := filepath.Join(project, "protected", "secret-"+kind+".txt")
+			allowed := filepath.Join(project, "notes-"+kind+".txt")
+			os.MkdirAll(filepath.Dir(protected), 0o755)
+
+			blocked := claudeWrite(t, claude, project, protected)
+			if _, err := os.Stat(protected); !os.IsNotExist(err) {
+				t.Fatalf("the protected file exists after a blocked Write (stat: %v)", err)
+			}
+			if !anyContains(blocked, "ewp: DENY (decision_id ") || !anyContains(blocked, "no_write_protected") {
+				t.Errorf("the tool result does not carry the gate's reason: %q", blocked)
+			}
+			claudeWrite(t, claude, project, allowed)
+			if b, err := os.ReadFile(allowed); err != nil || string(b) != "written by the stand-in\n" {
+				t.Fatalf("the allowed Write did not create its file: %q, %v", b, err)
+			}
+
+			ds := g.decisions(t)
+			deny, allow := decisionOf(t, ds, "claude-code/Write", protected), decisionOf(t, ds, "claude-code/Write", allowed)
+			if deny["outcome"] != "DENY" || allow["outcome"] != "MAY_ACT" {
+				t.Errorf("outcomes %v and %v, want DENY and MAY_ACT", deny["outcome"], allow["outcome"])
+			}
+			for _, d := range []map[string]any{deny, allow} {
+				if d["agent"] != hookAgent {
+					t.Errorf("decision %v: agent %v, want %s", d["decision_id"], d["agent"], hookAgent)
+				}
+			}
+		})
+	}
+}
+
+// hookAgent is the agent the tests' Claude Code runs as.
+const hookAgent = "anonymous"
+
+// claudeWrite runs one claude -p turn whose model asks to Write path, and
+// returns the tool results Claude Code sent back to the model.
+func claudeWrite(t *testing.T, claude, project, path string) []string {
+	t.Helper()
+	input, _ := json.Marshal(map[string]string{"file_path": path, "content": "written by the stand-in\n"})
+	model := modeltest.Anthropic(t, modeltest.Script{Tool: "Write", Input: input, Text: "done"})
+	home := t.TempDir()
+	cmd := exec.Command(claude, "-p", "write the file", "--output-format", "json")
+	cmd.Dir = project
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, "claude"),
+		"ANTHROPIC_BASE_URL=" + model.URL, "ANTHROPIC_API_KEY=sk-stand-in", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "EWP_AGENT_TOKEN=" + os.Getenv("EWP_TEST_AGENT_TOKEN")}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("claude -p: %v\n%s", err, out)
+	}
+	var res struct {
+		Result string `json:"result"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || res.Result != "done" {
+		t.Fatalf("claude -p did not finish its turn: %v\n%s", err, out)
+	}
+	return model.ToolResults()
+}
+
+// realDir is a temporary directory by its real path (the manifest and
+// the policies see paths resolved).
+func realDir(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func anyContains(ss []string, sub string) bool {
+	for _, s := range ss {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
