@@ -208,3 +208,26 @@ func NoOnceApproval(agent, toolName string) error {
 // arguments hash, so only keys whose approvals were read back as not
 // fitting (edited behind the chain) can fill it.
 const MaxOnceCandidates = 16
+
+// ChainedAgent is the agent a stored row holds, provided the chain
+// vouches for it as ChainedApproval does for an approval: an event
+// records exactly this row, its hash links, and the columns agree with
+// the body. Else the error wraps ErrBrokenLog: a credential inserted or
+// edited behind the chain names nobody.
+func ChainedAgent(row *AgentRow, ev ChainEntry) (*audit.AgentRecord, error) {
+	fail := func(format string, args ...any) error {
+		return BrokenLog(fmt.Sprintf("agents row %d: ", row.Seq) + fmt.Sprintf(format, args...))
+	}
+	switch {
+	case !ev.Found:
+		return nil, fail("no chain event records it (inserted behind the chain)")
+	case PayloadDiff(ev.Payload, row.Payload()) != "":
+		return nil, fail("it differs from what its chain event recorded: %s", PayloadDiff(ev.Payload, row.Payload()))
+	case !bytes.Equal(ev.Hash, Hash(ev.Prev, []byte(ev.Payload))):
+		return nil, fail("its chain event does not hash to its own hash")
+	}
+	if d := row.BodyCheck(); d != "" {
+		return nil, fail("%s", d)
+	}
+	return DecodeAgent(row.Body)
+}
