@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ewp-go/ewp/internal/modeltest"
 )
@@ -20,6 +22,7 @@ import (
 func TestClaudeCodeHooks(t *testing.T) {
 	claude := clientBin(t, "claude")
 	g := startGate(t)
+	token := g.addAgent(t, hookAgent)
 	for _, kind := range []string{"http", "command"} {
 		t.Run(kind, func(t *testing.T) {
 			project := realDir(t)
@@ -32,14 +35,14 @@ func TestClaudeCodeHooks(t *testing.T) {
 			allowed := filepath.Join(project, "notes-"+kind+".txt")
 			os.MkdirAll(filepath.Dir(protected), 0o755)
 
-			blocked := claudeWrite(t, claude, project, protected)
+			blocked := claudeWrite(t, claude, token, project, protected)
 			if _, err := os.Stat(protected); !os.IsNotExist(err) {
 				t.Fatalf("the protected file exists after a blocked Write (stat: %v)", err)
 			}
 			if !anyContains(blocked, "ewp: DENY (decision_id ") || !anyContains(blocked, "no_write_protected") {
 				t.Errorf("the tool result does not carry the gate's reason: %q", blocked)
 			}
-			claudeWrite(t, claude, project, allowed)
+			claudeWrite(t, claude, token, project, allowed)
 			if b, err := os.ReadFile(allowed); err != nil || string(b) != "written by the stand-in\n" {
 				t.Fatalf("the allowed Write did not create its file: %q, %v", b, err)
 			}
@@ -59,20 +62,24 @@ func TestClaudeCodeHooks(t *testing.T) {
 }
 
 // hookAgent is the agent the tests' Claude Code runs as.
-const hookAgent = "anonymous"
+const hookAgent = "claude-bot"
 
 // claudeWrite runs one claude -p turn whose model asks to Write path, and
 // returns the tool results Claude Code sent back to the model.
-func claudeWrite(t *testing.T, claude, project, path string) []string {
+func claudeWrite(t *testing.T, claude, token, project, path string) []string {
 	t.Helper()
 	input, _ := json.Marshal(map[string]string{"file_path": path, "content": "written by the stand-in\n"})
 	model := modeltest.Anthropic(t, modeltest.Script{Tool: "Write", Input: input, Text: "done"})
 	home := t.TempDir()
-	cmd := exec.Command(claude, "-p", "write the file", "--output-format", "json")
+	// --max-turns and the deadline end a turn that loops (a stand-in
+	// answering the tool call again and again) instead of hanging the test.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, claude, "-p", "write the file", "--output-format", "json", "--max-turns", "4")
 	cmd.Dir = project
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, "claude"),
 		"ANTHROPIC_BASE_URL=" + model.URL, "ANTHROPIC_API_KEY=sk-stand-in", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "EWP_AGENT_TOKEN=" + os.Getenv("EWP_TEST_AGENT_TOKEN")}
+		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "EWP_AGENT_TOKEN=" + token}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("claude -p: %v\n%s", err, out)

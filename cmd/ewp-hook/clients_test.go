@@ -135,6 +135,19 @@ func runCmd(t *testing.T, name string, args ...string) []byte {
 	return out
 }
 
+// addAgent creates an agent and returns its credential, printed once.
+func (g *gateServer) addAgent(t *testing.T, name string) string {
+	t.Helper()
+	out := runCmd(t, g.bin+"/ewp-audit", "agents", "add", name, "--db", g.DB)
+	for _, f := range strings.Fields(string(out)) {
+		if strings.HasPrefix(f, "ewp_agent_") {
+			return f
+		}
+	}
+	t.Fatalf("agents add printed no credential:\n%s", out)
+	return ""
+}
+
 // decisions are the log's records as ewp-audit exports them.
 func (g *gateServer) decisions(t *testing.T) []map[string]any {
 	t.Helper()

@@ -22,7 +22,7 @@ import (
 func TestOpenClawPlugin(t *testing.T) {
 	openclaw := clientBin(t, "openclaw")
 	g := startGate(t)
-	oc := &openClaw{bin: openclaw, home: realDir(t), gate: g.URL}
+	oc := &openClaw{bin: openclaw, home: realDir(t), gate: g.URL, token: g.addAgent(t, "openclaw-bot")}
 	oc.work = filepath.Join(oc.home, "work")
 	os.MkdirAll(filepath.Join(oc.work, "protected"), 0o755)
 	plugin, _ := filepath.Abs("../../integrations/openclaw")
@@ -45,16 +45,16 @@ func TestOpenClawPlugin(t *testing.T) {
 		t.Fatalf("the allowed write did not create its file: %q, %v", b, err)
 	}
 	ds := g.decisions(t)
-	if d := decisionOf(t, ds, "openclaw/write", protected); d["outcome"] != "DENY" {
-		t.Errorf("the protected write: %v, want DENY", d["outcome"])
+	if d := decisionOf(t, ds, "openclaw/write", protected); d["outcome"] != "DENY" || d["agent"] != "openclaw-bot" {
+		t.Errorf("the protected write: %v by %v, want DENY by openclaw-bot", d["outcome"], d["agent"])
 	}
-	if d := decisionOf(t, ds, "openclaw/write", allowed); d["outcome"] != "MAY_ACT" {
-		t.Errorf("the allowed write: %v, want MAY_ACT", d["outcome"])
+	if d := decisionOf(t, ds, "openclaw/write", allowed); d["outcome"] != "MAY_ACT" || d["agent"] != "openclaw-bot" {
+		t.Errorf("the allowed write: %v by %v, want MAY_ACT by openclaw-bot", d["outcome"], d["agent"])
 	}
 }
 
 type openClaw struct {
-	bin, home, work, gate string
+	bin, home, work, gate, token string
 }
 
 // configure writes OpenClaw's config: the plugin's gate URL, and a custom
@@ -97,7 +97,7 @@ func (oc *openClaw) run(t *testing.T, args ...string) []byte {
 	cmd.Dir = oc.work
 	cmd.Env = []string{"PATH=" + filepath.Dir(oc.bin) + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + oc.home,
 		"OPENCLAW_STATE_DIR=" + filepath.Join(oc.home, "state"), "OPENCLAW_CONFIG_PATH=" + filepath.Join(oc.home, "openclaw.json"),
-		"EWP_AGENT_TOKEN=" + os.Getenv("EWP_TEST_AGENT_TOKEN"), "NO_COLOR=1"}
+		"EWP_AGENT_TOKEN=" + oc.token, "NO_COLOR=1"}
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr []byte

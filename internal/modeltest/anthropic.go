@@ -10,7 +10,7 @@ import (
 
 // Anthropic starts a stand-in for the Anthropic Messages API (what
 // Claude Code's ANTHROPIC_BASE_URL points at): POST /v1/messages answers
-// the script's tool_use until the request ends with a tool_result, then
+// the script's tool_use until the request carries a tool_result, then
 // the final text; streamed as server-sent events when the request asks
 // for a stream, as one JSON message otherwise. A request that offers no
 // tools (a client's side call, such as a title) gets the text.
@@ -35,7 +35,7 @@ func Anthropic(t testing.TB, sc Script) *Server {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		useTool := len(req.Tools) > 0 && !answered(body)
+		useTool := len(req.Tools) > 0 && len(toolResults(body)) == 0
 		msg := anthropicMessage(req.Model, sc, useTool, len(s.Requests()))
 		if !req.Stream {
 			w.Header().Set("Content-Type", "application/json")

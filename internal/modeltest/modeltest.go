@@ -81,20 +81,6 @@ func start(t testing.TB, h func(s *Server, body []byte, w http.ResponseWriter, r
 	return s
 }
 
-// answered reports whether the request's last message is a tool result:
-// the stand-in's tool call was made, so the turn ends with the text. A
-// new prompt after an earlier turn's result asks for the tool again.
-func answered(body []byte) bool {
-	var req struct {
-		Messages []json.RawMessage `json:"messages"`
-	}
-	if json.Unmarshal(body, &req) != nil || len(req.Messages) == 0 {
-		return false
-	}
-	last, _ := json.Marshal(map[string]any{"messages": []json.RawMessage{req.Messages[len(req.Messages)-1]}})
-	return len(toolResults(last)) > 0
-}
-
 // toolResults finds the tool results of either protocol in a request
 // body: Anthropic's tool_result blocks and OpenAI's role "tool" messages.
 func toolResults(body []byte) []string {

@@ -36,7 +36,7 @@ func OpenAI(t testing.TB, sc Script) *Server {
 			return
 		}
 		n := len(s.Requests())
-		useTool := len(req.Tools) > 0 && !answered(body)
+		useTool := len(req.Tools) > 0 && len(toolResults(body)) == 0
 		msg := map[string]any{"role": "assistant", "content": sc.Text}
 		finish := "stop"
 		if useTool {
