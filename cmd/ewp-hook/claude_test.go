@@ -15,7 +15,8 @@ import (
 
 // Real Claude Code in -p mode, its model a stand-in that replays one
 // Write, with the settings `ewp-hook claude-code install --write` makes:
-// the http hook, and the command hook forwarding to the same server. A
+// the http hook, the command hook forwarding to the same server, and the
+// command hook deciding over the same ledger and log itself. A
 // Write under protected/ is blocked by the gate and the file is absent
 // afterwards; another Write creates its file; both decisions are in the
 // log under the agent that asked.
@@ -23,12 +24,19 @@ func TestClaudeCodeHooks(t *testing.T) {
 	claude := clientBin(t, "claude")
 	g := startGate(t)
 	token := g.addAgent(t, hookAgent)
-	for _, kind := range []string{"http", "command"} {
+	tools, _ := filepath.Abs("testdata/tools.json")
+	policies, _ := filepath.Abs("testdata/protected.cedar")
+	for _, kind := range []string{"http", "command", "local"} {
 		t.Run(kind, func(t *testing.T) {
 			project := realDir(t)
-			args := []string{"claude-code", "install", "--url", g.URL, "--write", "--settings", filepath.Join(project, ".claude", "settings.json")}
-			if kind == "command" {
-				args = append(args, "--command")
+			args := []string{"claude-code", "install", "--write", "--settings", filepath.Join(project, ".claude", "settings.json")}
+			switch kind {
+			case "http":
+				args = append(args, "--url", g.URL)
+			case "command":
+				args = append(args, "--url", g.URL, "--command")
+			case "local": // the command hook over the same ledger and log, no server asked
+				args = append(args, "--db", g.DB, "--tools", tools, "--policies", policies, "--agent", hookAgent)
 			}
 			runCmd(t, g.bin+"/ewp-hook", args...)
 			protected := filepath.Join(project, "protected", "secret-"+kind+".txt")

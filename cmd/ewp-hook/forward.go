@@ -28,6 +28,8 @@ const (
 type forwardFlags struct {
 	url, tokenFile string
 	timeout        int
+	// The local mode: a ledger and decision log instead of a server.
+	db, audit, tools, policies, operatorKeys, agent string
 }
 
 func parseForward(args []string, stderr io.Writer) (forwardFlags, bool) {
@@ -37,21 +39,30 @@ func parseForward(args []string, stderr io.Writer) (forwardFlags, bool) {
 	fs.StringVar(&f.url, "url", "", "")
 	fs.StringVar(&f.tokenFile, "token-file", "", "")
 	fs.IntVar(&f.timeout, "timeout", 10, "")
+	fs.StringVar(&f.db, "db", "", "")
+	fs.StringVar(&f.audit, "audit", "", "")
+	fs.StringVar(&f.tools, "tools", "", "")
+	fs.StringVar(&f.policies, "policies", "", "")
+	fs.StringVar(&f.operatorKeys, "operator-keys", "", "")
+	fs.StringVar(&f.agent, "agent", "", "")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return f, false
 	}
-	return f, f.url != "" && f.timeout > 0
+	return f, (f.url != "") != (f.db != "") && f.timeout > 0
 }
 
 // forward sends the hook input to the server and prints its answer.
 func forward(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f, ok := parseForward(args, stderr)
 	if !ok {
-		return block(stderr, "usage: ewp-hook claude-code --url URL [--token-file FILE] [--timeout SECONDS]")
+		return block(stderr, "usage: ewp-hook claude-code (--url URL [--token-file FILE] | --db LEDGER --tools FILE --agent NAME) [--timeout SECONDS]")
 	}
 	body, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
 	if err != nil || len(body) > maxInput {
 		return block(stderr, "the hook input is unreadable or over %d bytes", maxInput)
+	}
+	if f.db != "" {
+		return local(f, body, stdout, stderr)
 	}
 	token, err := agentToken(f.tokenFile)
 	if err != nil {

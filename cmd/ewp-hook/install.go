@@ -24,6 +24,8 @@ type installFlags struct {
 	url, tokenFile, settings string
 	command, write           bool
 	timeout                  int
+	// The local mode's flags (a command hook over --db).
+	db, audit, tools, policies, operatorKeys, agent string
 }
 
 func install(args []string, stdout, stderr io.Writer) int {
@@ -36,7 +38,13 @@ func install(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.command, "command", false, "")
 	fs.BoolVar(&f.write, "write", false, "")
 	fs.IntVar(&f.timeout, "timeout", 10, "")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || f.url == "" || f.timeout <= 0 {
+	fs.StringVar(&f.db, "db", "", "")
+	fs.StringVar(&f.audit, "audit", "", "")
+	fs.StringVar(&f.tools, "tools", "", "")
+	fs.StringVar(&f.policies, "policies", "", "")
+	fs.StringVar(&f.operatorKeys, "operator-keys", "", "")
+	fs.StringVar(&f.agent, "agent", "", "")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || (f.url == "") == (f.db == "") || f.timeout <= 0 {
 		fmt.Fprint(stderr, usage)
 		return exitBlock
 	}
@@ -63,22 +71,22 @@ func install(args []string, stdout, stderr io.Writer) int {
 // "block" so that an unreachable server, a 500, a timeout or a crash
 // blocks the tool (Claude Code lets it run otherwise).
 func hookEntry(f installFlags) (map[string]any, error) {
+	h := map[string]any{"onFailure": "block", "timeout": f.timeout + 5, "statusMessage": marker}
+	if f.db != "" {
+		return localEntry(f, h)
+	}
 	base := strings.TrimSuffix(f.url, "/")
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
 		return nil, errors.New("--url must be an http:// or https:// URL")
 	}
-	h := map[string]any{"onFailure": "block", "timeout": f.timeout + 5, "statusMessage": marker}
 	if !f.command {
 		h["type"], h["url"] = "http", base+endpoint
 		h["headers"] = map[string]string{"Authorization": "Bearer $" + tokenEnv}
 		h["allowedEnvVars"] = []string{tokenEnv}
 		return h, nil
 	}
-	self, err := os.Executable()
+	self, err := selfPath()
 	if err != nil {
-		return nil, err
-	}
-	if self, err = filepath.EvalSymlinks(self); err != nil {
 		return nil, err
 	}
 	args := []string{"claude-code", "--url", base, "--timeout", fmt.Sprint(f.timeout)}
@@ -151,4 +159,41 @@ func writeSettings(path string, entry map[string]any) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// localEntry is the command hook deciding over a local ledger: every
+// file it names by its absolute path, so the hook runs from any cwd.
+func localEntry(f installFlags, h map[string]any) (map[string]any, error) {
+	if f.tools == "" || f.agent == "" {
+		return nil, errors.New("with --db, --tools FILE and --agent NAME are required")
+	}
+	self, err := selfPath()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"claude-code", "--agent", f.agent, "--timeout", fmt.Sprint(f.timeout)}
+	for _, p := range []struct{ flag, path string }{{"--db", f.db}, {"--audit", f.audit}, {"--tools", f.tools},
+		{"--policies", f.policies}, {"--operator-keys", f.operatorKeys}} {
+		if p.path == "" {
+			continue
+		}
+		v := p.path
+		if !strings.Contains(v, "://") { // a PostgreSQL URL stays as it is
+			if v, err = filepath.Abs(v); err != nil {
+				return nil, err
+			}
+		}
+		args = append(args, p.flag, v)
+	}
+	h["type"], h["command"], h["args"] = "command", self, args
+	return h, nil
+}
+
+// selfPath is this binary's absolute, resolved path.
+func selfPath() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(self)
 }

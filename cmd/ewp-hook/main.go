@@ -7,8 +7,9 @@
 // prints (or writes) the settings that install it, or the http hook,
 // with every failure a block. See docs/hooks.md.
 //
-// The forwarding path imports net/http and encoding/json only: Claude
-// Code starts it before every tool call.
+// Claude Code starts it before every tool call, so the forwarding path
+// does no more than read, post and print; the local mode (--db) opens the
+// ledger and the log and builds the gate as ewp-mcp does.
 package main
 
 import (
@@ -31,12 +32,19 @@ const usage = `ewp-hook: the EWP gate as a Claude Code hook.
       and prints its answer. The agent's credential is $EWP_AGENT_TOKEN
       or the first line of --token-file. Any failure exits 2 (a block).
 
-  ewp-hook claude-code install (--url URL [--command] | ...) [--write] [--settings FILE]
+  ewp-hook claude-code --db LEDGER --tools FILE --agent NAME [--policies FILE]
+                       [--audit PATH] [--operator-keys FILE]
+      The same decision over a local ledger and decision log, without a
+      server: NAME must be a live agent of the log (ewp-audit agents add).
+
+  ewp-hook claude-code install (--url URL [--command] | --db LEDGER --tools FILE --agent NAME ...)
+                               [--write] [--settings FILE]
       Prints the "hooks" settings block for PreToolUse, PostToolUse and
       PostToolUseFailure, with absolute paths and "onFailure": "block"
       on every hook; --write merges it into .claude/settings.json (or
       --settings FILE). The http hook by default; --command for the
-      command hook (this binary, forwarding to --url).
+      command hook (this binary, forwarding to --url); with --db, the
+      command hook deciding locally.
 
 Flags:
   --url URL          the server's base URL, e.g. http://127.0.0.1:8765

@@ -106,6 +106,30 @@ func TestInstall(t *testing.T) {
 	if h["type"] != "command" || h["onFailure"] != "block" || !filepath.IsAbs(h["command"].(string)) {
 		t.Errorf("command hook: %v", h)
 	}
+	// The local mode's command hook names every file absolutely.
+	code, out, _ = hookRun(t, "", "claude-code", "install", "--db", "l.db", "--tools", "t.json", "--agent", "bot")
+	var local struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &local) != nil {
+		t.Fatalf("install --db: %d %s", code, out)
+	}
+	args := strings.Join(local.Hooks["PreToolUse"][0].Hooks[0].Args, " ")
+	wd, _ := os.Getwd()
+	if !strings.Contains(args, "--db "+filepath.Join(wd, "l.db")) || !strings.Contains(args, "--agent bot") ||
+		!strings.Contains(args, "--tools "+filepath.Join(wd, "t.json")) {
+		t.Errorf("local command hook args: %s", args)
+	}
+	for _, bad := range [][]string{{"--url", "ftp://x"}, {"--db", "l.db"}, {"--db", "l.db", "--url", "http://x", "--tools", "t", "--agent", "a"}} {
+		if code, _, _ := hookRun(t, "", append([]string{"claude-code", "install"}, bad...)...); code != exitBlock {
+			t.Errorf("install %v: exit %d", bad, code)
+		}
+	}
 	if code, _, _ := hookRun(t, "", "claude-code", "install", "--url", "ftp://x"); code != exitBlock {
 		t.Errorf("a non-http URL: exit %d", code)
 	}

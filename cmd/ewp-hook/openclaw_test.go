@@ -32,15 +32,15 @@ func TestOpenClawPlugin(t *testing.T) {
 		t.Fatalf("plugins list: ewp-gate is %v / %v, want enabled and loaded", p["enabled"], p["status"])
 	}
 
+	// One turn, two writes (a turn costs OpenClaw a minute or more).
 	protected, allowed := filepath.Join(oc.work, "protected", "secret.txt"), filepath.Join(oc.work, "notes.txt")
-	results := oc.write(t, protected)
+	results := oc.write(t, protected, allowed)
 	if _, err := os.Stat(protected); !os.IsNotExist(err) {
 		t.Fatalf("the protected file exists after a blocked write (stat: %v)", err)
 	}
-	if !anyContains(results, "ewp: DENY (decision_id ") {
-		t.Errorf("the tool result does not carry the gate's reason: %q", results)
+	if !anyContains(results, "ewp: DENY (decision_id ") || !anyContains(results, "no_write_protected") {
+		t.Errorf("the tool results do not carry the gate's reason: %q", results)
 	}
-	oc.write(t, allowed)
 	if b, err := os.ReadFile(allowed); err != nil || string(b) != "written by the stand-in\n" {
 		t.Fatalf("the allowed write did not create its file: %q, %v", b, err)
 	}
@@ -128,14 +128,18 @@ func (oc *openClaw) listed(t *testing.T) map[string]any {
 	return nil
 }
 
-// write runs one agent turn whose model asks to write path, and returns
-// the tool results OpenClaw sent back to the model.
-func (oc *openClaw) write(t *testing.T, path string) []string {
+// write runs one agent turn whose model asks to write each path (in one
+// answer), and returns the tool results OpenClaw sent back to the model.
+func (oc *openClaw) write(t *testing.T, paths ...string) []string {
 	t.Helper()
-	input, _ := json.Marshal(map[string]string{"path": path, "content": "written by the stand-in\n"})
-	model := modeltest.OpenAI(t, modeltest.Script{Tool: "write", Input: input, Text: "done"})
+	var inputs []json.RawMessage
+	for _, p := range paths {
+		in, _ := json.Marshal(map[string]string{"path": p, "content": "written by the stand-in\n"})
+		inputs = append(inputs, in)
+	}
+	model := modeltest.OpenAI(t, modeltest.Script{Tool: "write", Input: inputs[0], More: inputs[1:], Text: "done"})
 	oc.configure(t, model.URL)
-	oc.run(t, "agent", "--local", "--agent", "main", "--session-key", "turn-"+filepath.Base(path), "--message", "write the file", "--json")
+	oc.run(t, "agent", "--local", "--agent", "main", "--session-key", "turn-"+filepath.Base(paths[0]), "--message", "write the files", "--json")
 	return model.ToolResults()
 }
 

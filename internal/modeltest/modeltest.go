@@ -23,6 +23,10 @@ type Script struct {
 	Tool string
 	// Input is the tool's arguments, a JSON object.
 	Input json.RawMessage
+	// More are the arguments of further calls of the same tool made in the
+	// same answer (parallel tool calls; the OpenAI stand-in only), so one
+	// turn can try several calls.
+	More []json.RawMessage
 	// Text is the final answer once the tool's result came back.
 	Text string
 }

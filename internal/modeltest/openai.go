@@ -41,9 +41,12 @@ func OpenAI(t testing.TB, sc Script) *Server {
 		finish := "stop"
 		if useTool {
 			finish = "tool_calls"
-			msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
-				"index": 0, "id": fmt.Sprintf("call_stand_in_%d", n), "type": "function",
-				"function": map[string]any{"name": sc.Tool, "arguments": string(sc.Input)}}}}
+			var calls []any
+			for i, in := range append([]json.RawMessage{sc.Input}, sc.More...) {
+				calls = append(calls, map[string]any{"index": i, "id": fmt.Sprintf("call_stand_in_%d_%d", n, i), "type": "function",
+					"function": map[string]any{"name": sc.Tool, "arguments": string(in)}})
+			}
+			msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": calls}
 		}
 		id, created := fmt.Sprintf("chatcmpl-stand-in-%d", n), time.Now().Unix()
 		usage := map[string]int{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}

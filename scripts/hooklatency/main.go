@@ -4,7 +4,8 @@
 // start and answer (ewp-hook claude-code --url, stdin to exit), each as
 // p50/p90/max over n calls. Every call is a real decision, recorded.
 //
-//	go run ./scripts/hooklatency --url http://127.0.0.1:8765 --hook /path/to/ewp-hook [--n 200]
+//	go run ./scripts/hooklatency --url http://127.0.0.1:8765 --hook /path/to/ewp-hook [--n 200] \
+//	  [--local "--db l.db --tools tools.json --policies p.cedar --agent NAME"]
 //
 // docs/benchmarks.md ("Client hooks") has the figures and the setup.
 package main
@@ -28,6 +29,7 @@ func main() {
 	n := flag.Int("n", 200, "calls per measurement")
 	tool := flag.String("tool", "Write", "the Claude Code tool the calls name")
 	path := flag.String("path", "/tmp/hooklatency.txt", "the file_path they name")
+	localArgs := flag.String("local", "", "with --hook: also measure the local mode, with these flags (--db … --tools … --agent …)")
 	flag.Parse()
 	if *url == "" {
 		fmt.Fprintln(os.Stderr, "usage: hooklatency --url URL [--hook BIN] [--n N]")
@@ -50,14 +52,24 @@ func main() {
 		return
 	}
 	report("command hook (ewp-hook claude-code --url, start to exit)", measure(*n, func(i int) error {
-		cmd := exec.Command(*hook, "claude-code", "--url", *url)
-		cmd.Stdin = bytes.NewReader(body(i))
-		out, err := cmd.Output()
-		if err == nil && !bytes.Contains(out, []byte("permissionDecision")) {
-			err = fmt.Errorf("answer %s", out)
-		}
-		return err
+		return runHook(*hook, []string{"claude-code", "--url", *url}, body(i))
 	}))
+	if *localArgs != "" {
+		args := append([]string{"claude-code"}, strings.Fields(*localArgs)...)
+		report("command hook, local mode (ewp-hook claude-code --db …)", measure(*n, func(i int) error {
+			return runHook(*hook, args, body(i))
+		}))
+	}
+}
+
+func runHook(bin string, args []string, stdin []byte) error {
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	out, err := cmd.Output()
+	if err == nil && !bytes.Contains(out, []byte("permissionDecision")) {
+		err = fmt.Errorf("answer %s", out)
+	}
+	return err
 }
 
 func measure(n int, call func(int) error) []time.Duration {
