@@ -69,6 +69,54 @@ func TestClaudeCodeHooks(t *testing.T) {
 	}
 }
 
+// A Bash call (high-risk and irreversible in the manifest) is pending:
+// blocked, naming the approval. Once the operator approves it with
+// ewp-audit approve --once, the same agent's identical call runs once;
+// the next identical call is pending again.
+func TestClaudeCodeApproveOnce(t *testing.T) {
+	claude := clientBin(t, "claude")
+	g := startGate(t)
+	token := g.addAgent(t, hookAgent)
+	project := realDir(t)
+	runCmd(t, g.bin+"/ewp-hook", "claude-code", "install", "--url", g.URL, "--write", "--settings", filepath.Join(project, ".claude", "settings.json"))
+	marker := filepath.Join(project, "deployed")
+	bash := func() []string {
+		input, _ := json.Marshal(map[string]string{"command": "touch " + marker})
+		return claudeTool(t, claude, token, project, "Bash", input)
+	}
+	results := bash()
+	if _, err := os.Stat(marker); !os.IsNotExist(err) || !anyContains(results, "REQUIRE_CONFIRMATION") {
+		t.Fatalf("the pending Bash ran, or was not pending: stat %v, results %q", err, results)
+	}
+	id := decisionIDIn(t, results)
+	runCmd(t, g.bin+"/ewp-audit", "approve", id, "--once", "--db", g.DB, "--key", g.Key)
+	bash()
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the approved Bash did not run: %v", err)
+	}
+	os.Remove(marker)
+	if results := bash(); !anyContains(results, "REQUIRE_CONFIRMATION") {
+		t.Errorf("the approval passed a second call: %q", results)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("the second identical Bash ran (stat: %v)", err)
+	}
+}
+
+// decisionIDIn is the decision_id a gate's reason names.
+func decisionIDIn(t *testing.T, results []string) string {
+	t.Helper()
+	for _, r := range results {
+		if _, after, ok := strings.Cut(r, "(decision_id "); ok {
+			if id, _, ok := strings.Cut(after, ")"); ok {
+				return id
+			}
+		}
+	}
+	t.Fatalf("no decision_id in %q", results)
+	return ""
+}
+
 // hookAgent is the agent the tests' Claude Code runs as.
 const hookAgent = "claude-bot"
 
@@ -77,13 +125,19 @@ const hookAgent = "claude-bot"
 func claudeWrite(t *testing.T, claude, token, project, path string) []string {
 	t.Helper()
 	input, _ := json.Marshal(map[string]string{"file_path": path, "content": "written by the stand-in\n"})
-	model := modeltest.Anthropic(t, modeltest.Script{Tool: "Write", Input: input, Text: "done"})
+	return claudeTool(t, claude, token, project, "Write", input)
+}
+
+// claudeTool runs one claude -p turn whose model calls tool with input.
+func claudeTool(t *testing.T, claude, token, project, tool string, input json.RawMessage) []string {
+	t.Helper()
+	model := modeltest.Anthropic(t, modeltest.Script{Tool: tool, Input: input, Text: "done"})
 	home := t.TempDir()
 	// --max-turns and the deadline end a turn that loops (a stand-in
 	// answering the tool call again and again) instead of hanging the test.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, "-p", "write the file", "--output-format", "json", "--max-turns", "4")
+	cmd := exec.CommandContext(ctx, claude, "-p", "use the tool", "--output-format", "json", "--max-turns", "4")
 	cmd.Dir = project
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, "claude"),
 		"ANTHROPIC_BASE_URL=" + model.URL, "ANTHROPIC_API_KEY=sk-stand-in", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",

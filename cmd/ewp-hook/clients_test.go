@@ -75,6 +75,8 @@ func built(t *testing.T) string {
 type gateServer struct {
 	URL, DB string
 	bin     string
+	// Key is the operator's private key, which the server trusts.
+	Key string
 }
 
 func startGate(t *testing.T) *gateServer {
@@ -86,8 +88,21 @@ func startGate(t *testing.T) *gateServer {
 	runCmd(t, bin+"/ewp-ingest", "--db", g.DB, "../../fixtures/graphs/filesystem-demo.json")
 	tools, _ := filepath.Abs("testdata/tools.json")
 	policies, _ := filepath.Abs("testdata/protected.cedar")
+	g.Key = filepath.Join(dir, "operator.key")
+	public := runCmd(t, bin+"/ewp-audit", "keygen", "--out", g.Key, "--name", "alice")
+	keys := filepath.Join(dir, "operator-keys")
+	var line string
+	for _, l := range strings.Split(string(public), "\n") {
+		if strings.HasPrefix(l, "ed25519 ") {
+			line = l
+		}
+	}
+	if err := os.WriteFile(keys, []byte(line+"\n"), 0o644); err != nil || line == "" {
+		t.Fatalf("operator keys: %v\n%s", err, public)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin+"/ewp-mcp", "--db", g.DB, "--http", "127.0.0.1:0", "--tools", tools, "--policies", policies)
+	cmd := exec.CommandContext(ctx, bin+"/ewp-mcp", "--db", g.DB, "--http", "127.0.0.1:0", "--tools", tools, "--policies", policies,
+		"--operator-keys", keys)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
