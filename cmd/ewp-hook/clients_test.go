@@ -61,7 +61,7 @@ func built(t *testing.T) string {
 	if _, err := os.Stat(filepath.Join(binDir, "ewp-hook")); err == nil {
 		return binDir
 	}
-	cmd := exec.Command("go", "build", "-o", binDir+"/", "./cmd/ewp-hook", "./cmd/ewp-mcp", "./cmd/ewp-ingest", "./cmd/ewp-audit")
+	cmd := exec.Command("go", "build", "-o", binDir+"/", "./cmd/ewp-hook", "./cmd/ewp-hook-local", "./cmd/ewp-mcp", "./cmd/ewp-ingest", "./cmd/ewp-audit")
 	cmd.Dir = "../.."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -57,12 +60,12 @@ func forward(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return block(stderr, "usage: ewp-hook claude-code (--url URL [--token-file FILE] | --db LEDGER --tools FILE --agent NAME) [--timeout SECONDS]")
 	}
+	if f.db != "" {
+		return runLocal(args, stdin, stdout, stderr)
+	}
 	body, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
 	if err != nil || len(body) > maxInput {
 		return block(stderr, "the hook input is unreadable or over %d bytes", maxInput)
-	}
-	if f.db != "" {
-		return local(f, body, stdout, stderr)
 	}
 	token, err := agentToken(f.tokenFile)
 	if err != nil {
@@ -92,6 +95,28 @@ func forward(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return block(stderr, "the gate's answer is not a JSON object")
 	}
 	stdout.Write(answer)
+	return exitOK
+}
+
+// localBin is the local mode's binary, beside this one.
+const localBin = "ewp-hook-local"
+
+// runLocal runs ewp-hook-local with the same arguments and streams: the
+// local mode links what the forwarding path must not (see its doc).
+func runLocal(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	self, err := selfPath()
+	if err != nil {
+		return block(stderr, "%s", err)
+	}
+	cmd := exec.Command(filepath.Join(filepath.Dir(self), localBin), append([]string{"claude-code"}, args...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return exitBlock // it said why on stderr
+		}
+		return block(stderr, "the local mode needs %s beside ewp-hook: %s", localBin, termtext.Escape(err.Error()))
+	}
 	return exitOK
 }
 

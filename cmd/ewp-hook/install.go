@@ -171,6 +171,7 @@ func localEntry(f installFlags, h map[string]any) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	self = filepath.Join(filepath.Dir(self), localBin) // run directly: one process per tool call
 	args := []string{"claude-code", "--agent", f.agent, "--timeout", fmt.Sprint(f.timeout)}
 	for _, p := range []struct{ flag, path string }{{"--db", f.db}, {"--audit", f.audit}, {"--tools", f.tools},
 		{"--policies", f.policies}, {"--operator-keys", f.operatorKeys}} {

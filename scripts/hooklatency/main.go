@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -30,6 +31,7 @@ func main() {
 	tool := flag.String("tool", "Write", "the Claude Code tool the calls name")
 	path := flag.String("path", "/tmp/hooklatency.txt", "the file_path they name")
 	localArgs := flag.String("local", "", "with --hook: also measure the local mode, with these flags (--db … --tools … --agent …)")
+	localBin := flag.String("local-bin", "", "the binary the local mode is measured with (default --hook; ewp-hook-local is what install writes)")
 	flag.Parse()
 	if *url == "" {
 		fmt.Fprintln(os.Stderr, "usage: hooklatency --url URL [--hook BIN] [--n N]")
@@ -56,8 +58,12 @@ func main() {
 	}))
 	if *localArgs != "" {
 		args := append([]string{"claude-code"}, strings.Fields(*localArgs)...)
-		report("command hook, local mode (ewp-hook claude-code --db …)", measure(*n, func(i int) error {
-			return runHook(*hook, args, body(i))
+		bin := *localBin
+		if bin == "" {
+			bin = *hook
+		}
+		report("command hook, local mode ("+filepath.Base(bin)+" claude-code --db …)", measure(*n, func(i int) error {
+			return runHook(bin, args, body(i))
 		}))
 	}
 }

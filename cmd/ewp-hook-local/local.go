@@ -1,3 +1,13 @@
+// Command ewp-hook-local is ewp-hook claude-code's local mode: the same
+// Claude Code command hook, deciding over a local ledger and decision log
+// instead of asking a server. It is a binary of its own because what it
+// links (SQLite, Cedar, the manifest's JSON Schema) costs ~25 ms of
+// package initialisation, which the forwarding hook must not pay on every
+// tool call; `ewp-hook claude-code --db …` runs it in its place.
+//
+//	ewp-hook-local claude-code --db LEDGER --tools FILE --agent NAME [--policies FILE] [--audit PATH] [--operator-keys FILE] [--timeout S]
+//
+// Any failure exits 2 (Claude Code's block) with the reason on stderr.
 package main
 
 import (
@@ -5,6 +15,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,13 +34,54 @@ import (
 	"github.com/ewp-go/ewp/store"
 )
 
+// Bounds: the hook input (hook.MaxBody) and each file read.
+const maxInput = hook.MaxBody
+
+const exitBlock = 2
+
+type localFlags struct {
+	timeout                                         int
+	db, audit, tools, policies, operatorKeys, agent string
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "claude-code" {
+		return block(stderr, "usage: ewp-hook-local claude-code --db LEDGER --tools FILE --agent NAME [--policies FILE] [--audit PATH] [--operator-keys FILE]")
+	}
+	var f localFlags
+	fs := flag.NewFlagSet("ewp-hook-local claude-code", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&f.timeout, "timeout", 10, "")
+	fs.StringVar(&f.db, "db", "", "")
+	fs.StringVar(&f.audit, "audit", "", "")
+	fs.StringVar(&f.tools, "tools", "", "")
+	fs.StringVar(&f.policies, "policies", "", "")
+	fs.StringVar(&f.operatorKeys, "operator-keys", "", "")
+	fs.StringVar(&f.agent, "agent", "", "")
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 || f.db == "" || f.timeout <= 0 {
+		return block(stderr, "usage: ewp-hook-local claude-code --db LEDGER --tools FILE --agent NAME [...]")
+	}
+	body, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
+	if err != nil || len(body) > maxInput {
+		return block(stderr, "the hook input is unreadable or over %d bytes", maxInput)
+	}
+	return local(f, body, stdout, stderr)
+}
+
+func block(stderr io.Writer, format string, a ...any) int {
+	fmt.Fprintf(stderr, "ewp-hook: blocked: "+format+"\n", a...)
+	return exitBlock
+}
+
 // maxFileBytes bounds each file the local mode reads (manifest, policies).
 const maxFileBytes = 4 << 20
 
 // local decides one hook call over a local ledger and decision log, as
 // ewp-mcp --http --tools would: the agent is named by --agent and must
 // be in the log's agent register (a revoked one is refused).
-func local(f forwardFlags, body []byte, stdout, stderr io.Writer) int {
+func local(f localFlags, body []byte, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(f.timeout)*time.Second)
 	defer cancel()
 	out, err := decideLocally(ctx, f, body)
@@ -37,10 +89,10 @@ func local(f forwardFlags, body []byte, stdout, stderr io.Writer) int {
 		return block(stderr, "%s", termtext.Escape(err.Error()))
 	}
 	stdout.Write(out)
-	return exitOK
+	return 0
 }
 
-func decideLocally(ctx context.Context, f forwardFlags, body []byte) ([]byte, error) {
+func decideLocally(ctx context.Context, f localFlags, body []byte) ([]byte, error) {
 	if f.tools == "" || f.agent == "" {
 		return nil, errors.New("with --db, --tools FILE and --agent NAME are required")
 	}
@@ -88,7 +140,7 @@ func localAgent(ctx context.Context, log audit.Log, name string) (hook.Caller, e
 
 // localGate is the gate over the ledger (with its concept graph and the
 // --policies edge policies) and the log, and the --tools manifest.
-func localGate(ctx context.Context, f forwardFlags, ledger store.Ledger, log audit.Log) (*gate.Gate, *manifest.Manifest, error) {
+func localGate(ctx context.Context, f localFlags, ledger store.Ledger, log audit.Log) (*gate.Gate, *manifest.Manifest, error) {
 	raw, err := readLimited(f.tools)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--tools: %w", err)
