@@ -250,3 +250,34 @@ func TestToolCall(t *testing.T) {
 		t.Errorf("case variant: %v", err)
 	}
 }
+
+// A request naming another Host, or a web page's Origin, is refused
+// before the credential is looked at: the DNS-rebinding guard.
+func TestHostGuard(t *testing.T) {
+	j := &fakeJudge{v: Verdict{Decision: audit.VerdictMayAct}}
+	mux := http.NewServeMux()
+	(&Server{Judge: j, Auth: func(http.ResponseWriter, *http.Request) (Caller, bool) { return bot, true },
+		Hosts: []string{"127.0.0.1:8765"}}).Route(mux)
+	for _, c := range []struct {
+		host, origin, want string
+	}{
+		{"127.0.0.1:8765", "", "allow"},
+		{"127.0.0.1:8765", "http://127.0.0.1:8765", "allow"},
+		{"evil.example:8765", "", "deny"},
+		{"127.0.0.1:8765", "http://evil.example", "deny"},
+	} {
+		req := httptest.NewRequest(http.MethodPost, PathClaudeCode, strings.NewReader(pre("Read", `{}`)))
+		req.Host = c.host
+		if c.origin != "" {
+			req.Header.Set("Origin", c.origin)
+		}
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		if got, reason := decision(t, rec.Body.Bytes()); got != c.want {
+			t.Errorf("Host %s Origin %q: %s %q, want %s", c.host, c.origin, got, reason, c.want)
+		}
+	}
+	if len(j.asked) != 2 {
+		t.Errorf("the gate was asked %d times, want 2 (only the allowed hosts)", len(j.asked))
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strconv"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/internal/termtext"
@@ -31,6 +33,11 @@ type Server struct {
 	// Log receives the errors an answer only names as internal; nil: the
 	// default logger.
 	Log *slog.Logger
+	// Hosts are the host:port values a request may name in Host (and, as
+	// http://HOST, in Origin when it sends one): the DNS-rebinding guard
+	// every HTTP entrance has (a web page the user visits must not reach
+	// a loopback gate). Empty: any (tests only).
+	Hosts []string
 }
 
 // Route adds POST /hooks/claude-code and POST /hooks/tool-call to mux.
@@ -46,6 +53,10 @@ type answerFunc func(ctx context.Context, j Judge, c Caller, body []byte, w Wher
 // even without "onFailure": "block", the plugin a DENY with a 4xx/5xx.
 func (s *Server) serve(answer answerFunc, refusal func(http.ResponseWriter, int, string)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if why := s.hostProblem(r); why != "" {
+			refusal(w, http.StatusForbidden, "ewp: refused: "+why)
+			return
+		}
 		c, ok := s.Auth(w, r)
 		if !ok {
 			return
@@ -65,6 +76,22 @@ func (s *Server) serve(answer answerFunc, refusal func(http.ResponseWriter, int,
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(out)
 	}
+}
+
+// hostProblem says why r's Host or Origin is not this server's, or "".
+func (s *Server) hostProblem(r *http.Request) string {
+	if len(s.Hosts) == 0 {
+		return ""
+	}
+	if !slices.Contains(s.Hosts, r.Host) {
+		return "the request's Host " + strconv.Quote(termtext.Escape(r.Host)) + " is not this server's address"
+	}
+	if o := r.Header.Get("Origin"); o != "" && !slices.ContainsFunc(s.Hosts, func(h string) bool {
+		return o == "http://"+h || o == "https://"+h
+	}) {
+		return "the request's Origin " + strconv.Quote(termtext.Escape(o)) + " is not this server's"
+	}
+	return ""
 }
 
 // failure is the status and text of err: a refusal of the input says

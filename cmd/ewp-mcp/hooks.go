@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -67,11 +68,28 @@ func routeHooks(ctx context.Context, h http.Handler, cfg config, d hookDeps, add
 		where.ConsoleURL = "http://" + addr + console.BasePath
 	}
 	mux := http.NewServeMux()
-	(&clienthook.Server{Judge: judge, Auth: clienthook.IdentityAuth(auth), Where: where, Log: d.log}).Route(mux)
+	(&clienthook.Server{Judge: judge, Auth: clienthook.IdentityAuth(auth), Where: where, Log: d.log,
+		Hosts: hookHosts(addr, cfg.allowHosts)}).Route(mux)
 	mux.Handle("/", h)
 	d.log.Info("serving the client hook endpoints", "claude_code", "http://"+addr+clienthook.PathClaudeCode,
 		"tool_call", "http://"+addr+clienthook.PathToolCall, "tools", cfg.tools)
 	return mux, nil
+}
+
+// hookHosts are the Host values the hook endpoints answer: addr, its
+// other loopback names when it is a loopback address, and --allow-host's.
+func hookHosts(addr string, extra []string) []string {
+	hosts := append([]string{addr}, extra...)
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return hosts
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		for _, h := range []string{"127.0.0.1", "localhost", "[::1]"} {
+			hosts = append(hosts, h+":"+port)
+		}
+	}
+	return hosts
 }
 
 // loadManifest reads and parses the --tools file.
