@@ -112,6 +112,11 @@ func WithLogger(l *slog.Logger) Option {
 // sizing transport timeouts around it.
 func (s *Server) RequestTimeout() time.Duration { return s.timeout }
 
+// Gate is the gate the server's recorded tools ask. The server's other
+// entrances (the client hook endpoints) ask it too, so a call is judged by
+// the same layers, log and idempotency keys whichever way it came in.
+func (s *Server) Gate() *gate.Gate { return s.gate }
+
 // New builds a server over store.
 func New(store Store, opts ...Option) *Server {
 	s := &Server{store: store, now: time.Now, log: slog.Default(),

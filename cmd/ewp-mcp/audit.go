@@ -59,7 +59,7 @@ func openAuditStore(path string, pg auditpg.Options, _ *slog.Logger) (audit.Log,
 // is the SQLite store beside its ledger, in the demo's directory.
 // policyHash is the hash of the policies the guard loaded (guardOption),
 // recorded with every decision.
-func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Option, audit.Log, func(), error) {
+func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Option, *mcp.DecisionLog, func(), error) {
 	path := auditPath(cfg)
 	if path == "" {
 		log.Warn("running without a decision log (--audit off): decisions are not recorded and approvals are disabled")
@@ -86,7 +86,7 @@ func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Opt
 	if auditstore.IsPostgres(path) {
 		dl.Unavailable = postgres.IsUnavailable
 	}
-	return mcp.WithDecisionLog(dl), l, func() { _ = l.Close() }, nil
+	return mcp.WithDecisionLog(dl), &dl, func() { _ = l.Close() }, nil
 }
 
 // operatorKeys loads the operator public keys the gate verifies approvals
@@ -102,4 +102,12 @@ func operatorKeys(cfg config, log *slog.Logger) (*audit.OperatorKeys, error) {
 	}
 	log.Info("operator keys loaded", "operator_keys", cfg.operatorKeys, "keys", keys.Len())
 	return keys, nil
+}
+
+// logOf is dl's log; nil with --audit off.
+func logOf(dl *mcp.DecisionLog) audit.Log {
+	if dl == nil {
+		return nil
+	}
+	return dl.Log
 }
