@@ -63,10 +63,11 @@ type Decision struct {
 	Tool string    `json:"tool"`
 	// Caller is who asked.
 	Caller Caller `json:"caller"`
-	// Agent is the principal the call was judged for (Principal.Name):
-	// "" on records made before agent identities, never "" on new ones
-	// (Anonymous where no credential named one). AgentGroups are its
-	// groups at the time of the call.
+	// Agent is the principal the call was judged for (Principal.Name).
+	// "" (the field absent) is Anonymous: a call no credential named is
+	// recorded without it, byte for byte as before agent identities, and
+	// no agent may be named Anonymous. AgentGroups are its groups at the
+	// time of the call.
 	Agent       string   `json:"agent,omitempty"`
 	AgentGroups []string `json:"agent_groups,omitempty"`
 	// The evidence judged: the proposition, its snapshot and the sha256 of
