@@ -3,6 +3,7 @@ package gate
 import (
 	"encoding/json"
 
+	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -41,4 +42,22 @@ type Request struct {
 	// IdempotencyKey, when not "", makes a retry answer the decision first
 	// recorded under it.
 	IdempotencyKey string
+
+	Agent  audit.Principal // who asks; Name "" is treated as audit.Anonymous
+	Caller audit.Caller    // transport facts for the record
+	// Propositions are further propositions the action relies on: the
+	// warrant layer judges each, the most restrictive wins.
+	Propositions []string
+	Call         *ToolCall // set by the gateway and the hooks (manifest-driven)
+}
+
+// ToolCall is the tool call a request judges, as the operator's manifest
+// described it; nil for may_act through MCP.
+type ToolCall struct {
+	Entrance  string          // "gateway" | "claude-code" | "openclaw" | "tool-call"
+	Name      string          // "SERVER/TOOL" as the manifest matched it (recorded as tool_name)
+	Rule      string          // the manifest rule that matched (its match pattern, or "default")
+	Arguments json.RawMessage // canonical JSON of the arguments (hashed: arguments_hash)
+	Recorded  json.RawMessage // the arguments with the manifest's redactions, for the record
+	ConfirmBy string          // "operator" (default) | "user"
 }
