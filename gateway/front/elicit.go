@@ -41,4 +41,3 @@ func (f *Front) elicit(ctx context.Context, decisionID string) {
 		f.cfg.Log.Info("elicitation answered", "decision_id", decisionID, "action", string(res.Action))
 	}()
 }
-
