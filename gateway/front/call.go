@@ -60,7 +60,7 @@ func (f *Front) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	}
 	switch ans.Decision {
 	case warrant.MayActDecision:
-		return f.forward(ctx, t, req, ans.DecisionID), nil
+		return f.forward(ctx, t, req, args, ans.DecisionID), nil
 	case warrant.RequireConfirmation:
 		f.elicit(ctx, ans.DecisionID)
 		return withDecision(pending(req.Params.Name, ans, f.cfg.Approve), ans.DecisionID), nil
@@ -72,10 +72,8 @@ func (f *Front) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 // forward sends the permitted call downstream and records its outcome.
 // The decision is already on record; the result is recorded after it,
 // whatever it is, so the log says what was done.
-func (f *Front) forward(ctx context.Context, t Tool, req mcp.CallToolRequest, decisionID string) *mcp.CallToolResult {
-	down := req
-	down.Params.Name = t.Def.Name
-	res, err := f.cfg.Downstreams.Call(ctx, t.Server, down)
+func (f *Front) forward(ctx context.Context, t Tool, req mcp.CallToolRequest, args json.RawMessage, decisionID string) *mcp.CallToolResult {
+	res, err := f.cfg.Downstreams.Call(ctx, t.Server, t.Def.Name, args, f.progressTo(ctx, req))
 	out := audit.Result{DecisionID: decisionID, Time: time.Now().UTC()}
 	switch {
 	case err != nil:
@@ -102,6 +100,27 @@ func (f *Front) forward(ctx context.Context, t Tool, req mcp.CallToolRequest, de
 		}
 	}
 	return withDecision(res, decisionID)
+}
+
+// progressTo passes a forwarded call's progress on to the agent, under
+// the token the agent's request named; nil when it named none.
+func (f *Front) progressTo(ctx context.Context, req mcp.CallToolRequest) func(Progress) {
+	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
+		return nil
+	}
+	token := req.Params.Meta.ProgressToken
+	return func(p Progress) {
+		n := map[string]any{"progressToken": token, "progress": p.Progress}
+		if p.Total != 0 {
+			n["total"] = p.Total
+		}
+		if p.Message != "" {
+			n["message"] = p.Message
+		}
+		if err := f.mcp.SendNotificationToClient(ctx, "notifications/progress", n); err != nil {
+			f.cfg.Log.Debug("progress not passed on", "err", err)
+		}
+	}
 }
 
 // resultHash is the sha256 of the result as the downstream sent it,

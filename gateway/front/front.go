@@ -43,10 +43,18 @@ type Tool struct {
 type Downstreams interface {
 	// Tools is every tool of every server now connected.
 	Tools() []Tool
-	// Call forwards req (req.Params.Name is the downstream's own name)
-	// to server. An error means the call did not complete: the server
-	// crashed, hung past its deadline, or spoke garbage.
-	Call(ctx context.Context, server string, req mcp.CallToolRequest) (*mcp.CallToolResult, error)
+	// Call forwards a call of tool (the downstream's own name) on
+	// server with args (a JSON object); progress, when not nil, receives
+	// the server's progress notifications for it. An error means the
+	// call did not complete: the server crashed, hung past its deadline,
+	// or spoke garbage. Cancelling ctx cancels the call downstream.
+	Call(ctx context.Context, server, tool string, args json.RawMessage, progress func(Progress)) (*mcp.CallToolResult, error)
+}
+
+// Progress is one progress notification of a forwarded call.
+type Progress struct {
+	Progress, Total float64 // Total 0: not said
+	Message         string
 }
 
 // Manifest is the operator's tool manifest as the front uses it.

@@ -77,15 +77,15 @@ type fakeDown struct {
 }
 
 func (d *fakeDown) Tools() []Tool { return d.tools }
-func (d *fakeDown) Call(_ context.Context, srv string, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	d.ev.add("forward " + srv + "/" + req.Params.Name)
-	switch req.Params.Name {
+func (d *fakeDown) Call(_ context.Context, srv, name string, _ json.RawMessage, _ func(Progress)) (*mcp.CallToolResult, error) {
+	d.ev.add("forward " + srv + "/" + name)
+	switch name {
 	case "boom":
 		return nil, errors.New("the server exited (signal: killed)")
 	case "oops":
 		return mcp.NewToolResultError("no such file"), nil
 	}
-	return mcp.NewToolResultText("did " + req.Params.Name), nil
+	return mcp.NewToolResultText("did " + name), nil
 }
 
 func tool(srv, name string) Tool {
