@@ -21,6 +21,10 @@ import (
 const (
 	ToolMayAct         = "may_act"
 	ToolCheckGrounding = "check_grounding"
+	// ToolCall is a tool call an entrance forwards (a gateway, a client
+	// hook) once the gate allows it; its tool_name is the call's
+	// SERVER/TOOL.
+	ToolCall = "tool_call"
 )
 
 // Outcomes of a decision. Refused is a call that was refused before any

@@ -58,6 +58,13 @@ type Input struct {
 	Ingest bool
 	// Guard is the guard's share of the call; nil when it does not apply.
 	Guard *GuardCall
+	// Agent is who asks (Request.Agent).
+	Agent audit.Principal
+	// Propositions are every proposition the warrant layer judged, the
+	// first being PropositionID; nil when it was skipped.
+	Propositions []string
+	// Call is the forwarded tool call; nil for a may_act call.
+	Call *ToolCall
 }
 
 // LayerDecision is one layer's verdict as it appears in the gate's answer
@@ -139,7 +146,11 @@ func ActionKeys(layers []Layer) []string {
 
 // RunLayers asks layers after the warrant layer's decision first.
 func RunLayers(ctx context.Context, layers []Layer, in Input, first LayerDecision) ([]LayerDecision, error) {
-	out := []LayerDecision{first}
+	return runLayers(ctx, layers, in, []LayerDecision{first})
+}
+
+// runLayers asks layers after the decisions out already holds.
+func runLayers(ctx context.Context, layers []Layer, in Input, out []LayerDecision) ([]LayerDecision, error) {
 	for _, l := range layers {
 		d, err := l.Decide(ctx, in)
 		if errors.Is(err, ErrNotApplicable) {

@@ -42,22 +42,58 @@ type Request struct {
 	// IdempotencyKey, when not "", makes a retry answer the decision first
 	// recorded under it.
 	IdempotencyKey string
-
-	Agent  audit.Principal // who asks; Name "" is treated as audit.Anonymous
-	Caller audit.Caller    // transport facts for the record
+	// Agent is who asks; Name "" is treated as audit.Anonymous when the
+	// gate looks an approval up for it, and recorded as given (an
+	// entrance that knows no principal records none).
+	Agent audit.Principal
+	// Caller is the transport's facts about the call, for the record.
+	Caller audit.Caller
 	// Propositions are further propositions the action relies on: the
-	// warrant layer judges each, the most restrictive wins.
+	// warrant layer judges each on its latest snapshot, reports a layer
+	// per proposition, and the most restrictive wins. When PropositionID
+	// is "", the first of them takes its place in the answer and record.
 	Propositions []string
-	Call         *ToolCall // set by the gateway and the hooks (manifest-driven)
+	// Call is set by the entrances that forward a tool call (the gateway,
+	// the client hooks): the call is then recorded as audit.ToolCall, and
+	// the evidence layer and the once-approval lookup apply.
+	Call *ToolCall
+	// Deferred are refusals the entrance met while decoding, raised where
+	// the protocol raises them (after the action is noted in the record
+	// and an idempotent retry is answered).
+	Deferred Deferred
+	// Done, when set, is called once the evaluation has ended, which may
+	// be after Decide answered at its deadline (the MCP entrance frees its
+	// evaluation slot there).
+	Done func()
 }
 
-// ToolCall is the tool call a request judges, as the operator's manifest
-// described it; nil for may_act through MCP.
+// Deferred are the refusals of the evidence pins, decoded at the entrance
+// but raised in the gate's order.
+type Deferred struct {
+	// EvaluatedAt: evaluated_at did not decode.
+	EvaluatedAt error
+	// ViewID: view_id did not decode (it was given, then).
+	ViewID error
+}
+
+// ToolCall is a tool call an entrance forwards once the gate allows it,
+// as the operator's manifest described it.
 type ToolCall struct {
-	Entrance  string          // "gateway" | "claude-code" | "openclaw" | "tool-call"
-	Name      string          // "SERVER/TOOL" as the manifest matched it (recorded as tool_name)
-	Rule      string          // the manifest rule that matched (its match pattern, or "default")
-	Arguments json.RawMessage // canonical JSON of the arguments (hashed: arguments_hash)
-	Recorded  json.RawMessage // the arguments with the manifest's redactions, for the record
-	ConfirmBy string          // "operator" (default) | "user"
+	// Entrance is "gateway", "claude-code", "openclaw" or "tool-call".
+	Entrance string
+	// Name is "SERVER/TOOL" as the manifest matched it (recorded as
+	// tool_name).
+	Name string
+	// Rule is the manifest rule that matched (its match pattern, or
+	// "default").
+	Rule string
+	// Arguments is the canonical JSON of the arguments: its sha256 is the
+	// record's arguments_hash, which a once-approval binds.
+	Arguments json.RawMessage
+	// Recorded is the arguments with the manifest's redactions, for the
+	// record (cut at MaxRecordedArgumentsBytes as any arguments are).
+	Recorded json.RawMessage
+	// ConfirmBy is who confirms a REQUIRE_CONFIRMATION: "operator" (the
+	// default, "") or "user".
+	ConfirmBy string
 }

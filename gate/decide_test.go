@@ -1,0 +1,259 @@
+package gate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/audit/audittest"
+	"github.com/ewp-go/ewp/audit/memlog"
+	"github.com/ewp-go/ewp/warrant"
+)
+
+// testNow is the gate's clock; approvals are signed at the real clock.
+var testNow = time.Now().UTC().Truncate(time.Second)
+
+// recording is a log that keeps the last decision given to it as given
+// (memlog keeps only what its chain entries hold).
+type recording struct {
+	audit.Log
+	last *audit.Decision
+}
+
+func (l *recording) Record(ctx context.Context, d *audit.Decision) error {
+	c := *d
+	l.last = &c
+	return l.Log.Record(ctx, d)
+}
+
+// views is a Ledger over fixed snapshots.
+type views map[string]*warrant.View
+
+func (v views) Latest(_ context.Context, pid string) (*warrant.View, error) {
+	if x, ok := v[pid]; ok {
+		return x, nil
+	}
+	return nil, refusal(warrant.CodeMissingView, "proposition_id", "no stored snapshot of proposition %q", pid)
+}
+
+// tentative is a proposition asserted once by an agent turn: MAY_ACT for a
+// low-risk action, REQUIRE_CONFIRMATION for a high-risk one.
+func tentative(t testing.TB, pid string) *warrant.View {
+	return viewOf(t, pid, "")
+}
+
+// viewOf is tentative with extra members.
+func viewOf(t testing.TB, pid, extra string) *warrant.View {
+	t.Helper()
+	raw := `{"proposition_id":"` + pid + `","view_id":"v-` + pid + `",` + extra + `"assertions":[{"assertion_id":"a1",
+		"text":"server01 runs Windows Server 2022","asserted_by":"agent","assertion_confidence":0.9,
+		"asserted_at":"2026-09-01T00:00:00Z","source":{"source_id":"s1","lineage_id":"L-s1","origin_type":"turn",
+		"origin_locator":"loc:s1","snapshot_id":"snap:s1","content_hash":"sha256:s1","observed_at":"2026-09-01T00:00:00Z"}}]}`
+	v, err := warrant.DecodeView([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+var alice = audittest.NewOperator("alice")
+
+func newTestGate(t testing.TB, log audit.Log, ledger Ledger) *Gate {
+	t.Helper()
+	g, err := New(Config{Ledger: ledger, Log: log, OperatorKeys: alice.Keys, Now: func() time.Time { return testNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func action(risk string, reversible bool) warrant.Action {
+	return warrant.Action{ActionID: "act-1", Kind: "restart", Risk: risk, Reversible: reversible}
+}
+
+// Decide records the decision before it answers, under the decision_id
+// the answer carries; a refusal is recorded too and names its record.
+func TestDecideRecordsBeforeAnswering(t *testing.T) {
+	log := &recording{Log: memlog.New(nil)}
+	g := newTestGate(t, log, views{"P-1": tentative(t, "P-1")})
+	ctx := context.Background()
+	ans, err := g.Decide(ctx, Request{PropositionID: "P-1", Action: action("low", true), RiskPolicy: warrant.DefaultRiskPolicy()})
+	if err != nil || ans.Decision != warrant.MayActDecision || ans.DecisionID == "" || ans.ViewID != "v-P-1" {
+		t.Fatalf("Decide: %+v, %v", ans, err)
+	}
+	d, err := log.Decision(ctx, ans.DecisionID)
+	if err != nil || d.Tool != audit.ToolMayAct || d.Outcome != audit.OutcomeMayAct || d.ViewHash == "" || d.Agent != "" {
+		t.Fatalf("record: %+v, %v", d, err)
+	}
+	_, err = g.Decide(ctx, Request{PropositionID: "P-none", Action: action("low", true), RiskPolicy: warrant.DefaultRiskPolicy()})
+	var rec *RecordedError
+	if !errors.As(err, &rec) {
+		t.Fatalf("a missing proposition: %v, want a recorded refusal", err)
+	}
+	if d, err := log.Decision(ctx, rec.ID); err != nil || d.Outcome != audit.OutcomeRefused || d.Code != warrant.CodeMissingView {
+		t.Fatalf("refusal's record: %+v, %v", d, err)
+	}
+	err = g.Refuse(ctx, audit.ToolCheckGrounding, Request{Agent: audit.Principal{Name: "bob"}}, refusal(CodeInvalidArgument, "concepts", "is required"))
+	if !errors.As(err, &rec) {
+		t.Fatalf("Refuse: %v", err)
+	}
+	if d := log.last; d.ID != rec.ID || d.Tool != audit.ToolCheckGrounding || d.Agent != "bob" || d.Code != CodeInvalidArgument {
+		t.Fatalf("Refuse's record: %+v", d)
+	}
+}
+
+// Every further proposition is judged; the most restrictive wins and each
+// is reported as a warrant layer naming what it judged.
+func TestDecidePropositions(t *testing.T) {
+	g := newTestGate(t, memlog.New(nil), views{"P-1": tentative(t, "P-1"), "P-2": viewOf(t, "P-2", `"degraded":true,`)})
+	ans, err := g.Decide(context.Background(), Request{Propositions: []string{"P-1", "P-2"}, Action: action("low", true),
+		RiskPolicy: warrant.DefaultRiskPolicy()})
+	if err != nil || ans.PropositionID != "P-1" || len(ans.Layers) != 2 {
+		t.Fatalf("Decide: %+v, %v", ans, err)
+	}
+	if det, ok := ans.Layers[1].Detail.(WarrantDetail); !ok || det.PropositionID != "P-2" || ans.Layers[1].Layer != WarrantLayerName {
+		t.Errorf("second warrant layer: %+v", ans.Layers[1])
+	}
+	if ans.Layers[0].Decision != audit.VerdictMayAct || ans.Decision == warrant.MayActDecision ||
+		audit.Verdict(ans.Decision) != ans.Layers[1].Decision {
+		t.Errorf("decision %s over %+v, want the degraded proposition's", ans.Decision, ans.Layers)
+	}
+	_, err = g.Decide(context.Background(), Request{Propositions: []string{"P-1", ""}, Action: action("low", true),
+		RiskPolicy: warrant.DefaultRiskPolicy()})
+	if err == nil || !strings.Contains(err.Error(), "propositions[1]") {
+		t.Errorf("an empty proposition id: %v, want a refusal naming propositions[1]", err)
+	}
+}
+
+func toolCall(args string) *ToolCall {
+	return &ToolCall{Entrance: "gateway", Name: "fs/write_file", Rule: "fs/*", Arguments: json.RawMessage(args),
+		Recorded: json.RawMessage(args)}
+}
+
+// A forwarded call is recorded as tool_call with its name and arguments;
+// the evidence layer holds an irreversible call without evidence and lets
+// a reversible low-risk one through.
+func TestDecideToolCall(t *testing.T) {
+	log := &recording{Log: memlog.New(nil)}
+	g := newTestGate(t, log, nil)
+	ctx := context.Background()
+	args := `{"path":"/tmp/a","content":"x"}`
+	agent := audit.Principal{Name: "bot", Groups: []string{"ops"}}
+	ans, err := g.Decide(ctx, Request{Agent: agent, Call: toolCall(args), Action: action("low", false), RiskPolicy: warrant.DefaultRiskPolicy()})
+	if err != nil || ans.Decision != warrant.RequireConfirmation {
+		t.Fatalf("an irreversible call without evidence: %+v, %v", ans, err)
+	}
+	ev := ans.Layers[1]
+	if ev.Layer != EvidenceLayerName || ev.Decision != audit.VerdictRequireConfirmation || !strings.HasPrefix(ev.Reasons[0], ReasonNoEvidence+": ") {
+		t.Errorf("evidence layer: %+v", ev)
+	}
+	d := log.last
+	if d.ID != ans.DecisionID || d.Tool != audit.ToolCall || d.ToolName != "fs/write_file" || d.ArgumentsHash != sha256Hex([]byte(args)) ||
+		string(d.Arguments) != args || d.Agent != "bot" || len(d.AgentGroups) != 1 {
+		t.Fatalf("record: %+v", d)
+	}
+	ans, err = g.Decide(ctx, Request{Agent: agent, Call: toolCall(args), Action: action("low", true), RiskPolicy: warrant.DefaultRiskPolicy()})
+	if err != nil || ans.Decision != warrant.MayActDecision {
+		t.Fatalf("a low-risk reversible call: %+v, %v", ans, err)
+	}
+	big := `{"content":"` + strings.Repeat("y", MaxRecordedArgumentsBytes) + `"}`
+	ans, _ = g.Decide(ctx, Request{Call: toolCall(big), Action: action("low", true), RiskPolicy: warrant.DefaultRiskPolicy()})
+	if d := log.last; d.ID != ans.DecisionID || !d.ArgumentsTruncated || len(d.Arguments) > MaxRecordedArgumentsBytes+16 {
+		t.Errorf("long arguments recorded uncut: %d bytes, truncated %v", len(d.Arguments), d.ArgumentsTruncated)
+	}
+}
+
+// onceLog finds a once-approval for a call as audit.OnceApprovals does,
+// over the approvals it was given.
+type onceLog struct {
+	*memlog.Log
+	asked []string
+}
+
+func (l *onceLog) OnceApprovalFor(ctx context.Context, agent, tool, hash string, now time.Time) (*audit.Approval, error) {
+	l.asked = append(l.asked, agent+" "+tool+" "+hash)
+	ds, err := l.List(ctx, audit.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range ds {
+		if d.ToolName != tool || d.ArgumentsHash != hash || d.Outcome != audit.OutcomeRequireConfirmation {
+			continue
+		}
+		aps, err := l.ApprovalsFor(ctx, d.ID)
+		if err != nil {
+			return nil, err
+		}
+		for i := range aps {
+			if aps[i].Once {
+				if _, used := l.UsedBy(aps[i].ID); !used {
+					return &aps[i], nil
+				}
+			}
+		}
+	}
+	return nil, audit.ErrNotFound
+}
+
+// The operator's once-approval of a held call lets the same call through
+// exactly once, without the agent presenting it; the next identical call
+// is held again.
+func TestDecideOnceApproval(t *testing.T) {
+	log := &onceLog{Log: memlog.New(nil)}
+	g := newTestGate(t, log, nil)
+	ctx := context.Background()
+	args := `{"path":"/etc/passwd"}`
+	req := Request{Agent: audit.Principal{Name: "bot"}, Call: toolCall(args), Action: action("high", false), RiskPolicy: warrant.DefaultRiskPolicy()}
+	held, err := g.Decide(ctx, req)
+	if err != nil || held.Decision != warrant.RequireConfirmation {
+		t.Fatalf("first call: %+v, %v", held, err)
+	}
+	if len(log.asked) != 1 || log.asked[0] != "bot fs/write_file "+sha256Hex([]byte(args)) {
+		t.Fatalf("the gate asked the log %q", log.asked)
+	}
+	a := audit.Approval{ID: "ap-1", DecisionID: held.DecisionID, Approver: "alice", Verdict: audit.Approved, Once: true,
+		Until: testNow.Add(time.Hour)}
+	if err := alice.Approve(ctx, log, &a); err != nil {
+		t.Fatal(err)
+	}
+	passed, err := g.Decide(ctx, req)
+	if err != nil || passed.Decision != warrant.MayActDecision || passed.Layers[len(passed.Layers)-1].Layer != ApprovalLayerName {
+		t.Fatalf("approved call: %+v, %v", passed, err)
+	}
+	if by, used := log.UsedBy("ap-1"); !used || by != passed.DecisionID {
+		t.Errorf("approval used by %q (%v), want %s", by, used, passed.DecisionID)
+	}
+	again, err := g.Decide(ctx, req)
+	if err != nil || again.Decision != warrant.RequireConfirmation {
+		t.Fatalf("the call after: %+v, %v", again, err)
+	}
+}
+
+// RecordResult needs a log that keeps results; without a log it records
+// nothing and says nothing.
+func TestRecordResult(t *testing.T) {
+	g := newTestGate(t, nil, nil)
+	if err := g.RecordResult(context.Background(), audit.Result{DecisionID: "x", Status: audit.ResultOK}); err != nil {
+		t.Errorf("without a log: %v", err)
+	}
+	g = newTestGate(t, plainLog{memlog.New(nil)}, nil)
+	if err := g.RecordResult(context.Background(), audit.Result{DecisionID: "x", Status: audit.ResultOK}); !errors.Is(err, ErrNoResults) {
+		t.Errorf("a log without results: %v, want ErrNoResults", err)
+	}
+}
+
+// plainLog hides every method of the log but audit.Log's.
+type plainLog struct{ audit.Log }
+
+// A Gate literal has no state to decide with.
+func TestDecideNeedsNew(t *testing.T) {
+	called := false
+	_, err := (&Gate{}).Decide(context.Background(), Request{Done: func() { called = true }})
+	if !errors.Is(err, errNotNew) || !called {
+		t.Errorf("err %v, done called %v", err, called)
+	}
+}
