@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -20,6 +21,9 @@ import (
 // MetaDecisionID is the _meta key of a forwarded call's result (and of
 // every refusal the gate decided) that names its decision in the log.
 const MetaDecisionID = "ewp/decision_id"
+
+// Entrance is the gateway's name in the record (gate.ToolCall.Entrance).
+const Entrance = "gateway"
 
 // maxMessage bounds the failure message recorded with a result.
 const maxMessage = 512
@@ -41,22 +45,23 @@ func (f *Front) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	if !ok {
 		return refusal("unknown tool %q: this gateway lists its tools in tools/list", req.Params.Name), nil
 	}
-	if t.Withheld != "" {
-		return refusal("tool %s is withheld: %s", req.Params.Name, t.Withheld), nil
-	}
+	name := ManifestName(t.Server, t.Def.Name)
+	p := f.cfg.Principal(ctx)
 	args, err := rawArguments(req)
 	if err != nil {
-		return refusal("tool %s: %v", req.Params.Name, err), nil
+		return f.refuse(ctx, p, name, nil, fmt.Errorf("tool %s: %w", req.Params.Name, err)), nil
 	}
-	name := ManifestName(t.Server, t.Def.Name)
-	r, err := f.cfg.Manifest.Request(name, args, f.cfg.Principal(ctx))
+	if t.Withheld != "" {
+		return f.refuse(ctx, p, name, args, fmt.Errorf("tool %s is withheld: %s", req.Params.Name, t.Withheld)), nil
+	}
+	r, err := f.cfg.Manifest.Request(name, args, p)
 	if err != nil {
-		return refusal("tool %s refused by the operator's manifest: %v", req.Params.Name, err), nil
+		return f.refuse(ctx, p, name, args, fmt.Errorf("tool %s refused by the operator's manifest: %w", req.Params.Name, err)), nil
 	}
 	r.Caller.Transport = transportOf(ctx)
 	ans, err := f.cfg.Gate.Decide(ctx, r)
 	if err != nil {
-		return refusal("tool %s refused by the gate: %v", req.Params.Name, err), nil
+		return refusalOf(fmt.Errorf("tool %s refused by the gate: %w", req.Params.Name, err)), nil
 	}
 	switch ans.Decision {
 	case warrant.MayActDecision:
@@ -67,6 +72,24 @@ func (f *Front) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	default:
 		return withDecision(denied(req.Params.Name, ans), ans.DecisionID), nil
 	}
+}
+
+// refuse records a refusal met before the gate could judge the call and
+// answers it as a tool error naming its decision.
+func (f *Front) refuse(ctx context.Context, p audit.Principal, name string, args json.RawMessage, err error) *mcp.CallToolResult {
+	r := gate.Request{Agent: p, Caller: audit.Caller{Transport: transportOf(ctx)},
+		Call: &gate.ToolCall{Entrance: Entrance, Name: name, Arguments: args, Recorded: args}}
+	return refusalOf(f.cfg.Gate.Refuse(ctx, audit.ToolCall, r, err))
+}
+
+// refusalOf is a refusal as a tool error, with the decision it is on
+// record as in _meta when it is.
+func refusalOf(err error) *mcp.CallToolResult {
+	var rec *gate.RecordedError
+	if errors.As(err, &rec) {
+		return withDecision(refusal("%v (decision %s)", err, rec.ID), rec.ID)
+	}
+	return refusal("%v", err)
 }
 
 // forward sends the permitted call downstream and records its outcome.

@@ -27,6 +27,10 @@ type Gate interface {
 	Decide(ctx context.Context, r gate.Request) (gate.Answer, error)
 	// RecordResult records what a forwarded call did.
 	RecordResult(ctx context.Context, res audit.Result) error
+	// Refuse records a refusal met before the gate could judge (a
+	// withheld tool, arguments the manifest refuses) and returns it, a
+	// *gate.RecordedError when on record.
+	Refuse(ctx context.Context, tool string, r gate.Request, err error) error
 }
 
 // Tool is one downstream tool as the registry knows it.

@@ -52,6 +52,11 @@ func (g *fakeGate) Decide(_ context.Context, r gate.Request) (gate.Answer, error
 	return gate.Answer{Decision: v, DecisionID: "d-" + r.Call.Name, Layers: []gate.LayerDecision{l}}, nil
 }
 
+func (g *fakeGate) Refuse(_ context.Context, tool string, r gate.Request, err error) error {
+	g.ev.add("refuse " + r.Call.Name)
+	return &gate.RecordedError{Err: err, ID: "r-" + r.Call.Name}
+}
+
 func (g *fakeGate) RecordResult(_ context.Context, res audit.Result) error {
 	g.ev.add("result " + string(res.Status))
 	g.mu.Lock()
@@ -274,7 +279,10 @@ func TestRefusedBeforeTheGate(t *testing.T) {
 	if !res.IsError || !strings.Contains(text(res), "manifest: argument path") {
 		t.Errorf("manifest refusal = %q", text(res))
 	}
-	if got := fx.ev.all(); len(got) != 0 {
-		t.Errorf("events = %v: nothing reaches the gate or a downstream", got)
+	if decisionID(res) != "r-fs/read" {
+		t.Errorf("manifest refusal's _meta = %v, want its record", res.Meta)
+	}
+	if got, want := fx.ev.all(), []string{"refuse fs/changed", "refuse fs/read"}; !slices.Equal(got, want) {
+		t.Errorf("events = %v, want %v: refusals recorded, nothing decided or forwarded", got, want)
 	}
 }
