@@ -17,6 +17,7 @@
 //	evidence-view.schema.json      an EvidenceView (EWP.md §2)
 //	evidence-document.schema.json  a view plus evaluated_at, policy_id, policy_version
 //	ingest.schema.json             one ewp-ingest input: a document, a list, or {"views": [...]}
+//	manifest.schema.json           the operator's tool manifest (tools, default, roots, redact)
 package schemas
 
 import (
@@ -38,6 +39,9 @@ const (
 	View     = "evidence-view"
 	Document = "evidence-document"
 	Ingest   = "ingest"
+	// Manifest is the operator's tool manifest (package manifest), also
+	// referred to by the gateway config's schema.
+	Manifest = "manifest"
 )
 
 // base is the $id prefix of every schema. The files are registered under
@@ -49,7 +53,7 @@ var compiled = sync.OnceValues(compileAll)
 func compileAll() (map[string]*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	names := []string{View, Document, Ingest}
+	names := []string{View, Document, Ingest, Manifest}
 	for _, n := range names {
 		raw, err := FS.ReadFile(n + ".schema.json")
 		if err != nil {
@@ -95,7 +99,8 @@ func ValidateDocument(doc any) error { return Validate(Document, doc) }
 // value (not JSON Lines; validate each line with ValidateDocument).
 func ValidateIngest(doc any) error { return Validate(Ingest, doc) }
 
-// Validate checks doc against the named schema (View, Document or Ingest).
+// Validate checks doc against the named schema (View, Document, Ingest or
+// Manifest).
 func Validate(name string, doc any) (err error) {
 	all, err := compiled()
 	if err != nil {
