@@ -65,6 +65,11 @@ func (f *Front) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	}
 	switch ans.Decision {
 	case warrant.MayActDecision:
+		// What was judged is what runs: the manifest's canonical form of
+		// the arguments, when it gave one.
+		if r.Call != nil && len(r.Call.Arguments) > 0 {
+			args = r.Call.Arguments
+		}
 		return f.forward(ctx, t, req, args, ans.DecisionID), nil
 	case warrant.RequireConfirmation:
 		f.elicit(ctx, ans.DecisionID)

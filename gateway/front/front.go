@@ -67,8 +67,10 @@ type Manifest interface {
 	// others are not listed.
 	Permits(name string) bool
 	// Request describes the call of SERVER/TOOL with args as the gate
-	// judges it, on behalf of p; an error refuses the call (it names
-	// the argument and the rule).
+	// judges it, on behalf of p; its Call.Arguments, the canonical form
+	// the gate hashed, is what is forwarded. An error refuses the call
+	// without asking the gate (it names the argument and the rule, or
+	// the rule that denies the call).
 	Request(name string, args json.RawMessage, p audit.Principal) (gate.Request, error)
 }
 
