@@ -61,6 +61,10 @@ var (
 	// ErrApprovalOutOfScope: the action is outside a scope approval's
 	// kind, tool or concepts.
 	ErrApprovalOutOfScope = errors.New("audit: the action is outside the approval's scope")
+	// ErrApprovalWrongAgent: the approval is bound to another agent than
+	// the one presenting it (or answering it); only an approval widened
+	// with AnyAgent passes for every agent.
+	ErrApprovalWrongAgent = errors.New("audit: the approval is bound to another agent")
 )
 
 // Errors of storing an approval.
@@ -85,6 +89,7 @@ const (
 	CodeApprovalWrongProposition = "EWP_REFUSE_APPROVAL_WRONG_PROPOSITION"
 	CodeApprovalWrongAction      = "EWP_REFUSE_APPROVAL_WRONG_ACTION"
 	CodeApprovalOutOfScope       = "EWP_REFUSE_APPROVAL_OUT_OF_SCOPE"
+	CodeApprovalWrongAgent       = "EWP_REFUSE_APPROVAL_AGENT"
 	CodeApprovalUnsigned         = "EWP_REFUSE_APPROVAL_UNSIGNED"
 	CodeApprovalBadSignature     = "EWP_REFUSE_APPROVAL_BAD_SIGNATURE"
 	CodeApprovalUnknownKey       = "EWP_REFUSE_APPROVAL_UNKNOWN_KEY"
@@ -103,6 +108,7 @@ var codes = []struct {
 	{ErrApprovalWrongProposition, CodeApprovalWrongProposition},
 	{ErrApprovalWrongAction, CodeApprovalWrongAction},
 	{ErrApprovalOutOfScope, CodeApprovalOutOfScope},
+	{ErrApprovalWrongAgent, CodeApprovalWrongAgent},
 	{ErrApprovalUnsigned, CodeApprovalUnsigned},
 	{ErrApprovalBadSignature, CodeApprovalBadSignature},
 	{ErrApprovalUnknownKey, CodeApprovalUnknownKey},
@@ -142,7 +148,8 @@ func (e *CoverageError) Code() string { return CodeOf(e.Reason) }
 
 // Covers reports whether the approval lets decision d (a fresh judgement
 // of a call presenting it) go ahead at server time now; nil when it does.
-// It checks, in order: approved (not a rejection), unexpired, the same
+// It checks, in order: approved (not a rejection), unexpired, the agent
+// it is bound to (unless AnyAgent: ErrApprovalWrongAgent), the same
 // proposition, and then for a Once approval every field of the gate
 // input the answered decision judged except its time (id, kind, risk,
 // reversible, concepts as a set, cardinality, min_depth, tool, arguments
@@ -169,6 +176,8 @@ func (a *Approval) Covers(d *Decision, now time.Time) error {
 			a.Until.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 	case a.Action == nil:
 		return fail(ErrApprovalWrongAction, "the approval records no action to compare with")
+	case !a.AnyAgent && AsJSON(a.Agent) != AsJSON(d.Agent):
+		return fail(ErrApprovalWrongAgent, "the approval is bound to agent %q, and agent %q presented it; an operator widens an approval to every agent with `ewp-audit approve --any-agent`", AsJSON(a.Agent), AsJSON(d.Agent))
 	}
 	if a.Once || a.Scope == nil {
 		return a.coversOnce(d, fail)
@@ -334,6 +343,10 @@ func (a *Approval) Validate(answered *Decision, now time.Time) error {
 	switch {
 	case a.DecisionID != answered.ID:
 		return bad("decision_id %q is not the answered decision %q", a.DecisionID, answered.ID)
+	case a.AnyAgent && a.Agent != "":
+		return bad("any_agent is set and agent is %q: an approval is bound to one agent or widened to every agent, not both", AsJSON(a.Agent))
+	case !a.AnyAgent && AsJSON(a.Agent) != AsJSON(answered.Agent):
+		return fmt.Errorf("%w: %w: the approval is bound to agent %q, the answered decision %s was made for agent %q", ErrInvalidApproval, ErrApprovalWrongAgent, AsJSON(a.Agent), answered.ID, AsJSON(answered.Agent))
 	case strings.TrimSpace(a.Approver) == "":
 		return bad("approver is empty; name the person who decides (--approver NAME)")
 	case a.Verdict == Rejected:

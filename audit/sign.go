@@ -39,18 +39,26 @@ type signedApproval struct {
 	Until      string  `json:"until"`
 	Action     *Action `json:"action"`
 	KeyID      string  `json:"key_id"`
+	// Added with agent identities, and omitted when empty, so the
+	// payload of an approval without them is byte for byte what it was
+	// before they existed (old signatures still verify).
+	Agent    string `json:"agent,omitempty"`
+	AnyAgent bool   `json:"any_agent,omitempty"`
 }
 
 // SignedPayload is what an approval's signature covers: a domain tag,
 // then the canonical JSON of its id, decision, verdict, approver, note,
 // creation time, once, scope, until, the answered action (what the
-// operator saw) and the signing key's id. Times are UTC with nanoseconds,
+// operator saw), the signing key's id, and the agent it is bound to or
+// any_agent (both omitted when empty: the payload of an approval without
+// them is what it was before agent identities). Times are UTC with nanoseconds,
 // as the stored body keeps them. Every string is taken in the form it
 // reads back from the stored JSON (AsJSON: invalid UTF-8 as U+FFFD), so
 // the approval as signed and as read back give the same bytes.
 func (a *Approval) SignedPayload() []byte {
 	s := signedApproval{ID: AsJSON(a.ID), DecisionID: AsJSON(a.DecisionID), Verdict: AsJSON(a.Verdict), Approver: AsJSON(a.Approver),
-		Note: AsJSON(a.Note), CreatedAt: timeText(a.CreatedAt), Once: a.Once, Until: timeText(a.Until), KeyID: AsJSON(a.KeyID)}
+		Note: AsJSON(a.Note), CreatedAt: timeText(a.CreatedAt), Once: a.Once, Until: timeText(a.Until), KeyID: AsJSON(a.KeyID),
+		Agent: AsJSON(a.Agent), AnyAgent: a.AnyAgent}
 	if a.Scope != nil {
 		s.Scope = a.Scope.jsonForm()
 	}
@@ -195,7 +203,8 @@ func (s *Signer) PublicLine() string {
 }
 
 // Sign fills what a store would otherwise fill (an id, the creation time
-// now, the answered decision's action, what the operator saw) and the
+// now, the answered decision's action, what the operator saw, and its
+// agent unless a.AnyAgent) and the
 // key id, and signs the approval: the store keeps these as they are
 // (Admit checks the action against the answered decision). An empty
 // approver becomes the key's name; another approver must begin with it.
@@ -208,6 +217,10 @@ func (s *Signer) Sign(a *Approval, answered *Decision, now time.Time) error {
 	}
 	a.fillIdentity(now)
 	a.Action = new(answered.Action())
+	a.Agent = ""
+	if !a.AnyAgent {
+		a.Agent = answered.Agent
+	}
 	a.KeyID = s.KeyID()
 	a.Signature = base64.StdEncoding.EncodeToString(ed25519.Sign(s.priv, a.SignedPayload()))
 	return nil

@@ -19,12 +19,19 @@ import (
 // filled it, and the signature covers it), so Admit checks that it is the
 // answered decision's action and refuses it otherwise, never rewriting
 // what was signed; an unsigned approval (which the gate honours for
-// nothing) gets the answered action copied in.
+// nothing) gets the answered action copied in. So with the agent: an
+// unsigned approval is bound to the answered decision's Agent unless
+// AnyAgent; a signed one carries the binding Signer.Sign gave it, and
+// Validate refuses one bound to another agent than the answered
+// decision's (ErrApprovalWrongAgent).
 func (a *Approval) Admit(answered *Decision, prior string, now time.Time) error {
 	if prior != "" {
 		return fmt.Errorf("%w: decision %s was answered by %s; show it with `ewp-audit show %s`", ErrAnswered, answered.ID, prior, prior)
 	}
 	a.fillIdentity(now)
+	if a.Signature == "" && !a.AnyAgent && a.Agent == "" {
+		a.Agent = answered.Agent // bound to the answered decision's agent
+	}
 	if a.Action == nil {
 		a.Action = new(answered.Action())
 	} else if diff := a.Action.Differs(answered.Action()); len(diff) > 0 {

@@ -30,6 +30,8 @@ func AppendDecision(dst []byte, d *audit.Decision) ([]byte, error) {
 	e.str("tool", d.Tool, false)
 	e.key("caller")
 	e.caller(&d.Caller)
+	e.str("agent", d.Agent, true)
+	e.strs("agent_groups", d.AgentGroups, true)
 	e.str("proposition_id", d.PropositionID, true)
 	e.str("view_id", d.ViewID, true)
 	e.str("view_hash", d.ViewHash, true)

@@ -32,7 +32,8 @@ func randomDecision(r *rand.Rand) *audit.Decision {
 		return out
 	}
 	d := &audit.Decision{ID: s(), Time: time.Unix(r.Int64N(4e9), r.Int64N(1e9)).In(time.FixedZone("x", r.IntN(7)*3600)), Tool: s(),
-		Caller:        audit.Caller{ClientName: s(), ClientVersion: s(), Transport: s(), RemoteAddr: s(), Role: s(), Credential: s()},
+		Caller: audit.Caller{ClientName: s(), ClientVersion: s(), Transport: s(), RemoteAddr: s(), Role: s(), Credential: s()},
+		Agent:  s(), AgentGroups: strs(),
 		PropositionID: s(), ViewID: s(), ViewHash: s(), ActionID: s(), ActionKind: s(), Risk: s(),
 		Concepts: strs(), Cardinality: s(), ToolName: s(), ArgumentsHash: s(), GraphVersion: r.Int64N(3) - 1, PolicyIDs: strs(), PolicySetHash: s(),
 		Outcome: audit.Outcome(s()), Code: s(), Message: s(), ApprovalID: s(), IdempotencyKey: s()}
@@ -113,7 +114,7 @@ func FuzzMarshalDecision(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, a, b string, n int64) {
 		d := &audit.Decision{ID: a, Tool: b, Time: time.Unix(n%(1<<40), 0).UTC(), Caller: audit.Caller{Credential: a + b},
-			Concepts: []string{a, b}, GraphVersion: n, Layers: []audit.Layer{{Layer: a, Reasons: []string{b}, Detail: map[string]string{a: b}}}}
+			Agent: b, AgentGroups: []string{a}, Concepts: []string{a, b}, GraphVersion: n, Layers: []audit.Layer{{Layer: a, Reasons: []string{b}, Detail: map[string]string{a: b}}}}
 		want, werr := json.Marshal(d)
 		got, gerr := MarshalDecision(d)
 		if (werr == nil) != (gerr == nil) || !bytes.Equal(got, want) {

@@ -15,11 +15,16 @@ import (
 
 // VerifyReport is the result of walking a log.
 type VerifyReport struct {
-	Events    int64      `json:"events"`
-	Decisions int64      `json:"decisions"`
-	Approvals int64      `json:"approvals"`
-	Uses      int64      `json:"approval_uses"`
-	Head      audit.Head `json:"head"` // the last event checked
+	Events    int64 `json:"events"`
+	Decisions int64 `json:"decisions"`
+	Approvals int64 `json:"approvals"`
+	Uses      int64 `json:"approval_uses"`
+	// The tables of agent identities and results, omitted when none (a
+	// report of a log without them reads as it did before they existed).
+	Agents      int64      `json:"agents,omitempty"`
+	Revocations int64      `json:"agent_revocations,omitempty"`
+	Results     int64      `json:"results,omitempty"`
+	Head        audit.Head `json:"head"` // the last event checked
 	// Broken is the first problem found, nil when the log is intact.
 	Broken *Break `json:"broken,omitempty"`
 }
@@ -60,6 +65,8 @@ type Event struct {
 	Decision    *DecisionRow
 	Approval    *ApprovalRow
 	Use         *Use
+	// Row is the row of one of AgentTables (nil when gone).
+	Row ChainedRow
 	// FromBody marks an event whose payload was rebuilt from the
 	// decision's body (a store that keeps no payload for decisions): a
 	// link that fails then means an edited body or hash.
@@ -76,12 +83,16 @@ type Walker struct {
 	// lastRow is the last row_seq recorded per table: each event names a
 	// later row than the one before, so no row is recorded twice.
 	lastRow map[string]int64
+	// agents are the names added so far (a revocation names one of them,
+	// once); once are the keys the approvals walked derive (OnceKeyOf).
+	agents map[string]bool
+	once   map[string]OnceKey
 }
 
 // NewWalker starts a walk from the genesis; want, when not nil, is a head
 // kept from before that the chain must still hold.
 func NewWalker(rep *VerifyReport, want *audit.Head) *Walker {
-	return &Walker{Rep: rep, head: Genesis(), want: want, lastRow: map[string]int64{}}
+	return &Walker{Rep: rep, head: Genesis(), want: want, lastRow: map[string]int64{}, agents: map[string]bool{}, once: map[string]OnceKey{}}
 }
 
 type breaker func(format string, args ...any) *Break
@@ -118,6 +129,8 @@ func (v *Walker) Event(e *Event) *Break {
 		return v.approvalRow(e, brk)
 	case TableUses:
 		return v.useRow(e, brk)
+	case TableAgents, TableRevocations, TableResults:
+		return v.chainedRow(e, brk)
 	}
 	return brk("unknown table %q", e.Table)
 }
@@ -167,6 +180,79 @@ func (v *Walker) approvalRow(e *Event, brk breaker) *Break {
 	if diff := PayloadDiff(string(derived.Payload()), row.Payload()); diff != "" {
 		return brk("columns disagree with the body: %s", diff)
 	}
+	if k, ok := OnceKeyOf(a, row.Seq); ok {
+		v.once[k.ApprovalID] = k
+	}
+	return nil
+}
+
+// chainedRow checks a row of agents, agent_revocations or results.
+func (v *Walker) chainedRow(e *Event, brk breaker) *Break {
+	switch e.Table {
+	case TableAgents:
+		v.Rep.Agents++
+	case TableRevocations:
+		v.Rep.Revocations++
+	default:
+		v.Rep.Results++
+	}
+	if e.Row == nil {
+		return brk("the %s row this event records is gone", e.Table)
+	}
+	if d := PayloadDiff(e.Payload, e.Row.Payload()); d != "" {
+		return brk("row differs from what the event recorded: %s", d)
+	}
+	if d := e.Row.BodyCheck(); d != "" {
+		return brk("columns disagree with the body: %s", d)
+	}
+	switch r := e.Row.(type) {
+	case *AgentRow:
+		if v.agents[r.Name] {
+			return brk("agent %q is added a second time", r.Name)
+		}
+		v.agents[r.Name] = false
+	case *RevocationRow:
+		revoked, known := v.agents[r.Name]
+		switch {
+		case !known:
+			return brk("revokes agent %q, which no earlier event adds", r.Name)
+		case revoked:
+			return brk("revokes agent %q a second time", r.Name)
+		}
+		v.agents[r.Name] = true
+	}
+	return nil
+}
+
+// OnceKeys checks a store's approval_keys rows (any order) against the
+// keys the walked approvals derive: the same set, each equal. A missing
+// key hides an approval from OnceApprovalFor, an added or edited one
+// would point it elsewhere (a lookup re-reads the approval, so it could
+// not grant more than the approval says).
+func (v *Walker) OnceKeys(rows []OnceKey) *Break {
+	brk := func(format string, args ...any) *Break {
+		return &Break{Table: "approval_keys", What: fmt.Sprintf(format, args...)}
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		want, ok := v.once[r.ApprovalID]
+		switch {
+		case !ok:
+			return brk("a key names approval %q, which no chained once approval derives (inserted or edited behind the chain)", r.ApprovalID)
+		case seen[r.ApprovalID]:
+			return brk("approval %q has two keys", r.ApprovalID)
+		case r != want:
+			return brk("the key of approval %q is %+v, its approval derives %+v (edited)", r.ApprovalID, r, want)
+		}
+		seen[r.ApprovalID] = true
+	}
+	if len(seen) != len(v.once) {
+		for id := range v.once {
+			if !seen[id] {
+				return brk("once approval %q has no key (deleted), so OnceApprovalFor cannot find it", id)
+			}
+		}
+	}
 	return nil
 }
 
@@ -193,7 +279,8 @@ func (v *Walker) HeadCheck() *Break {
 // Counted is how many rows of each chained table the walk found recorded.
 // A table with more rows holds one inserted behind the chain.
 func (v *Walker) Counted() map[string]int64 {
-	return map[string]int64{TableDecisions: v.Rep.Decisions, TableApprovals: v.Rep.Approvals, TableUses: v.Rep.Uses}
+	return map[string]int64{TableDecisions: v.Rep.Decisions, TableApprovals: v.Rep.Approvals, TableUses: v.Rep.Uses,
+		TableAgents: v.Rep.Agents, TableRevocations: v.Rep.Revocations, TableResults: v.Rep.Results}
 }
 
 // Orphan is the Break for a row no event records.

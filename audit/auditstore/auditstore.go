@@ -23,6 +23,12 @@ import (
 // Log is what both stores offer.
 type Log interface {
 	audit.Log
+	// The agent register, results, once-approval lookup and budget
+	// counters every store keeps (audit/agents.go).
+	audit.Agents
+	audit.Results
+	audit.OnceApprovals
+	audit.Counters
 	Each(ctx context.Context, q auditchain.Query, fn func(*audit.Decision) error) error
 	UseOf(ctx context.Context, approvalID string) (*auditchain.Use, error)
 	Verify(ctx context.Context) (auditchain.VerifyReport, error)

@@ -22,6 +22,10 @@ import (
 // store-neutral extras both stores have.
 type Log interface {
 	audit.Log
+	audit.Agents
+	audit.Results
+	audit.OnceApprovals
+	audit.Counters
 	Each(ctx context.Context, q auditchain.Query, fn func(*audit.Decision) error) error
 	UseOf(ctx context.Context, approvalID string) (*auditchain.Use, error)
 	Verify(ctx context.Context) (auditchain.VerifyReport, error)
@@ -73,6 +77,7 @@ func Run(t *testing.T, s Store) {
 		{"PinnedHead", pinnedHead},
 		{"SameHistorySameHead", sameHistorySameHead},
 	}
+	cases = append(cases, agentCases...)
 	if s.FailUses != nil {
 		cases = append(cases, struct {
 			name string

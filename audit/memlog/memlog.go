@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -48,6 +49,7 @@ type state struct {
 	use       map[string]int // approval_id → index
 	events    []event
 	writes    int64
+	agentState
 }
 
 type keyRef struct{ credential, key string }
@@ -69,7 +71,7 @@ func New(now func() time.Time) *Log {
 		now = time.Now
 	}
 	return &Log{now: now, state: &state{byID: map[string]int{}, byKey: map[keyRef]int{},
-		approval: map[string]int{}, answer: map[string]int{}, use: map[string]int{}}}
+		approval: map[string]int{}, answer: map[string]int{}, use: map[string]int{}, agentState: newAgentState()}}
 }
 
 // Handle returns another handle on the same log (as another process
@@ -369,6 +371,7 @@ func (l *Log) Approve(_ context.Context, a *audit.Approval) error {
 	l.answer[row.DecisionID] = len(l.approvals)
 	l.approvals = append(l.approvals, row)
 	l.chain(auditchain.TableApprovals, row.Seq, row.Payload())
+	l.addOnceKey(a, row.Seq)
 	return nil
 }
 
@@ -482,11 +485,16 @@ func (l *Log) verify(want *audit.Head) (auditchain.VerifyReport, error) {
 	}
 	count := func(table string) (int64, error) {
 		return map[string]int64{auditchain.TableDecisions: int64(len(l.decisions)),
-			auditchain.TableApprovals: int64(len(l.approvals)), auditchain.TableUses: int64(len(l.uses))}[table], nil
+			auditchain.TableApprovals: int64(len(l.approvals)), auditchain.TableUses: int64(len(l.uses)),
+			auditchain.TableAgents: int64(len(l.agents)), auditchain.TableRevocations: int64(len(l.revs)),
+			auditchain.TableResults: int64(len(l.results))}[table], nil
 	}
 	first := func(string) (int64, error) { return 0, nil } // no row is ever added behind the chain here
-	orphans := func() (*auditchain.Break, error) { return w.Orphans(auditchain.ChainedTables, count, first) }
-	err := auditchain.RunChecks(&rep, func(err error) error { return err }, walk, orphans)
+	orphans := func() (*auditchain.Break, error) {
+		return w.Orphans(append(slices.Clone(auditchain.ChainedTables), auditchain.AgentTables...), count, first)
+	}
+	keys := func() (*auditchain.Break, error) { return w.OnceKeys(l.onceKeys), nil }
+	err := auditchain.RunChecks(&rep, func(err error) error { return err }, walk, orphans, keys)
 	return rep, err
 }
 
@@ -502,6 +510,12 @@ func (s *state) eventAt(i int) *auditchain.Event {
 		ev.Approval = &s.approvals[e.rowSeq-1]
 	case auditchain.TableUses:
 		ev.Use = &s.uses[e.rowSeq-1]
+	case auditchain.TableAgents:
+		ev.Row = rowAt(s.agents, e.rowSeq)
+	case auditchain.TableRevocations:
+		ev.Row = rowAt(s.revs, e.rowSeq)
+	case auditchain.TableResults:
+		ev.Row = rowAt(s.results, e.rowSeq)
 	}
 	return ev
 }
@@ -520,4 +534,15 @@ func (l *Log) Close() error {
 	defer l.closeMu.Unlock()
 	l.closed = true
 	return nil
+}
+
+// rowAt is row seq of rows, nil when there is none (a test removed it).
+func rowAt[R any, P interface {
+	*R
+	auditchain.ChainedRow
+}](rows []R, seq int64) auditchain.ChainedRow {
+	if seq < 1 || seq > int64(len(rows)) {
+		return nil
+	}
+	return P(&rows[seq-1])
 }

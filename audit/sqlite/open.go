@@ -127,10 +127,15 @@ func open(path string, opt Options, create bool) (*Log, error) {
 		return nil, err
 	}
 	if !l.ro {
-		// A writer never starts on a broken log (Verify, read-only, must).
+		// A writer never starts on a broken log (Verify, read-only, must),
+		// and gives a log made before agent identities their tables.
 		if err := checkLog(ctx, l.r); err != nil {
 			l.Close()
 			return nil, fmt.Errorf("open decision log %s: %w", path, err)
+		}
+		if err := addAgentTables(ctx, l.w); err != nil {
+			l.Close()
+			return nil, fmt.Errorf("open decision log %s: add the agent tables: %w", path, err)
 		}
 		maxBatch := opt.MaxBatch
 		if maxBatch <= 0 {

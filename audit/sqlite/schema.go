@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/ewp-go/ewp/internal/sqlitefile"
@@ -128,16 +129,26 @@ CREATE TABLE events (
 
 // triggers returns the append-only triggers by name, each with its SQL as
 // sqlite_master keeps it, so Verify can compare them exactly.
-func triggers() map[string]string {
+// With agentTables, those of the tables added with agent identities too.
+func triggers(agentTables bool) map[string]string {
 	m := map[string]string{}
-	for _, t := range appendOnly {
+	tables := appendOnly
+	if agentTables {
+		tables = append(slices.Clone(appendOnly), agentAppendOnly...)
+	}
+	for _, t := range tables {
 		for _, op := range []string{"UPDATE", "DELETE"} {
-			name := t + "_no_" + op
-			m[name] = fmt.Sprintf("CREATE TRIGGER %s BEFORE %s ON %s BEGIN SELECT RAISE(ABORT, 'EWP_REFUSE_IMMUTABLE_RECORD: the decision log is append-only; %s on %s is refused'); END",
-				name, op, t, op, t)
+			m[t+"_no_"+op] = triggerSQL(t, op)
 		}
 	}
 	return m
+}
+
+// triggerSQL is the trigger refusing op on table t.
+func triggerSQL(t, op string) string {
+	name := t + "_no_" + op
+	return fmt.Sprintf("CREATE TRIGGER %s BEFORE %s ON %s BEGIN SELECT RAISE(ABORT, 'EWP_REFUSE_IMMUTABLE_RECORD: the decision log is append-only; %s on %s is refused'); END",
+		name, op, t, op, t)
 }
 
 // createSchema lays out a new log in one transaction. Two processes may
@@ -165,14 +176,16 @@ func createSchema(ctx context.Context, db *sql.DB) error {
 // the version, inside tx.
 func layout(ctx context.Context, tx *sql.Tx) error {
 	ddl := schemaDDL
-	for _, sql := range triggers() {
+	for _, sql := range triggers(false) {
 		ddl += sql + ";\n"
 	}
 	if _, err := tx.ExecContext(ctx, ddl); err != nil {
 		return fmt.Errorf("create decision log schema: %w", err)
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO audit_meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion))
-	return err
+	if _, err := tx.ExecContext(ctx, `INSERT INTO audit_meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
+		return err
+	}
+	return layoutAgents(ctx, tx)
 }
 
 // ErrSchemaVersion is wrapped by the error for a log of another layout.

@@ -28,9 +28,13 @@ type tailQuerier interface {
 
 // checkLog refuses a broken log: the triggers, then the tail.
 func checkLog(ctx context.Context, q tailQuerier) error {
-	brk, err := triggersBreak(ctx, q, triggers())
+	ext, err := hasAgentTables(ctx, q)
+	var brk *Break
+	if err == nil {
+		brk, err = triggersBreak(ctx, q, triggers(ext))
+	}
 	if err == nil && brk == nil {
-		brk, err = tailBreak(ctx, q)
+		brk, err = tailBreak(ctx, q, ext)
 	}
 	if err != nil {
 		return fmt.Errorf("check the log's tail and triggers: %w", err)
@@ -67,15 +71,15 @@ func triggersBreak(ctx context.Context, q tailQuerier, want map[string]string) (
 
 // tailBreak checks the last events row (an approval or a use) and the
 // last decision_bodies row (the newest decisions, every body in it).
-func tailBreak(ctx context.Context, q tailQuerier) (*Break, error) {
-	if brk, err := lastEventBreak(ctx, q); brk != nil || err != nil {
+func tailBreak(ctx context.Context, q tailQuerier, ext bool) (*Break, error) {
+	if brk, err := lastEventBreak(ctx, q, ext); brk != nil || err != nil {
 		return brk, err
 	}
 	return lastBodiesBreak(ctx, q)
 }
 
-func lastEventBreak(ctx context.Context, q tailQuerier) (*Break, error) {
-	rows, err := q.QueryContext(ctx, walkSQL+` DESC LIMIT 1`)
+func lastEventBreak(ctx context.Context, q tailQuerier, ext bool) (*Break, error) {
+	rows, err := q.QueryContext(ctx, walkSQL(ext)+` DESC LIMIT 1`)
 	if err != nil {
 		return nil, err
 	}

@@ -47,8 +47,11 @@ func (l *Log) verify(ctx context.Context, want *audit.Head) (VerifyReport, error
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only
 	v := &verifier{ctx: ctx, tx: tx, w: auditchain.NewWalker(&rep, want), prev: genesis()}
+	if v.ext, err = hasAgentTables(ctx, tx); err != nil {
+		return rep, l.storeErr("verify", err)
+	}
 	err = auditchain.RunChecks(&rep, func(err error) error { return l.storeErr("verify", err) },
-		v.walk, v.headCheck, v.orphans, v.schema)
+		v.walk, v.headCheck, v.orphans, v.onceKeys, v.schema)
 	return rep, err
 }
 
@@ -64,16 +67,35 @@ type verifier struct {
 	decisions int64
 	// maxID is the greatest in-order decision_id walked so far.
 	maxID string
+	// ext: the log has the tables added with agent identities.
+	ext bool
 }
 
-const walkSQL = `
+// walkSQL reads the events with the rows they name; with ext, the rows
+// of the tables added with agent identities too (NULLs when the log has
+// none, so one scan serves both).
+func walkSQL(ext bool) string {
+	extCols := `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
+	extJoins := ""
+	if ext {
+		extCols = `ag.seq, ag.name, ag.credential_sha256, ag.created_ns, ag.body, ag.body_sha256,
+       rv.seq, rv.name, rv.revoked_ns,
+       rs.seq, rs.decision_id, rs.status, rs.time_ns, rs.body, rs.body_sha256`
+		extJoins = `
+LEFT JOIN agents ag ON e.tbl = 'agents' AND ag.seq = e.row_seq
+LEFT JOIN agent_revocations rv ON e.tbl = 'agent_revocations' AND rv.seq = e.row_seq
+LEFT JOIN results rs ON e.tbl = 'results' AND rs.seq = e.row_seq`
+	}
+	return `
 SELECT e.seq, e.tbl, e.row_seq, e.payload, e.prev_hash, e.hash,
        a.seq, a.approval_id, a.decision_id, a.verdict, a.created_ns, a.body, a.body_sha256,
-       u.seq, u.approval_id, u.used_by, u.used_ns
+       u.seq, u.approval_id, u.used_by, u.used_ns,
+       ` + extCols + `
 FROM events e
 LEFT JOIN approvals a ON e.tbl = 'approvals' AND a.seq = e.row_seq
-LEFT JOIN approval_uses u ON e.tbl = 'approval_uses' AND u.seq = e.row_seq
+LEFT JOIN approval_uses u ON e.tbl = 'approval_uses' AND u.seq = e.row_seq` + extJoins + `
 ORDER BY e.seq`
+}
 
 const decisionRowSQL = `
 SELECT seq, event, decision_id, time_ns, outcome, proposition_id, credential, idem_key, approval_id, hash
@@ -92,6 +114,15 @@ type eventRow struct {
 
 	uSeq, uUsed    sql.NullInt64
 	uAppr, uUsedBy sql.NullString
+
+	agSeq, agCreated     sql.NullInt64
+	agName, agCred       sql.NullString
+	agBody, agSum        []byte
+	rvSeq, rvRevoked     sql.NullInt64
+	rvName               sql.NullString
+	rsSeq, rsTime        sql.NullInt64
+	rsDecision, rsStatus sql.NullString
+	rsBody, rsSum        []byte
 }
 
 // bodiesSQL reads the decision_bodies rows in event order.
@@ -116,7 +147,7 @@ type bodiesRow struct {
 // decisions at consecutive events from its first_event. Whichever stream
 // has the lower event number next goes first.
 func (v *verifier) walk() (*Break, error) {
-	events, err := v.tx.QueryContext(v.ctx, walkSQL)
+	events, err := v.tx.QueryContext(v.ctx, walkSQL(v.ext))
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +197,10 @@ func nextEvent(rows *sql.Rows) (*eventRow, error) {
 	var e eventRow
 	err := rows.Scan(&e.seq, &e.tbl, &e.rowSeq, &e.payload, &e.prev, &e.hash,
 		&e.aSeq, &e.aID, &e.aDecision, &e.aVerdct, &e.aCreated, &e.aBody, &e.aSum,
-		&e.uSeq, &e.uAppr, &e.uUsedBy, &e.uUsed)
+		&e.uSeq, &e.uAppr, &e.uUsedBy, &e.uUsed,
+		&e.agSeq, &e.agName, &e.agCred, &e.agCreated, &e.agBody, &e.agSum,
+		&e.rvSeq, &e.rvName, &e.rvRevoked,
+		&e.rsSeq, &e.rsDecision, &e.rsStatus, &e.rsTime, &e.rsBody, &e.rsSum)
 	return &e, err
 }
 
@@ -213,6 +247,16 @@ func (e *eventRow) chainEvent() *auditchain.Event {
 	}
 	if e.uSeq.Valid {
 		ev.Use = &Use{Seq: e.uSeq.Int64, ApprovalID: e.uAppr.String, UsedBy: e.uUsedBy.String, UsedNS: e.uUsed.Int64}
+	}
+	switch {
+	case e.agSeq.Valid:
+		ev.Row = &auditchain.AgentRow{Seq: e.agSeq.Int64, Name: e.agName.String, CredentialSHA256: e.agCred.String,
+			CreatedNS: e.agCreated.Int64, Body: e.agBody, BodySum: e.agSum}
+	case e.rvSeq.Valid:
+		ev.Row = &auditchain.RevocationRow{Seq: e.rvSeq.Int64, Name: e.rvName.String, RevokedNS: e.rvRevoked.Int64}
+	case e.rsSeq.Valid:
+		ev.Row = &auditchain.ResultRow{Seq: e.rsSeq.Int64, DecisionID: e.rsDecision.String, Status: e.rsStatus.String,
+			TimeNS: e.rsTime.Int64, Body: e.rsBody, BodySum: e.rsSum}
 	}
 	return ev
 }
@@ -332,7 +376,41 @@ func (v *verifier) orphans() (*Break, error) {
 	if rows != v.decisions {
 		return &Break{Table: tableDecisions, What: fmt.Sprintf("the table holds %d rows but the chain has %d decisions that need one: a row was inserted behind the chain", rows, v.decisions)}, nil
 	}
-	return v.w.Orphans([]string{tableApprovals, tableUses}, v.count, v.firstUnrecorded)
+	tables := []string{tableApprovals, tableUses}
+	if v.ext {
+		tables = append(tables, auditchain.AgentTables...)
+	}
+	return v.w.Orphans(tables, v.count, v.firstUnrecorded)
+}
+
+// onceKeys checks approval_keys against the chained approvals.
+func (v *verifier) onceKeys() (*Break, error) {
+	if !v.ext {
+		return nil, nil
+	}
+	keys, err := readOnceKeys(v.ctx, v.tx)
+	if err != nil {
+		return nil, err
+	}
+	return v.w.OnceKeys(keys), nil
+}
+
+// readOnceKeys reads every approval_keys row.
+func readOnceKeys(ctx context.Context, tx *sql.Tx) ([]auditchain.OnceKey, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT approval_seq, approval_id, agent, any_agent, tool_name, arguments_hash, until_ns FROM approval_keys`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []auditchain.OnceKey
+	for rows.Next() {
+		var k auditchain.OnceKey
+		if err := rows.Scan(&k.ApprovalSeq, &k.ApprovalID, &k.Agent, &k.AnyAgent, &k.ToolName, &k.ArgumentsHash, &k.UntilNS); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
 }
 
 // count is how many rows table t holds.
@@ -355,5 +433,5 @@ func (v *verifier) schema() (*Break, error) {
 	if err := v.tx.QueryRowContext(v.ctx, `SELECT value FROM audit_meta WHERE key = 'schema_version'`).Scan(&ver); err != nil || ver != strconv.Itoa(SchemaVersion) {
 		return &Break{Table: "audit_meta", What: fmt.Sprintf("schema_version is %q, want %d (%v)", ver, SchemaVersion, err)}, nil
 	}
-	return triggersBreak(v.ctx, v.tx, triggers())
+	return triggersBreak(v.ctx, v.tx, triggers(v.ext))
 }

@@ -81,7 +81,10 @@ func (l *Log) Approve(ctx context.Context, a *audit.Approval) error {
 			return auditchain.InDoubt(err)
 		}
 		pre, post := splitPayload(row.Payload())
-		return t.event(tableApprovals, seq, pre, post)
+		if err := t.event(tableApprovals, seq, pre, post); err != nil {
+			return err
+		}
+		return t.writeOnceKey(a, seq)
 	}})
 	return l.writeErr("approve decision ", a.DecisionID, err)
 }
