@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/ewp-go/ewp/gateway/config"
+	"github.com/ewp-go/ewp/gateway/downstream"
+	"github.com/ewp-go/ewp/gateway/front"
+	"github.com/ewp-go/ewp/internal/termtext"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// readyWait bounds the wait for every downstream's first attempt at start:
+// a server still starting after it is served once it is up.
+const readyWait = 30 * time.Second
+
+// registry is the downstream registry as the front asks it.
+type registry struct{ r *downstream.Registry }
+
+// openRegistry starts every downstream server the config names and waits
+// (readyWait at most) until each was tried once. onList is called when
+// the tools listed may have changed.
+func openRegistry(ctx context.Context, cfg *config.Config, log *slog.Logger, onList func()) (registry, error) {
+	opt := downstream.FromConfig(cfg)
+	opt.Log = log
+	opt.OnListChanged = onList
+	opt.OnChange = func(c downstream.Change) {
+		log.Warn("tool definition not as pinned", "tool", c.Tool.Name, "change", string(c.Kind),
+			"sha256", c.Tool.SHA256, "pinned", c.Was)
+	}
+	r, err := downstream.New(opt)
+	if err != nil {
+		return registry{}, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, readyWait)
+	defer cancel()
+	if err := r.Ready(wctx); err != nil && ctx.Err() != nil {
+		_ = r.Close()
+		return registry{}, err
+	}
+	return registry{r}, nil
+}
+
+func (g registry) Close() error { return g.r.Close() }
+
+// Tools is every downstream tool, a withheld one with its reason.
+func (g registry) Tools() []front.Tool {
+	all := g.r.Tools()
+	out := make([]front.Tool, 0, len(all))
+	for _, t := range all {
+		ft := front.Tool{Server: t.Server, Def: t.Definition}
+		switch t.State {
+		case downstream.Changed:
+			ft.Withheld = "its definition changed since the operator pinned it (sha256 " + t.SHA256 + ", pinned " + t.Pinned +
+				"); it is withheld until the operator pins it again (ewp-gateway pin)"
+		case downstream.Unpinned:
+			ft.Withheld = "the operator has not pinned its definition; it is withheld until they do (ewp-gateway pin)"
+		}
+		out = append(out, ft)
+	}
+	return out
+}
+
+func (g registry) Call(ctx context.Context, server, tool string, args json.RawMessage, progress func(front.Progress)) (*mcp.CallToolResult, error) {
+	var pf downstream.ProgressFunc
+	if progress != nil {
+		pf = func(p downstream.Progress) {
+			progress(front.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+		}
+	}
+	return g.r.Call(ctx, front.Exposed(server, tool), args, pf)
+}
+
+// pin connects to every server and pins every tool it offers now.
+func pin(ctx context.Context, o options, stdout io.Writer, log *slog.Logger) error {
+	cfg, err := config.Load(o.config)
+	if err != nil {
+		return err
+	}
+	reg, err := openRegistry(ctx, cfg, log, nil)
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	for _, s := range reg.r.Servers() {
+		if !s.Up {
+			return fmt.Errorf("server %s is not up (%s): nothing pinned; fix it and pin again", s.Name, termtext.Escape(fmt.Sprint(s.Err)))
+		}
+	}
+	pinned, err := reg.r.Pin()
+	if err != nil {
+		return err
+	}
+	for _, t := range pinned {
+		was := "new"
+		switch {
+		case t.Pinned == t.SHA256:
+			was = "unchanged"
+		case t.Pinned != "":
+			was = "was " + t.Pinned
+		}
+		fmt.Fprintf(stdout, "pinned %s sha256 %s (%s)\n", termtext.Escape(t.Name), t.SHA256, was)
+	}
+	fmt.Fprintf(stdout, "%d tool definition(s) pinned in %s\n", len(pinned), cfg.Pins)
+	return nil
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/ewp-go/ewp/audit/auditstore"
+	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/gateway/config"
+	"github.com/ewp-go/ewp/gateway/front"
+	"github.com/ewp-go/ewp/internal/mcpwire"
+	"github.com/ewp-go/ewp/internal/pgurl"
+	"github.com/ewp-go/ewp/manifest"
+	"github.com/ewp-go/ewp/warrant"
+)
+
+// endpointPath is where the MCP endpoint is served over HTTP.
+const endpointPath = "/mcp"
+
+// shutdownGrace is how long in-flight HTTP requests get after a signal.
+const shutdownGrace = 10 * time.Second
+
+// serve runs the gateway until ctx ends (or stdin closes, over stdio).
+func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
+	cfg, err := config.Load(o.config)
+	if err != nil {
+		return err
+	}
+	m, err := manifest.Parse(cfg.Manifest)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cfg.Path, err)
+	}
+	b, err := openBackend(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	var f *front.Front
+	reg, err := openRegistry(ctx, cfg, log, func() {
+		if f != nil {
+			f.Sync()
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	f = front.New(front.Config{Name: "ewp-gateway", Version: warrant.ProtocolVersion, Gate: b.gate,
+		Manifest: manifestOf{m}, Downstreams: reg, Log: log,
+		Approve: front.Approve{ConsoleURL: cfg.ConsoleURL, Command: approveCommand(cfg)}})
+	if o.httpAddr == "" {
+		log.Info("serving the gateway on stdio", "config", cfg.Path, "servers", len(cfg.Servers))
+		return f.ServeStdio(ctx, stdin, stdout, nil)
+	}
+	return serveHTTP(ctx, o, f, writeTimeout(cfg), log)
+}
+
+// approveCommand is the command line that approves a pending decision
+// once, naming the log the gateway records in.
+func approveCommand(cfg *config.Config) string {
+	if cfg.Audit == "" {
+		return ""
+	}
+	def := auditsqlite.DefaultPath(cfg.DB)
+	if auditstore.IsPostgres(cfg.DB) {
+		def = cfg.DB
+	}
+	if cfg.Audit == def {
+		return "ewp-audit approve --db " + pgurl.Redact(cfg.DB) + " --once"
+	}
+	return "ewp-audit approve --audit " + pgurl.Redact(cfg.Audit) + " --once"
+}
+
+// writeTimeout outlasts the longest call a downstream may take, so an
+// answer still allowed to come is never cut off by the connection first.
+func writeTimeout(cfg *config.Config) time.Duration {
+	d := config.DefaultTimeout
+	for _, s := range cfg.Servers {
+		d = max(d, s.Timeout)
+	}
+	return d + 10*time.Second
+}
+
+func serveHTTP(ctx context.Context, o options, f *front.Front, wt time.Duration, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", o.httpAddr)
+	if err != nil {
+		return err
+	}
+	addr := ln.Addr().String() // the real port when :0 was asked for
+	hosts, err := mcpwire.NewHosts(addr, o.allowHosts...)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle(endpointPath, f.HTTPHandler(endpointPath, nil))
+	h := mcpwire.Guard(mux, hosts, o.maxRequest, "the operator raises the limit with ewp-gateway --max-request-bytes")
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: wt,
+		IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	log.Info("serving the gateway over HTTP", "url", "http://"+addr+endpointPath)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
