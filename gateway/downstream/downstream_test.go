@@ -1,0 +1,319 @@
+package downstream
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestStdioListAndCall(t *testing.T) {
+	r, lg := start(t, Options{PinOnFirstSight: true}, stdioServer(t, "fake", nil))
+	tools := r.Tools()
+	if len(tools) != 10 {
+		t.Fatalf("%d tools, want 10: %+v", len(tools), tools)
+	}
+	echo, ok := r.Tool("fake__echo")
+	if !ok || !echo.Listed() || echo.Server != "fake" || echo.Definition.Name != "echo" || echo.Definition.Description != "Echo the text." {
+		t.Fatalf("echo = %+v", echo)
+	}
+	mustEcho(t, r, "fake__echo", "hello")
+	// The child's stderr is in the log, escaped: no raw ESC reaches it.
+	eventually(t, "stderr in the log", func() bool { return strings.Contains(lg.String(), "fake server starting") })
+	if l := lg.String(); strings.ContainsRune(l, 0x1b) || !strings.Contains(l, `x1b[31mred`) {
+		t.Errorf("stderr not escaped in the log:\n%s", l)
+	}
+}
+
+func TestHTTPListAndCall(t *testing.T) {
+	r, lg := start(t, Options{PinOnFirstSight: true}, httpServer(t, "web"))
+	if _, ok := r.Tool("web__echo"); !ok {
+		t.Fatalf("tools = %+v", r.Tools())
+	}
+	mustEcho(t, r, "web__echo", "over http")
+	if strings.Contains(lg.String(), "s3cret-header") {
+		t.Errorf("a header value reached the log:\n%s", lg)
+	}
+}
+
+func TestProgressPassesThrough(t *testing.T) {
+	r, _ := start(t, Options{PinOnFirstSight: true}, stdioServer(t, "fake", nil), httpServer(t, "web"))
+	for _, name := range []string{"fake__slow", "web__slow"} {
+		var mu sync.Mutex
+		var got []Progress
+		res, err := r.Call(context.Background(), name, []byte(`{"steps": 3}`), func(p Progress) {
+			mu.Lock()
+			got = append(got, p)
+			mu.Unlock()
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if text(t, res) != "done" {
+			t.Fatalf("%s = %+v", name, res)
+		}
+		mu.Lock()
+		if len(got) != 3 || got[2] != (Progress{Progress: 3, Total: 3, Message: "step 3"}) {
+			t.Errorf("%s: progress = %+v, want 3 steps of 3", name, got)
+		}
+		mu.Unlock()
+	}
+}
+
+// The caller's cancellation reaches the server: its handler's context
+// ends (it writes the mark), and the caller is answered at once.
+func TestCancellationPassesThrough(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "mark")
+	r, _ := start(t, Options{PinOnFirstSight: true}, stdioServer(t, "fake", map[string]string{"EWP_FAKE_MARK": mark}))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	began := time.Now()
+	_, err := r.Call(ctx, "fake__wait", nil, nil)
+	wantCode(t, err, CodeCancelled, "fake")
+	if d := time.Since(began); d > 2*time.Second {
+		t.Errorf("cancelled call answered after %s", d)
+	}
+	eventually(t, "the server to see the cancellation", func() bool {
+		b, _ := os.ReadFile(mark)
+		return string(b) == "cancelled"
+	})
+	mustEcho(t, r, "fake__echo", "still here")
+}
+
+// A server killed during a call: the caller gets UNAVAILABLE naming it,
+// the other server keeps serving, and the killed one comes back.
+func TestKilledMidCall(t *testing.T) {
+	r, _ := start(t, Options{PinOnFirstSight: true}, stdioServer(t, "fake", nil), stdioServer(t, "other", nil))
+	pid := serverPid(t, r, "fake__pid")
+	time.AfterFunc(200*time.Millisecond, func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	_, err := call(t, r, "fake__wait", "")
+	e := wantCode(t, err, CodeUnavailable, "fake")
+	if !strings.Contains(e.Error(), "fake") || e.Tool != "fake__wait" {
+		t.Errorf("error %q does not name the server and tool", e)
+	}
+	mustEcho(t, r, "other__echo", "unaffected")
+	eventuallyEcho(t, r, "fake__echo")
+	if serverPid(t, r, "fake__pid") == pid {
+		t.Error("the server was not restarted")
+	}
+	// A server that exits by itself mid-call is the same.
+	_, err = call(t, r, "fake__crash", "")
+	wantCode(t, err, CodeUnavailable, "fake")
+	eventuallyEcho(t, r, "fake__echo")
+}
+
+func serverPid(t *testing.T, r *Registry, name string) int {
+	t.Helper()
+	res, err := call(t, r, name, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(text(t, res))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// A call that never gets an answer is TIMEOUT at the server's deadline;
+// a server still answering pings keeps running, one that answers nothing
+// is restarted.
+func TestHang(t *testing.T) {
+	srv := stdioServer(t, "fake", nil)
+	srv.Timeout = 300 * time.Millisecond
+	r, _ := start(t, Options{PinOnFirstSight: true}, srv, stdioServer(t, "other", nil))
+	pid := serverPid(t, r, "fake__pid")
+	began := time.Now()
+	_, err := call(t, r, "fake__hang", "")
+	wantCode(t, err, CodeTimeout, "fake")
+	if d := time.Since(began); d < 300*time.Millisecond || d > 2*time.Second {
+		t.Errorf("timed out after %s, want about 300ms", d)
+	}
+	time.Sleep(500 * time.Millisecond) // the ping after the timeout is answered
+	if serverPid(t, r, "fake__pid") != pid {
+		t.Fatal("a server that answers pings was restarted")
+	}
+	// Now the whole server stops answering.
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(pid, syscall.SIGCONT)
+	_, err = call(t, r, "fake__echo", `{"text":"x"}`)
+	wantCode(t, err, CodeTimeout, "fake")
+	mustEcho(t, r, "other__echo", "unaffected")
+	eventuallyEcho(t, r, "fake__echo")
+	if serverPid(t, r, "fake__pid") == pid {
+		t.Error("the hung server was not replaced")
+	}
+}
+
+// A line over the cap or a stream of garbage on stdout is PROTOCOL; the
+// server is restarted; over HTTP a response line over the cap is too.
+func TestFlood(t *testing.T) {
+	r, lg := start(t, Options{PinOnFirstSight: true}, stdioServer(t, "fake", nil), httpServer(t, "web"))
+	for _, tool := range []string{"fake__flood", "fake__garbage"} {
+		_, err := call(t, r, tool, "")
+		wantCode(t, err, CodeProtocol, "fake")
+		mustEcho(t, r, "web__echo", "unaffected")
+		eventuallyEcho(t, r, "fake__echo")
+	}
+	if !strings.Contains(lg.String(), "garbage line 0") {
+		t.Errorf("the dropped garbage is not in the log")
+	}
+	_, err := call(t, r, "web__big", "")
+	wantCode(t, err, CodeProtocol, "web")
+	eventuallyEcho(t, r, "web__echo")
+}
+
+// A definition that changes after pinning is withheld and refused, the
+// change is reported once, and pinning again restores it.
+func TestDescriptionChangedAfterPinning(t *testing.T) {
+	var mu sync.Mutex
+	var changes []Change
+	listChanged := 0
+	opt := Options{PinOnFirstSight: true,
+		OnChange:      func(c Change) { mu.Lock(); changes = append(changes, c); mu.Unlock() },
+		OnListChanged: func() { mu.Lock(); listChanged++; mu.Unlock() }}
+	r, _ := start(t, opt, stdioServer(t, "fake", nil))
+	before, _ := r.Tool("fake__echo")
+	mustEcho(t, r, "fake__echo", "ok")
+	if _, err := call(t, r, "fake__mutate", ""); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the changed definition", func() bool { t2, _ := r.Tool("fake__echo"); return t2.State == Changed })
+	after, _ := r.Tool("fake__echo")
+	if after.Listed() || after.Pinned != before.SHA256 || after.SHA256 == before.SHA256 || !strings.Contains(after.Definition.Description, "id_rsa") {
+		t.Fatalf("after = %+v", after)
+	}
+	_, err := call(t, r, "fake__echo", `{"text":"x"}`)
+	wantCode(t, err, CodeToolChanged, "fake")
+	mu.Lock()
+	var changed []Change
+	for _, c := range changes {
+		if c.Kind == ToolChanged {
+			changed = append(changed, c)
+		}
+	}
+	if len(changed) != 1 || changed[0].Tool.Name != "fake__echo" || changed[0].Was != before.SHA256 || changed[0].Tool.SHA256 != after.SHA256 {
+		t.Errorf("changes = %+v, want one change of fake__echo", changes)
+	}
+	if listChanged == 0 {
+		t.Error("OnListChanged was not called")
+	}
+	mu.Unlock()
+	if _, err := r.Pin("fake__echo"); err != nil {
+		t.Fatal(err)
+	}
+	if now, _ := r.Tool("fake__echo"); !now.Listed() {
+		t.Fatalf("after pinning again: %+v", now)
+	}
+	mustEcho(t, r, "fake__echo", "pinned again")
+}
+
+// Without pin_on_first_sight nothing is listed or callable until pinned;
+// a pin made by another process (ewp-gateway pin) is honoured; a new
+// definition at a restart is a change.
+func TestUnpinnedUntilPinned(t *testing.T) {
+	dir := t.TempDir()
+	pinsPath := filepath.Join(dir, "pins.json")
+	srv := stdioServer(t, "fake", nil)
+	r, _ := start(t, Options{PinsPath: pinsPath, PinsPoll: 50 * time.Millisecond}, srv)
+	for _, tl := range r.Tools() {
+		if tl.State != Unpinned || tl.Listed() {
+			t.Fatalf("%+v, want unpinned", tl)
+		}
+	}
+	_, err := call(t, r, "fake__echo", `{"text":"x"}`)
+	wantCode(t, err, CodeToolUnpinned, "fake")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cfg := configFor{srv, pinsPath}.config()
+	rep, err := Pin(ctx, &cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Pinned) != 10 || len(rep.Failed) != 0 {
+		t.Fatalf("report = %+v", rep)
+	}
+	eventually(t, "the running registry to see the pins", func() bool { tl, _ := r.Tool("fake__echo"); return tl.Listed() })
+	mustEcho(t, r, "fake__echo", "pinned")
+
+	changed := stdioServer(t, "fake", map[string]string{"EWP_FAKE_DESC": "Echo, and more."})
+	r2, _ := start(t, Options{PinsPath: pinsPath, PinOnFirstSight: true}, changed)
+	if tl, _ := r2.Tool("fake__echo"); tl.State != Changed {
+		t.Fatalf("a definition changed across a restart: %+v", tl)
+	}
+	if tl, _ := r2.Tool("fake__slow"); !tl.Listed() {
+		t.Fatalf("an unchanged tool: %+v", tl)
+	}
+}
+
+// A server that keeps dying is restarted with doubling waits, capped.
+func TestRestartBackoff(t *testing.T) {
+	bad := stdioServer(t, "bad", nil)
+	bad.Env[fakeEnv] = "exit"
+	bad.Restart.Min, bad.Restart.Max = 40*time.Millisecond, 160*time.Millisecond
+	r, lg := start(t, Options{}, bad, stdioServer(t, "good", nil))
+	eventually(t, "six restarts", func() bool { return strings.Count(lg.String(), "server=bad") >= 12 })
+	var waits []string
+	for _, line := range strings.Split(lg.String(), "\n") {
+		if strings.Contains(line, "restarting after a backoff") && strings.Contains(line, "server=bad") {
+			_, w, _ := strings.Cut(line, "backoff=")
+			waits = append(waits, w)
+		}
+	}
+	want := []string{"40ms", "80ms", "160ms", "160ms"}
+	if len(waits) < len(want) || strings.Join(waits[:4], " ") != strings.Join(want, " ") {
+		t.Fatalf("backoffs = %v, want %v first", waits, want)
+	}
+	_, err := call(t, r, "bad__echo", "")
+	wantCode(t, err, CodeUnknownTool, "")
+	st := r.Servers()
+	if st[0].Name != "bad" || st[0].Up || st[0].Err == nil || !st[1].Up {
+		t.Errorf("servers = %+v", st)
+	}
+}
+
+// Servers that fail in every way at once do not stop the good ones.
+func TestOneBadServerDoesNotStopOthers(t *testing.T) {
+	missing := stdioServer(t, "missing", nil)
+	missing.Command = filepath.Join(t.TempDir(), "no-such-server")
+	r, _ := start(t, Options{PinOnFirstSight: true}, missing, stdioServer(t, "flood", nil), stdioServer(t, "good", nil), httpServer(t, "web"))
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch i {
+			case 0:
+				_, err := call(t, r, "flood__flood", "")
+				if CodeOf(err) != CodeProtocol {
+					t.Errorf("flood: %v", err)
+				}
+			case 1:
+				_, err := call(t, r, "flood__hang", "")
+				if c := CodeOf(err); c != CodeProtocol && c != CodeUnavailable && c != CodeTimeout {
+					t.Errorf("hang on the flooding server: %v", err)
+				}
+			default:
+				for range 20 {
+					mustEcho(t, r, "good__echo", "fine")
+					mustEcho(t, r, "web__echo", "fine")
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, st := range r.Servers() {
+		if st.Name == "missing" && (st.Up || !strings.Contains(st.Err.Error(), "no-such-server")) {
+			t.Errorf("missing: %+v", st)
+		}
+	}
+}

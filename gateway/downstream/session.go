@@ -1,0 +1,265 @@
+package downstream
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/ewp-go/ewp/gateway/config"
+	"github.com/ewp-go/ewp/internal/termtext"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// session is one live connection to a server: a started child process
+// or an HTTP endpoint, with an initialized client. It ends once (end),
+// for a reason (cause).
+type session struct {
+	cli     *client.Client
+	dead    chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	cause   error
+	stop    func() // releases the process or the HTTP client
+	started time.Time
+}
+
+func newSession() *session { return &session{dead: make(chan struct{}), started: time.Now()} }
+
+// end records why the session ended (the first reason wins), closes the
+// client (failing every request in flight) and stops the server.
+func (s *session) end(cause error) {
+	s.once.Do(func() {
+		s.mu.Lock()
+		s.cause = cause
+		s.mu.Unlock()
+		close(s.dead)
+		if s.cli != nil {
+			_ = s.cli.Close()
+		}
+		if s.stop != nil {
+			s.stop()
+		}
+	})
+}
+
+func (s *session) why() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cause
+}
+
+func (s *session) ended() bool {
+	select {
+	case <-s.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+// inheritedEnv are the variables a stdio server gets from the gateway's
+// own environment; everything else it needs is in its config's env.
+// Nothing else is passed on, so the gateway's secrets (EWP_OPERATOR_TOKEN,
+// a database URL with its password) never reach a downstream.
+var inheritedEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
+	"SYSTEMROOT", "APPDATA", "LOCALAPPDATA", "USERPROFILE", "PATHEXT", "COMSPEC"}
+
+func childEnv(extra map[string]string) []string {
+	var env []string
+	for _, k := range inheritedEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	for k, v := range extra {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// maxStderrLine bounds one logged line of a server's stderr; the rest of
+// a longer line is counted, not logged.
+const maxStderrLine = 4 << 10
+
+// startStdio starts the server's command with its stdout behind a
+// lineGuard and its stderr copied, line by line and escaped, to log.
+func startStdio(ctx context.Context, srv config.Server, maxLine int, log *slog.Logger) (*session, error) {
+	cmd := exec.Command(srv.Command, srv.Args...)
+	cmd.Env = childEnv(srv.Env)
+	cmd.Dir = srv.Cwd
+	ownGroup(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{outR, outW, errR, errW} {
+			f.Close()
+		}
+		return nil, fmt.Errorf("start %s: %w", srv.Command, err)
+	}
+	outW.Close()
+	errW.Close()
+	s := newSession()
+	exited := make(chan struct{})
+	s.stop = func() { stopProcess(cmd, stdin, exited) }
+	go func() {
+		err := cmd.Wait()
+		close(exited)
+		if err == nil {
+			err = errors.New("the server exited")
+		} else {
+			err = fmt.Errorf("the server exited: %w", err)
+		}
+		s.end(err)
+	}()
+	go logStderr(errR, srv.Name, log)
+	guard := newLineGuard(outR, maxLine, func(line []byte) {
+		log.Warn("downstream wrote a line on stdout that is not JSON-RPC; dropped", "server", srv.Name,
+			"line", termtext.Escape(string(line[:min(len(line), 200)])), "bytes", len(line))
+	})
+	tr := transport.NewIO(endNotifier{guard, outR, s}, stdin, nil)
+	s.cli = client.NewClient(tr)
+	if err := s.cli.Start(ctx); err != nil {
+		s.end(err)
+		return nil, err
+	}
+	return s, nil
+}
+
+// endNotifier ends the session when the guarded stdout ends, with the
+// guard's reason (a protocol violation) or "stdout closed". mcp-go is
+// given a plain io.EOF: it logs any other error to slog's default logger,
+// and the reason is the session's to tell.
+type endNotifier struct {
+	r io.Reader
+	f *os.File
+	s *session
+}
+
+func (e endNotifier) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		if !isProtocol(err) {
+			err = fmt.Errorf("the server closed its stdout: %w", err)
+		}
+		e.s.end(err)
+		e.f.Close()
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// stopProcess closes stdin, then signals the process group: SIGTERM after
+// a grace period, SIGKILL after another. It returns at once if the
+// process has already exited.
+func stopProcess(cmd *exec.Cmd, stdin io.Closer, exited <-chan struct{}) {
+	_ = stdin.Close()
+	go func() {
+		for _, step := range []func(){func() { signalGroup(cmd, false) }, func() { signalGroup(cmd, true) }} {
+			select {
+			case <-exited:
+				signalGroup(cmd, true) // what the server left running
+				return
+			case <-time.After(time.Second):
+				step()
+			}
+		}
+	}()
+}
+
+func logStderr(r *os.File, server string, log *slog.Logger) {
+	defer r.Close()
+	br := bufio.NewReaderSize(r, maxStderrLine)
+	for {
+		line, err := br.ReadSlice('\n')
+		extra := 0
+		for errors.Is(err, bufio.ErrBufferFull) { // the rest of a long line: count it, skip it
+			var more []byte
+			more, err = br.ReadSlice('\n')
+			extra += len(more)
+		}
+		if len(line) > 0 {
+			text := termtext.Escape(string(trimNewline(line)))
+			if extra > 0 {
+				log.Info("downstream stderr", "server", server, "line", text, "truncated_bytes", extra)
+			} else {
+				log.Info("downstream stderr", "server", server, "line", text)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func trimNewline(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// startHTTP opens a Streamable HTTP client for the server. Responses are
+// line-capped; redirects are refused, so the configured headers (a
+// credential) are never sent to another address.
+func startHTTP(ctx context.Context, srv config.Server, maxLine int) (*session, error) {
+	s := newSession()
+	hc := &http.Client{
+		Transport: capTransport{base: http.DefaultTransport, max: maxLine, onLimit: s.end},
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return errors.New("redirects are not followed (the configured headers would go to another address)")
+		},
+	}
+	tr, err := transport.NewStreamableHTTP(srv.URL, transport.WithHTTPBasicClient(hc),
+		transport.WithHTTPHeaders(srv.Headers), transport.WithHTTPLogger(quietLogger))
+	if err != nil {
+		return nil, err
+	}
+	s.cli = client.NewClient(tr)
+	s.stop = hc.CloseIdleConnections
+	if err := s.cli.Start(ctx); err != nil {
+		s.end(err)
+		return nil, err
+	}
+	return s, nil
+}
+
+// quietLogger drops mcp-go's HTTP transport log, which may quote request
+// details; the gateway logs what it needs itself.
+var quietLogger = slog.New(slog.DiscardHandler)
+
+type capTransport struct {
+	base    http.RoundTripper
+	max     int
+	onLimit func(error)
+}
+
+func (t capTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &lineCap{rc: resp.Body, max: t.max, onLimit: t.onLimit}
+	return resp, nil
+}
