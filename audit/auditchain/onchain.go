@@ -76,7 +76,7 @@ func CheckTail(e *Event, before []byte) *Break {
 		return &Break{Seq: e.Seq, Table: e.Table, RowSeq: e.RowSeq, What: fmt.Sprintf("prev_hash does not match the hash of event %d", e.Seq-1)}
 	}
 	w := NewWalker(&VerifyReport{Events: e.Seq - 1}, nil)
-	w.head = before
+	w.head, w.tail = before, true
 	return w.Event(e)
 }
 

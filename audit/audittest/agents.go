@@ -25,6 +25,7 @@ var agentCases = []struct {
 	{"OnceApprovalRace", onceApprovalRace},
 	{"Counters", counters},
 	{"CountersConcurrent", countersConcurrent},
+	{"PinnedAgentHead", pinnedAgentHead},
 }
 
 // NewAgent is an agent record with a fresh credential, and the
@@ -379,5 +380,36 @@ func countersConcurrent(t *testing.T, s Store) {
 	}
 	if len(seen) != callers*each || !seen[callers*each] {
 		t.Fatalf("%d distinct counts, want 1…%d", len(seen), callers*each)
+	}
+}
+
+// PinnedAgentHead is the head of the history pinnedAgentHistory writes:
+// an agent added, a decision made for it, the call's result, the agent
+// revoked. Like PinnedHead it was computed once by a script independent
+// of this code from audit/README.md ("The chain, format 1", the entries
+// added with agent identities).
+const PinnedAgentHead = "4:49ce32d0ea2ddadcb69db432de0778ed96ec1cee20bb0a427929e5bc16826a9d"
+
+func pinnedAgentHead(t *testing.T, s Store) {
+	l, _ := s.newLog(t)
+	r := &audit.AgentRecord{Name: "builder", Groups: []string{"ci"}, CredentialSHA256: audit.CredentialSHA256("ewp_agent_pinned")}
+	if err := l.AddAgent(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	d := pinned(1, audit.OutcomeMayAct, "act-1")
+	d.Agent, d.AgentGroups = "builder", []string{"ci"}
+	record(t, l, d)
+	if err := l.RecordResult(ctx, &audit.Result{DecisionID: d.ID, Time: T0.Add(time.Second), Status: audit.ResultOK,
+		SHA256: audit.CredentialSHA256("result")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.RevokeAgent(ctx, "builder", T0.Add(2*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := l.Head(ctx); err != nil || h.String() != PinnedAgentHead {
+		t.Fatalf("head %s (%v), want %s", h, err, PinnedAgentHead)
+	}
+	if rep := mustVerify(t, l); rep.Head.String() != PinnedAgentHead {
+		t.Fatalf("verify reached %s", rep.Head)
 	}
 }

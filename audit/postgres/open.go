@@ -94,7 +94,11 @@ func open(ctx context.Context, pool *pgxpool.Pool, name string, opt Options) (*L
 			maxBatch = 512
 		}
 		// A writer does not start on a broken log: the checks every batch
-		// makes, once before the first.
+		// makes, once before the first; nor on one without the agent
+		// tables, whose triggers those checks count.
+		if err := requireAgentTables(ctx, pool); err != nil {
+			return nil, fmt.Errorf("decision log %s: %w", name, err)
+		}
 		if err := checkGuards(ctx, pool); err != nil {
 			return nil, fmt.Errorf("decision log %s: %w", name, err)
 		}

@@ -108,20 +108,40 @@ END `
 
 // triggers returns the append-only triggers by name, each with its
 // definition as pg_get_triggerdef prints it, so Verify can compare them.
-func triggers() map[string]string {
+// With agentTables, those of the tables added with agent identities too.
+func triggers(agentTables bool) map[string]string {
 	m := map[string]string{}
-	for _, t := range appendOnly {
-		m[t+"_no_change"] = fmt.Sprintf("CREATE TRIGGER %s_no_change BEFORE DELETE OR UPDATE ON %s.%s FOR EACH ROW EXECUTE FUNCTION %s.refuse_change()", t, Schema, t, Schema)
-		m[t+"_no_truncate"] = fmt.Sprintf("CREATE TRIGGER %s_no_truncate BEFORE TRUNCATE ON %s.%s FOR EACH STATEMENT EXECUTE FUNCTION %s.refuse_change()", t, Schema, t, Schema)
+	for _, t := range guarded(agentTables) {
+		m[t+"_no_change"] = triggerDef(t, "_no_change")
+		m[t+"_no_truncate"] = triggerDef(t, "_no_truncate")
 	}
 	return m
 }
 
+// guarded are the append-only tables, with agentTables those added with
+// agent identities too.
+func guarded(agentTables bool) []string {
+	if !agentTables {
+		return appendOnly
+	}
+	return append(append([]string(nil), appendOnly...), agentAppendOnly...)
+}
+
+// triggerDef is the trigger of table t named by suffix (_no_change,
+// _no_truncate), as pg_get_triggerdef prints it.
+func triggerDef(t, suffix string) string {
+	if suffix == "_no_change" {
+		return fmt.Sprintf("CREATE TRIGGER %s_no_change BEFORE DELETE OR UPDATE ON %s.%s FOR EACH ROW EXECUTE FUNCTION %s.refuse_change()", t, Schema, t, Schema)
+	}
+	return fmt.Sprintf("CREATE TRIGGER %s_no_truncate BEFORE TRUNCATE ON %s.%s FOR EACH STATEMENT EXECUTE FUNCTION %s.refuse_change()", t, Schema, t, Schema)
+}
+
 // triggerNames and triggerDefs are the append-only triggers' names and
-// definitions, as the writer's per-batch check compares them.
+// definitions, as the writer's per-batch check compares them (a writer
+// runs only on a log with the agent tables).
 func triggerNames() []string {
 	var out []string
-	for name := range triggers() {
+	for name := range triggers(true) {
 		out = append(out, name)
 	}
 	return out
@@ -129,7 +149,7 @@ func triggerNames() []string {
 
 func triggerDefs() []string {
 	var out []string
-	for _, def := range triggers() {
+	for _, def := range triggers(true) {
 		out = append(out, def)
 	}
 	return out
@@ -188,13 +208,17 @@ func createSchema(ctx context.Context, tx pgx.Tx) error {
 			return err
 		}
 		// Logs made before the approval reads checked the chain lack the
-		// index that finds an approval's event.
+		// index that finds an approval's event, and those made before
+		// agent identities their tables.
 		_, err := tx.Exec(ctx, `CREATE INDEX IF NOT EXISTS events_rows ON ewp_audit.events (tbl, row_seq) WHERE tbl <> 'decisions'`)
-		return err
+		if err != nil {
+			return err
+		}
+		return addAgentTables(ctx, tx)
 	}
 	ddl := "CREATE SCHEMA IF NOT EXISTS " + Schema + ";\n" + schemaDDL
 	for _, t := range appendOnly {
-		ddl += triggers()[t+"_no_change"] + ";\n" + triggers()[t+"_no_truncate"] + ";\n"
+		ddl += triggerDef(t, "_no_change") + ";\n" + triggerDef(t, "_no_truncate") + ";\n"
 	}
 	if _, err := tx.Exec(ctx, ddl); err != nil {
 		return fmt.Errorf("decision log init: create schema %s: %w", Schema, err)
@@ -203,7 +227,7 @@ func createSchema(ctx context.Context, tx pgx.Tx) error {
 	if err != nil {
 		return fmt.Errorf("decision log init: %w", err)
 	}
-	return nil
+	return addAgentTables(ctx, tx)
 }
 
 // A role's grant: the tables it may insert into, and those it must not
@@ -211,18 +235,27 @@ func createSchema(ctx context.Context, tx pgx.Tx) error {
 type grant struct {
 	role           string
 	insert, revoke string
+	// update: tables it may also UPDATE (the counters: mutable state).
+	update string
 }
 
 // serverGrant lets the servers' role record decisions and approval uses,
 // never store an approval; operatorGrant lets the operators' role store
 // approvals. Both read the whole log; their rows' chain events are theirs
 // to insert.
+//
+// With agent identities: the servers' role reads the agents (every
+// request looks its credential up), records results and counts budgets
+// (INSERT and UPDATE on counters, the one mutable table); only the
+// operators' role adds and revokes agents, and writes an approval's
+// approval_keys row with it.
 func serverGrant(role string) grant {
-	return grant{role: role, insert: "ewp_audit.decisions, ewp_audit.approval_uses, ewp_audit.events", revoke: "ewp_audit.approvals"}
+	return grant{role: role, insert: "ewp_audit.decisions, ewp_audit.approval_uses, ewp_audit.events, ewp_audit.results, ewp_audit.counters",
+		revoke: "ewp_audit.approvals, ewp_audit.agents, ewp_audit.agent_revocations, ewp_audit.approval_keys", update: "ewp_audit.counters"}
 }
 
 func operatorGrant(role string) grant {
-	return grant{role: role, insert: "ewp_audit.approvals, ewp_audit.events"}
+	return grant{role: role, insert: "ewp_audit.approvals, ewp_audit.events, ewp_audit.agents, ewp_audit.agent_revocations, ewp_audit.approval_keys"}
 }
 
 // apply makes the role if missing and (re)grants what it may do; GRANT is
@@ -239,6 +272,9 @@ func (g grant) apply(ctx context.Context, tx pgx.Tx) error {
 	}
 	if g.revoke != "" {
 		stmts = append(stmts, `REVOKE INSERT ON `+g.revoke+` FROM `+r)
+	}
+	if g.update != "" {
+		stmts = append(stmts, `GRANT UPDATE ON `+g.update+` TO `+r)
 	}
 	return execAll(ctx, tx, stmts...)
 }
@@ -262,7 +298,7 @@ func ensureRole(ctx context.Context, tx pgx.Tx, role string) (string, error) {
 
 func allTables() string {
 	var all []string
-	for _, t := range appendOnly {
+	for _, t := range append(guarded(true), "counters") {
 		all = append(all, Schema+"."+t)
 	}
 	return strings.Join(all, ", ")

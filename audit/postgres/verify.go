@@ -37,8 +37,11 @@ func (l *Log) verify(ctx context.Context, want *audit.Head) (auditchain.VerifyRe
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // read-only
 	v := &verifier{ctx: ctx, tx: tx, w: auditchain.NewWalker(&rep, want)}
+	if v.ext, err = hasAgentTables(ctx, tx); err != nil {
+		return rep, l.storeErr("verify", err)
+	}
 	err = auditchain.RunChecks(&rep, func(err error) error { return l.storeErr("verify", err) },
-		v.walk, v.headCheck, v.orphans, v.schema)
+		v.walk, v.headCheck, v.orphans, v.onceKeys, v.schema)
 	return rep, err
 }
 
@@ -46,18 +49,39 @@ type verifier struct {
 	ctx context.Context
 	tx  pgx.Tx
 	w   *auditchain.Walker
+	// ext: the log has the tables added with agent identities.
+	ext bool
 }
 
-const walkSQL = `
+// walkSQL reads the events with the rows they name; with ext, the rows
+// of the tables added with agent identities too (typed NULLs when the
+// log has none, so one scan serves both).
+func walkSQL(ext bool) string {
+	extCols := `NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::bytea, NULL::bytea,
+       NULL::bigint, NULL::text, NULL::bigint,
+       NULL::bigint, NULL::bytea, NULL::text, NULL::bigint, NULL::bytea, NULL::bytea`
+	extJoins := ""
+	if ext {
+		extCols = `ag.seq, ag.name, ag.credential_sha256, ag.created_ns, ag.body, ag.body_sha256,
+       rv.seq, rv.name, rv.revoked_ns,
+       rs.seq, rs.decision_id, rs.status, rs.time_ns, rs.body, rs.body_sha256`
+		extJoins = `
+LEFT JOIN ewp_audit.agents ag ON e.tbl = 'agents' AND ag.seq = e.row_seq
+LEFT JOIN ewp_audit.agent_revocations rv ON e.tbl = 'agent_revocations' AND rv.seq = e.row_seq
+LEFT JOIN ewp_audit.results rs ON e.tbl = 'results' AND rs.seq = e.row_seq`
+	}
+	return `
 SELECT e.seq, e.tbl, e.row_seq, e.payload, e.prev_hash, e.hash,
        d.seq, d.decision_id, d.time_ns, d.tool, d.outcome, d.proposition_id, d.credential, d.idem_key, d.approval_id, d.body, d.body_sha256,
        a.seq, a.approval_id, a.decision_id, a.verdict, a.created_ns, a.body, a.body_sha256,
-       u.seq, u.approval_id, u.used_by, u.used_ns
+       u.seq, u.approval_id, u.used_by, u.used_ns,
+       ` + extCols + `
 FROM ewp_audit.events e
 LEFT JOIN ewp_audit.decisions d ON e.tbl = 'decisions' AND d.seq = e.row_seq
 LEFT JOIN ewp_audit.approvals a ON e.tbl = 'approvals' AND a.seq = e.row_seq
-LEFT JOIN ewp_audit.approval_uses u ON e.tbl = 'approval_uses' AND u.seq = e.row_seq
+LEFT JOIN ewp_audit.approval_uses u ON e.tbl = 'approval_uses' AND u.seq = e.row_seq` + extJoins + `
 ORDER BY e.seq`
+}
 
 // eventRow is one event and the row it names; absent joins scan NULL
 // (nil pointers and slices).
@@ -76,10 +100,19 @@ type eventRow struct {
 	aVerdict                       *string
 	uSeq, uUsed                    *int64
 	uAppr, uUsedBy                 []byte
+	agSeq, agCreated               *int64
+	agName, agCred                 *string
+	agBody, agSum                  []byte
+	rvSeq, rvRevoked               *int64
+	rvName                         *string
+	rsSeq, rsTime                  *int64
+	rsDecision                     []byte
+	rsStatus                       *string
+	rsBody, rsSum                  []byte
 }
 
 func (v *verifier) walk() (*auditchain.Break, error) {
-	rows, err := v.tx.Query(v.ctx, walkSQL)
+	rows, err := v.tx.Query(v.ctx, walkSQL(v.ext))
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +134,10 @@ func (e *eventRow) scan(rows pgx.Rows) error {
 	return rows.Scan(&e.seq, &e.tbl, &e.rowSeq, &e.payload, &e.prev, &e.hash,
 		&e.dSeq, &e.dID, &e.dTime, &e.dTool, &e.dOutcome, &e.dProp, &e.dCrd, &e.dKey, &e.dAppr, &e.dBody, &e.dSum,
 		&e.aSeq, &e.aID, &e.aDecision, &e.aVerdict, &e.aCreated, &e.aBody, &e.aSum,
-		&e.uSeq, &e.uAppr, &e.uUsedBy, &e.uUsed)
+		&e.uSeq, &e.uAppr, &e.uUsedBy, &e.uUsed,
+		&e.agSeq, &e.agName, &e.agCred, &e.agCreated, &e.agBody, &e.agSum,
+		&e.rvSeq, &e.rvName, &e.rvRevoked,
+		&e.rsSeq, &e.rsDecision, &e.rsStatus, &e.rsTime, &e.rsBody, &e.rsSum)
 }
 
 func (e *eventRow) event() *auditchain.Event {
@@ -122,6 +158,14 @@ func (e *eventRow) event() *auditchain.Event {
 	if e.uSeq != nil {
 		ev.Use = &auditchain.Use{Seq: *e.uSeq, ApprovalID: string(e.uAppr), UsedBy: string(e.uUsedBy), UsedNS: *e.uUsed}
 	}
+	switch {
+	case e.agSeq != nil:
+		ev.Row = &auditchain.AgentRow{Seq: *e.agSeq, Name: *e.agName, CredentialSHA256: *e.agCred, CreatedNS: *e.agCreated, Body: e.agBody, BodySum: e.agSum}
+	case e.rvSeq != nil:
+		ev.Row = &auditchain.RevocationRow{Seq: *e.rvSeq, Name: *e.rvName, RevokedNS: *e.rvRevoked}
+	case e.rsSeq != nil:
+		ev.Row = &auditchain.ResultRow{Seq: *e.rsSeq, DecisionID: string(e.rsDecision), Status: *e.rsStatus, TimeNS: *e.rsTime, Body: e.rsBody, BodySum: e.rsSum}
+	}
 	return ev
 }
 
@@ -129,7 +173,11 @@ func (v *verifier) headCheck() (*auditchain.Break, error) { return v.w.HeadCheck
 
 // orphans finds rows that no event records (inserted behind the chain).
 func (v *verifier) orphans() (*auditchain.Break, error) {
-	return v.w.Orphans(auditchain.ChainedTables, func(t string) (n int64, err error) {
+	tables := auditchain.ChainedTables
+	if v.ext {
+		tables = append(append([]string(nil), tables...), auditchain.AgentTables...)
+	}
+	return v.w.Orphans(tables, func(t string) (n int64, err error) {
 		err = v.tx.QueryRow(v.ctx, `SELECT count(*) FROM ewp_audit.`+t).Scan(&n)
 		return n, err
 	}, func(t string) (seq int64, err error) {
@@ -163,7 +211,7 @@ func (v *verifier) schema() (*auditchain.Break, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	check := auditchain.NewTriggers(triggers())
+	check := auditchain.NewTriggers(triggers(v.ext))
 	for rows.Next() {
 		var name, tbl, enabled, def string
 		if err := rows.Scan(&name, &tbl, &enabled, &def); err != nil {
@@ -180,4 +228,30 @@ func (v *verifier) schema() (*auditchain.Break, error) {
 		return nil, err
 	}
 	return check.Missing(), nil
+}
+
+// onceKeys checks approval_keys against the chained approvals.
+func (v *verifier) onceKeys() (*auditchain.Break, error) {
+	if !v.ext {
+		return nil, nil
+	}
+	rows, err := v.tx.Query(v.ctx, `SELECT approval_seq, approval_id, agent, any_agent, tool_name, arguments_hash, until_ns FROM ewp_audit.approval_keys`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var keys []auditchain.OnceKey
+	for rows.Next() {
+		var k auditchain.OnceKey
+		var id, agent, tool, hash []byte
+		if err := rows.Scan(&k.ApprovalSeq, &id, &agent, &k.AnyAgent, &tool, &hash, &k.UntilNS); err != nil {
+			return nil, err
+		}
+		k.ApprovalID, k.Agent, k.ToolName, k.ArgumentsHash = string(id), string(agent), string(tool), string(hash)
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return v.w.OnceKeys(keys), nil
 }

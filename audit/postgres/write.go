@@ -126,7 +126,7 @@ func (t *wtx) approve(a *audit.Approval, now time.Time) error {
 	}
 	pre, post := auditchain.SplitPayload(row.Payload())
 	t.event(auditchain.TableApprovals, seq, pre, post)
-	return nil
+	return t.writeOnceKey(a, seq)
 }
 
 // RecordUse records d, a MAY_ACT decision the single-use approval

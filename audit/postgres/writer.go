@@ -159,7 +159,7 @@ func (t *wtx) records(batch []*op, errs []error, from, to int) error {
 		// answers went out. SET LOCAL holds for this transaction only.
 		pb.Queue(`SET LOCAL synchronous_commit = on`)
 		pb.Queue(`SELECT pg_advisory_xact_lock($1)`, int64(chainLock))
-		pb.Queue(walkSQL + ` DESC LIMIT 1`)
+		pb.Queue(walkSQL(true) + ` DESC LIMIT 1`)
 		pb.Queue(`SELECT hash FROM ewp_audit.events ORDER BY seq DESC OFFSET 1 LIMIT 1`)
 		pb.Queue(guardsSQL, triggerNames(), triggerDefs(), refuseBody)
 	}
