@@ -145,6 +145,8 @@ func (a *agent) read(r io.Reader) {
 }
 
 func (a *agent) close() {
+	start := time.Now()
+	defer func() { a.t.Logf("agent closed in %v", time.Since(start)) }()
 	_ = a.in.Close()
 	done := make(chan struct{})
 	go func() { _ = a.cmd.Wait(); close(done) }()

@@ -29,10 +29,6 @@ func openRegistry(ctx context.Context, cfg *config.Config, log *slog.Logger, onL
 	opt := downstream.FromConfig(cfg)
 	opt.Log = log
 	opt.OnListChanged = onList
-	opt.OnChange = func(c downstream.Change) {
-		log.Warn("tool definition not as pinned", "tool", c.Tool.Name, "change", string(c.Kind),
-			"sha256", c.Tool.SHA256, "pinned", c.Was)
-	}
 	r, err := downstream.New(opt)
 	if err != nil {
 		return registry{}, err
