@@ -26,7 +26,9 @@ func main() {
 	flag.Parse()
 	s := mcpecho.New(o)
 	if *addr == "" {
-		if err := server.ServeStdio(s); err != nil {
+		// Enough workers that 64 concurrent callers (the cost runs) are
+		// never queued behind mcp-go's default few.
+		if err := server.ServeStdio(s, server.WithWorkerPoolSize(64)); err != nil {
 			fmt.Fprintln(os.Stderr, "mcpecho:", err)
 			os.Exit(1)
 		}
