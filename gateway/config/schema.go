@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 
@@ -74,7 +75,8 @@ func validate(raw []byte) []Problem {
 	}
 	var out []Problem
 	leaves(ve, func(e *jsonschema.ValidationError) { out = append(out, problems(e)...) })
-	return out
+	slices.SortStableFunc(out, func(a, b Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
+	return slices.Compact(out)
 }
 
 // leaves calls fn on the actual problems; the inner nodes only say "a
@@ -110,6 +112,10 @@ func problems(e *jsonschema.ValidationError) []Problem {
 		return out
 	case *kind.FalseSchema:
 		return []Problem{{Pointer: at, Rule: "not allowed", Message: "is not allowed here (a server has either command, args, env, cwd or url, headers)"}}
+	case *kind.Pattern:
+		if m, ok := patternWords[defOf(e.SchemaURL)]; ok {
+			return []Problem{{Pointer: at, Rule: rule, Message: fmt.Sprintf("%s; got %q", m, k.Got)}}
+		}
 	case *kind.PropertyNames:
 		// The library locates a property name's problem at the document
 		// (v6.0.2); the schema location says which object it is in.
@@ -123,6 +129,23 @@ func problems(e *jsonschema.ValidationError) []Problem {
 		return []Problem{{Pointer: at + "/" + escape(k.Property), Rule: rule, Message: msg}}
 	}
 	return []Problem{{Pointer: at, Rule: rule, Message: e.ErrorKind.LocalizedString(printer)}}
+}
+
+// patternWords says in words what a pattern of the schema asks for, by
+// the definition it is in.
+var patternWords = map[string]string{
+	"duration":    "must be a Go duration such as \"30s\", \"500ms\" or \"2m\"",
+	"url":         "must be an http:// or https:// URL without spaces",
+	"console_url": "must be an http:// or https:// URL without spaces",
+}
+
+// defOf names the definition or property a schema location is in:
+// "…#/$defs/duration/pattern" is "duration", "…/properties/url/pattern"
+// is "url".
+func defOf(schemaURL string) string {
+	_, frag, _ := strings.Cut(schemaURL, "#")
+	parts := strings.Split(strings.TrimSuffix(frag, "/pattern"), "/")
+	return parts[len(parts)-1]
 }
 
 // keyword names the schema rule a leaf broke ("pattern", "required", …).

@@ -45,6 +45,7 @@ type conn struct {
 	log  *slog.Logger
 	mu   sync.Mutex
 	sess *session
+	last *session  // the latest session, live or not (Close waits for it to be gone)
 	err  error     // why it is down
 	next time.Time // when it is tried again
 	// listing is the last tools/list, kept while the server restarts so
@@ -137,6 +138,9 @@ func (c *conn) open(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
+	c.last = s
+	c.mu.Unlock()
 	s.cli.OnNotification(c.notified)
 	ictx, cancel := context.WithTimeout(ctx, c.srv.Timeout)
 	defer cancel()
@@ -192,6 +196,10 @@ func (c *conn) notified(n mcp.JSONRPCNotification) {
 		select {
 		case c.relist <- struct{}{}:
 		default:
+		}
+	default:
+		if f := c.reg.opt.OnNotification; f != nil {
+			f(c.srv.Name, n)
 		}
 	}
 }

@@ -317,3 +317,28 @@ func TestOneBadServerDoesNotStopOthers(t *testing.T) {
 		}
 	}
 }
+
+// An HTTP server that goes away is UNAVAILABLE; one never reachable has
+// no tools; neither holds up the rest.
+func TestHTTPServerGoesAway(t *testing.T) {
+	ts := fakeHTTP(t)
+	web := httpServer(t, "web")
+	web.URL = ts.URL + "/mcp"
+	never := httpServer(t, "never")
+	never.URL = "http://127.0.0.1:1/mcp"
+	r, _ := start(t, Options{PinOnFirstSight: true}, web, never, stdioServer(t, "fake", nil))
+	mustEcho(t, r, "web__echo", "up")
+	ts.CloseClientConnections()
+	ts.Close()
+	_, err := call(t, r, "web__echo", `{"text":"x"}`)
+	wantCode(t, err, CodeUnavailable, "web")
+	mustEcho(t, r, "fake__echo", "unaffected")
+	for _, st := range r.Servers() {
+		if st.Name == "never" && (st.Up || st.Err == nil) {
+			t.Errorf("never: %+v", st)
+		}
+	}
+	if _, ok := r.Tool("never__echo"); ok {
+		t.Error("a server never reached lists tools")
+	}
+}

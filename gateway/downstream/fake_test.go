@@ -29,6 +29,8 @@ import (
 //	big             → answers a 5 MiB text (over HTTP: a line over the cap)
 //	mutate          → redefines echo with another description (notifications/tools/list_changed)
 //	pid             → the server's process id
+//
+// and a resource fake://readme ("read me") and a prompt greet {name}.
 const fakeEnv = "EWP_FAKE_MCP"
 
 func TestMain(m *testing.M) {
@@ -60,7 +62,17 @@ func fakeHTTP(t *testing.T) *httptest.Server {
 }
 
 func fakeServer() *server.MCPServer {
-	s := server.NewMCPServer("fake", "1", server.WithToolCapabilities(true))
+	s := server.NewMCPServer("fake", "1", server.WithToolCapabilities(true),
+		server.WithResourceCapabilities(false, false), server.WithPromptCapabilities(false))
+	s.AddResource(mcp.NewResource("fake://readme", "readme", mcp.WithMIMEType("text/plain")),
+		func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: "fake://readme", MIMEType: "text/plain", Text: "read me"}}, nil
+		})
+	s.AddPrompt(mcp.NewPrompt("greet", mcp.WithArgument("name")),
+		func(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return mcp.NewGetPromptResult("greeting", []mcp.PromptMessage{
+				mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("hello "+req.Params.Arguments["name"]))}), nil
+		})
 	desc := os.Getenv("EWP_FAKE_DESC")
 	if desc == "" {
 		desc = "Echo the text."

@@ -19,13 +19,16 @@ package downstream
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,11 +53,16 @@ type Options struct {
 	// seen (so the gateway can record it in the decision log).
 	OnChange func(Change)
 	// OnListChanged is called when the tools listed (pinned and current)
-	// may have changed, to send notifications/tools/list_changed.
+	// changed, to send notifications/tools/list_changed.
 	OnListChanged func()
-	MaxLineBytes  int           // default DefaultMaxLineBytes
-	PinsPoll      time.Duration // how often the pins file is checked for another process's pins; default 1s
-	Now           func() time.Time
+	// OnNotification receives a server's other notifications (resources
+	// or prompts list_changed, resources/updated, log messages), for the
+	// gateway to pass on or drop. Like OnChange it runs on the server's
+	// reading goroutine and must return quickly.
+	OnNotification func(server string, n mcp.JSONRPCNotification)
+	MaxLineBytes   int           // default DefaultMaxLineBytes
+	PinsPoll       time.Duration // how often the pins file is checked for another process's pins; default 1s
+	Now            func() time.Time
 }
 
 // FromConfig is the Options a gateway config asks for.
@@ -162,11 +170,29 @@ func (r *Registry) Ready(ctx context.Context) error {
 	return nil
 }
 
-// Close stops every server and waits for them (a few seconds at most for
-// a server that ignores its closed stdin and SIGTERM).
+// closeWait bounds Close's wait for the servers' processes: closed
+// stdin, then SIGTERM a second later, then SIGKILL a second after that.
+const closeWait = 3 * time.Second
+
+// Close stops every server and waits for their processes to exit (a few
+// seconds at most for one that ignores its closed stdin and SIGTERM).
 func (r *Registry) Close() error {
 	r.cancel()
 	r.wg.Wait()
+	deadline := time.After(closeWait)
+	for _, c := range r.conns {
+		c.mu.Lock()
+		s := c.last
+		c.mu.Unlock()
+		if s == nil {
+			continue
+		}
+		select {
+		case <-s.gone:
+		case <-deadline:
+			return errors.New("downstream: a server's process did not exit in time after SIGKILL")
+		}
+	}
 	return nil
 }
 
@@ -255,6 +281,7 @@ func (r *Registry) update(server string, listing []mcp.Tool) {
 	}
 	var changes []Change
 	r.mu.Lock()
+	before := r.listedSum(server)
 	for name, t := range r.tools {
 		if t.Server == server {
 			delete(r.tools, name)
@@ -271,8 +298,23 @@ func (r *Registry) update(server string, listing []mcp.Tool) {
 		}
 		r.tools[t.Name] = t
 	}
+	moved := before != r.listedSum(server)
 	r.mu.Unlock()
-	r.announce(changes)
+	r.announce(changes, moved)
+}
+
+// listedSum sums up server's listed tools (names and definitions), to
+// tell whether a new listing changes what the agent sees; r.mu is held.
+func (r *Registry) listedSum(server string) string {
+	var names []string
+	for _, t := range r.tools {
+		if t.Server == server && t.Listed() {
+			names = append(names, t.Name+"="+t.SHA256)
+		}
+	}
+	slices.Sort(names)
+	sum := sha256.Sum256([]byte(strings.Join(names, "\n")))
+	return string(sum[:])
 }
 
 func state(t Tool) PinState {
@@ -303,7 +345,7 @@ func (r *Registry) change(t Tool, now time.Time) (Change, bool) {
 	return Change{Kind: kind, Tool: t, Was: t.Pinned, SeenAt: now}, true
 }
 
-func (r *Registry) announce(changes []Change) {
+func (r *Registry) announce(changes []Change, moved bool) {
 	for _, ch := range changes {
 		level := slog.LevelWarn
 		if ch.Kind == ToolFirstSeen {
@@ -314,7 +356,7 @@ func (r *Registry) announce(changes []Change) {
 			r.opt.OnChange(ch)
 		}
 	}
-	if r.opt.OnListChanged != nil {
+	if moved && r.opt.OnListChanged != nil {
 		r.opt.OnListChanged()
 	}
 }

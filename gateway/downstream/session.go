@@ -30,9 +30,14 @@ type session struct {
 	cause   error
 	stop    func() // releases the process or the HTTP client
 	started time.Time
+	// gone is closed when nothing of the session is left running: the
+	// process has exited (stdio), or at once when it ends (HTTP).
+	gone chan struct{}
 }
 
-func newSession() *session { return &session{dead: make(chan struct{}), started: time.Now()} }
+func newSession() *session {
+	return &session{dead: make(chan struct{}), gone: make(chan struct{}), started: time.Now()}
+}
 
 // end records why the session ended (the first reason wins), closes the
 // client (failing every request in flight) and stops the server.
@@ -121,11 +126,10 @@ func startStdio(ctx context.Context, srv config.Server, maxLine int, log *slog.L
 	outW.Close()
 	errW.Close()
 	s := newSession()
-	exited := make(chan struct{})
-	s.stop = func() { stopProcess(cmd, stdin, exited) }
+	s.stop = func() { stopProcess(cmd, stdin, s.gone) }
 	go func() {
 		err := cmd.Wait()
-		close(exited)
+		close(s.gone)
 		if err == nil {
 			err = errors.New("the server exited")
 		} else {
@@ -237,7 +241,7 @@ func startHTTP(ctx context.Context, srv config.Server, maxLine int) (*session, e
 		return nil, err
 	}
 	s.cli = client.NewClient(tr)
-	s.stop = hc.CloseIdleConnections
+	s.stop = func() { hc.CloseIdleConnections(); close(s.gone) }
 	if err := s.cli.Start(ctx); err != nil {
 		s.end(err)
 		return nil, err
