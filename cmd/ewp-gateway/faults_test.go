@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ewp-go/ewp/gateway/downstream"
 )
 
 // A downstream that is killed mid-call, never answers, floods stdout or
@@ -88,4 +90,11 @@ func TestDownstreamFaultsLeaveTheOtherServerServing(t *testing.T) {
 		t.Errorf("changed tool's call = %+v, want it refused as withheld", r)
 	}
 	steady("the rug pull")
+
+	// The change is in the decision log: once when the gateway saw it,
+	// once for the refused call.
+	out := runProg(t, filepath.Join(w.bin, "ewp-audit"), "export", "--db", w.ledger)
+	if n := strings.Count(out, downstream.CodeToolChanged); n < 2 {
+		t.Errorf("export holds %s %d times, want the change and the refused call:\n%s", downstream.CodeToolChanged, n, out)
+	}
 }

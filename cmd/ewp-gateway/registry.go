@@ -3,15 +3,19 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"time"
 
+	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/gateway/config"
 	"github.com/ewp-go/ewp/gateway/downstream"
 	"github.com/ewp-go/ewp/gateway/front"
 	"github.com/ewp-go/ewp/internal/termtext"
+	"github.com/ewp-go/ewp/warrant"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -25,10 +29,18 @@ type registry struct{ r *downstream.Registry }
 // openRegistry starts every downstream server the config names and waits
 // (readyWait at most) until each was tried once. onList is called when
 // the tools listed may have changed.
-func openRegistry(ctx context.Context, cfg *config.Config, log *slog.Logger, onList func()) (registry, error) {
+//
+// rec, when not nil, records each definition the pins do not allow (a
+// changed one, one never pinned) in the decision log, as a refusal of
+// the tool by the gateway itself: the log says when a server changed a
+// definition, not only that its calls were refused after.
+func openRegistry(ctx context.Context, cfg *config.Config, log *slog.Logger, rec *gate.Gate, onList func()) (registry, error) {
 	opt := downstream.FromConfig(cfg)
 	opt.Log = log
 	opt.OnListChanged = onList
+	if rec != nil {
+		opt.OnChange = func(c downstream.Change) { recordChange(rec, c, log) }
+	}
 	r, err := downstream.New(opt)
 	if err != nil {
 		return registry{}, err
@@ -52,9 +64,11 @@ func (g registry) Tools() []front.Tool {
 		ft := front.Tool{Server: t.Server, Def: t.Definition}
 		switch t.State {
 		case downstream.Changed:
+			ft.WithheldCode = downstream.CodeToolChanged
 			ft.Withheld = "its definition changed since the operator pinned it (sha256 " + t.SHA256 + ", pinned " + t.Pinned +
 				"); it is withheld until the operator pins it again (ewp-gateway pin)"
 		case downstream.Unpinned:
+			ft.WithheldCode = downstream.CodeToolUnpinned
 			ft.Withheld = "the operator has not pinned its definition; it is withheld until they do (ewp-gateway pin)"
 		}
 		out = append(out, ft)
@@ -78,7 +92,7 @@ func pin(ctx context.Context, o options, stdout io.Writer, log *slog.Logger) err
 	if err != nil {
 		return err
 	}
-	reg, err := openRegistry(ctx, cfg, log, nil)
+	reg, err := openRegistry(ctx, cfg, log, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -104,4 +118,24 @@ func pin(ctx context.Context, o options, stdout io.Writer, log *slog.Logger) err
 	}
 	fmt.Fprintf(stdout, "%d tool definition(s) pinned in %s\n", len(pinned), cfg.Pins)
 	return nil
+}
+
+// recordChange records a definition the pins did not allow.
+func recordChange(g *gate.Gate, c downstream.Change, log *slog.Logger) {
+	code, why := downstream.CodeToolUnpinned, "seen, never pinned: withheld until the operator pins it"
+	switch c.Kind {
+	case downstream.ToolFirstSeen:
+		return // pinned as seen, as the config asks: nothing is withheld
+	case downstream.ToolChanged:
+		code, why = downstream.CodeToolChanged, "its definition changed since it was pinned (sha256 "+c.Tool.SHA256+
+			", pinned "+c.Was+"): withheld until the operator pins it again"
+	}
+	server, tool, _ := front.Split(c.Tool.Name)
+	r := gate.Request{Caller: audit.Caller{Transport: "inprocess"},
+		Call: &gate.ToolCall{Entrance: front.Entrance, Name: front.ManifestName(server, tool)}}
+	err := g.Refuse(context.Background(), audit.ToolCall, r, &warrant.Error{Code: code, Field: "/tools/" + c.Tool.Name, Rule: why})
+	var rec *gate.RecordedError
+	if errors.As(err, &rec) {
+		log.Warn("tool withheld, on record", "tool", c.Tool.Name, "code", code, "decision_id", rec.ID)
+	}
 }

@@ -42,7 +42,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	}
 	defer b.close()
 	var f *front.Front
-	reg, err := openRegistry(ctx, cfg, log, func() {
+	reg, err := openRegistry(ctx, cfg, log, b.gate, func() {
 		if f != nil {
 			f.Sync()
 		}

@@ -49,14 +49,23 @@ func (f *Front) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	p := f.cfg.Principal(ctx)
 	args, err := rawArguments(req)
 	if err != nil {
-		return f.refuse(ctx, p, name, nil, fmt.Errorf("tool %s: %w", req.Params.Name, err)), nil
+		return f.refuse(ctx, p, name, nil, "", &warrant.Error{Code: CodeInvalidArgument, Field: "/params/arguments", Rule: err.Error()}), nil
 	}
 	if t.Withheld != "" {
-		return f.refuse(ctx, p, name, args, fmt.Errorf("tool %s is withheld: %s", req.Params.Name, t.Withheld)), nil
+		code := t.WithheldCode
+		if code == "" {
+			code = CodeWithheld
+		}
+		return f.refuse(ctx, p, name, args, "", &warrant.Error{Code: code, Field: "/params/name",
+			Rule: "tool " + req.Params.Name + " is withheld: " + t.Withheld}), nil
 	}
 	r, err := f.cfg.Manifest.Request(name, args, p)
 	if err != nil {
-		return f.refuse(ctx, p, name, args, fmt.Errorf("tool %s refused by the operator's manifest: %w", req.Params.Name, err)), nil
+		var we *warrant.Error
+		if !errors.As(err, &we) {
+			we = &warrant.Error{Code: CodeInvalidArgument, Field: "/params/arguments", Rule: err.Error()}
+		}
+		return f.refuse(ctx, p, name, args, "refused by the operator's manifest", we), nil
 	}
 	r.Caller.Transport = transportOf(ctx)
 	ans, err := f.cfg.Gate.Decide(ctx, r)
@@ -80,11 +89,16 @@ func (f *Front) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 }
 
 // refuse records a refusal met before the gate could judge the call and
-// answers it as a tool error naming its decision.
-func (f *Front) refuse(ctx context.Context, p audit.Principal, name string, args json.RawMessage, err error) *mcp.CallToolResult {
+// answers it as a tool error naming its decision, with what, when not
+// "", saying who refused.
+func (f *Front) refuse(ctx context.Context, p audit.Principal, name string, args json.RawMessage, what string, err *warrant.Error) *mcp.CallToolResult {
 	r := gate.Request{Agent: p, Caller: audit.Caller{Transport: transportOf(ctx)},
 		Call: &gate.ToolCall{Entrance: Entrance, Name: name, Arguments: args, Recorded: args}}
-	return refusalOf(f.cfg.Gate.Refuse(ctx, audit.ToolCall, r, err))
+	rerr := f.cfg.Gate.Refuse(ctx, audit.ToolCall, r, err)
+	if what != "" {
+		rerr = fmt.Errorf("%s %s: %w", name, what, rerr)
+	}
+	return refusalOf(rerr)
 }
 
 // refusalOf is a refusal as a tool error, with the decision it is on

@@ -39,9 +39,18 @@ type Tool struct {
 	Def    mcp.Tool // as the downstream defines it, its own name
 	// Withheld, when not "", is why the tool is not offered (its
 	// definition is not pinned, or changed since it was): its calls are
-	// refused with this reason.
-	Withheld string
+	// refused with this reason, under WithheldCode (CodeWithheld when "").
+	Withheld, WithheldCode string
 }
+
+// Codes of the refusals the front itself makes.
+const (
+	// CodeWithheld: the tool is withheld (its registry gave no code).
+	CodeWithheld = "EWP_REFUSE_TOOL_WITHHELD"
+	// CodeInvalidArgument: the arguments are not a JSON object (package
+	// mcp's and the manifest's code).
+	CodeInvalidArgument = "EWP_REFUSE_INVALID_ARGUMENT"
+)
 
 // Downstreams is the registry of downstream servers.
 type Downstreams interface {
@@ -70,7 +79,8 @@ type Manifest interface {
 	// judges it, on behalf of p; its Call.Arguments, the canonical form
 	// the gate hashed, is what is forwarded. An error refuses the call
 	// without asking the gate (it names the argument and the rule, or
-	// the rule that denies the call).
+	// the rule that denies the call); a *warrant.Error keeps its code in
+	// the record, any other error is recorded as CodeInvalidArgument.
 	Request(name string, args json.RawMessage, p audit.Principal) (gate.Request, error)
 }
 

@@ -71,7 +71,7 @@ type fakeManifest struct{ deny map[string]bool }
 func (m fakeManifest) Permits(name string) bool { return !m.deny[name] }
 func (m fakeManifest) Request(name string, args json.RawMessage, p audit.Principal) (gate.Request, error) {
 	if strings.Contains(string(args), "bad-argument") {
-		return gate.Request{}, errors.New("argument path: outside every rule")
+		return gate.Request{}, &warrant.Error{Code: "EWP_REFUSE_INVALID_ARGUMENT", Field: "/arguments/path", Rule: "outside every rule"}
 	}
 	return gate.Request{Agent: p, Call: &gate.ToolCall{Entrance: "gateway", Name: name, Arguments: args}}, nil
 }
@@ -263,7 +263,7 @@ func TestPendingNamesTheDecisionAndWhereTheOperatorApproves(t *testing.T) {
 func TestRefusedBeforeTheGate(t *testing.T) {
 	fx := newFixture(t, nil)
 	res := fx.call(t, "fs__changed", nil)
-	if want := "withheld: its definition changed since it was pinned"; !res.IsError || !strings.Contains(text(res), want) {
+	if want := CodeWithheld + ": /params/name: tool fs__changed is withheld: its definition changed since it was pinned"; !res.IsError || !strings.Contains(text(res), want) {
 		t.Errorf("withheld = %v %q, want %q", res.IsError, text(res), want)
 	}
 	// A tool no rule could permit is not there at all: the protocol's
@@ -276,7 +276,7 @@ func TestRefusedBeforeTheGate(t *testing.T) {
 		}
 	}
 	res = fx.call(t, "fs__read", map[string]any{"path": "bad-argument"})
-	if !res.IsError || !strings.Contains(text(res), "manifest: argument path") {
+	if !res.IsError || !strings.Contains(text(res), "refused by the operator's manifest: EWP_REFUSE_INVALID_ARGUMENT: /arguments/path: outside every rule") {
 		t.Errorf("manifest refusal = %q", text(res))
 	}
 	if decisionID(res) != "r-fs/read" {
