@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/cedar-policy/cedar-go v1.9.2
 	github.com/chromedp/chromedp v0.23.0
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/mark3labs/mcp-go v1.2.1

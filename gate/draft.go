@@ -394,3 +394,15 @@ func Filled(w *warrant.WarrantView) *warrant.WarrantView {
 	}
 	return w
 }
+
+// CachedViewHashes is how many view hashes the gate computed and keeps
+// (a HashedLedger's own are not among them): for tests and metrics.
+func (g *Gate) CachedViewHashes() int {
+	if g.st == nil {
+		return 0
+	}
+	c := &g.st.hashes
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}

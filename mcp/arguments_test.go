@@ -1,63 +1,12 @@
 package mcp
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/ewp-go/ewp/audit/memlog"
+	"github.com/ewp-go/ewp/gate"
 )
-
-func decodeNumbers(t *testing.T, s string) map[string]any {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-func TestRedactorAtAnyDepth(t *testing.T) {
-	args := decodeNumbers(t, `{"path": "a<b", "Access_Token": "s1", "headers": {"Authorization": "Bearer s2", "x": 1.50},
-		"list": [{"db_password": "s3"}, {"keep": "ok"}], "session": {"id": "s4"}}`)
-	text, cut := newRedactor(nil).recorded(args)
-	if cut {
-		t.Fatal("cut")
-	}
-	for _, secret := range []string{"s1", "s2", "s3", "s4"} {
-		if strings.Contains(string(text), secret) {
-			t.Errorf("%s recorded: %s", secret, text)
-		}
-	}
-	want := `{"Access_Token":"[redacted]","headers":{"Authorization":"[redacted]","x":1.50},"list":[{"db_password":"[redacted]"},{"keep":"ok"}],"path":"a\u003cb","session":"[redacted]"}`
-	if string(text) != want {
-		t.Errorf("recorded\n%s\nwant\n%s", text, want)
-	}
-	if args["Access_Token"] != "s1" {
-		t.Error("redaction changed the arguments themselves (which are hashed)")
-	}
-	// The operator's list replaces the default; an empty one redacts nothing.
-	if text, _ := newRedactor([]string{"Path"}).recorded(args); !strings.Contains(string(text), `"path":"[redacted]"`) || !strings.Contains(string(text), "s1") {
-		t.Errorf("--redact-arguments path: %s", text)
-	}
-	if text, _ := newRedactor([]string{}).recorded(args); !strings.Contains(string(text), "s4") {
-		t.Errorf("an empty list redacted: %s", text)
-	}
-}
-
-func TestRecordedArgumentsBounded(t *testing.T) {
-	args := map[string]any{"script": strings.Repeat("é", MaxRecordedArgumentsBytes)}
-	text, cut := newRedactor(nil).recorded(args)
-	var start string
-	if !cut || json.Unmarshal(text, &start) != nil {
-		t.Fatalf("not recorded as a cut string: %v %.80s", cut, text)
-	}
-	if len(start) > MaxRecordedArgumentsBytes || len(start) < MaxRecordedArgumentsBytes-4 || !strings.HasPrefix(start, `{"script":"éé`) {
-		t.Errorf("start of %d bytes: %.40q", len(start), start)
-	}
-}
 
 // TestDecisionShowsArguments: the record of a may_act the operator must
 // answer carries the arguments (redacted) beside their hash, which still
@@ -76,7 +25,7 @@ func TestDecisionShowsArguments(t *testing.T) {
 	if got := string(d.Arguments); got != `{"api_token":"[redacted]","path":"protected/other.txt"}` || d.ArgumentsTruncated {
 		t.Errorf("recorded arguments %s (truncated %v)", got, d.ArgumentsTruncated)
 	}
-	if d.ArgumentsHash != argumentsHash(map[string]any{"path": "protected/other.txt", "api_token": "hunter2"}) {
+	if d.ArgumentsHash != gate.ArgumentsHash(map[string]any{"path": "protected/other.txt", "api_token": "hunter2"}) {
 		t.Error("the hash no longer covers the arguments as sent")
 	}
 	if text := d.ArgumentsText(); !strings.Contains(text, `"path": "protected/other.txt"`) {

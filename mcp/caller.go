@@ -6,6 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/identity"
 )
 
 // Transports as the decision log names them.
@@ -15,17 +16,18 @@ const (
 	transportInProcess = "inprocess"
 )
 
-// Credential names in the decision log: which credential gave the caller
-// its role, never the secret itself. Idempotency keys are scoped by it.
-const (
-	credentialIngestToken = "ingest-token"
-	credentialNone        = "none"
-)
+// credentialNone is the decision log's credential of a caller none
+// named. Idempotency keys are scoped by the credential's name.
+const credentialNone = identity.CredentialNone
 
 // transportInfo is what the transport knows about the connection.
 type transportInfo struct {
 	name   string
 	remote string // the peer's address; "" over stdio
+	// credential is the credential's name for the record (identity's
+	// Identity.Record: "agent:NAME", "oauth:SUB", "ingest-token"); ""
+	// when the transport established none.
+	credential string
 }
 
 type transportKey struct{}
@@ -34,6 +36,12 @@ type transportKey struct{}
 // transports set it, next to the role.
 func withTransport(ctx context.Context, name, remote string) context.Context {
 	return context.WithValue(ctx, transportKey{}, transportInfo{name: name, remote: remote})
+}
+
+// withCaller is withTransport with the credential that named the caller,
+// and the principal it named on ctx (identity.WithPrincipal).
+func withCaller(ctx context.Context, tr transportInfo, p audit.Principal) context.Context {
+	return identity.WithPrincipal(context.WithValue(ctx, transportKey{}, tr), p)
 }
 
 // callerFrom is the caller of ctx as the decision log records it: the
@@ -46,15 +54,25 @@ func callerFrom(ctx context.Context) audit.Caller {
 		tr.name = transportInProcess
 	}
 	c := audit.Caller{Transport: tr.name, RemoteAddr: tr.remote, Role: "evaluate", Credential: credentialNone}
+	if tr.credential != "" {
+		c.Credential = tr.credential
+	}
 	if hasIngest(ctx) {
 		c.Role = "ingest"
-		if tr.name == transportHTTP {
-			c.Credential = credentialIngestToken // over stdio the role is the operator's flag, not a credential
-		}
 	}
 	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
 		info := s.GetClientInfo()
 		c.ClientName, c.ClientVersion = info.Name, info.Version
 	}
 	return c
+}
+
+// callContext is the context an HTTP request is served on: its
+// transport, the credential and principal id established, and the role.
+func (f *httpFront) callContext(ctx context.Context, remote string, id identity.Identity) context.Context {
+	tr := transportInfo{name: transportHTTP, remote: remote}
+	if id.Credential != credentialNone {
+		tr.credential = id.Record()
+	}
+	return withRole(withCaller(ctx, tr, id.Principal), f.roleOf(id))
 }

@@ -3,8 +3,8 @@ package mcp
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -28,7 +28,7 @@ const (
 	// a longer one (it may quote argument names, which are not capped
 	// otherwise) is recorded cut, with a note of how much was cut. The
 	// caller's answer keeps the whole message.
-	MaxRecordedMessageBytes = 1024
+	MaxRecordedMessageBytes = gate.MaxRecordedMessageBytes
 	// MaxRecordBytes is what the bounds above give as the most one call
 	// adds to the log with the default limits, every byte of what the
 	// caller chose escaped by JSON as \u00XX (six bytes) and the grounding
@@ -156,17 +156,4 @@ func clientInfoProblem(m message, p message) string {
 		return err.Error()
 	}
 	return ""
-}
-
-// recordedMessage is msg as the decision log keeps it: at most
-// MaxRecordedMessageBytes, cut at a character boundary.
-func recordedMessage(msg string) string {
-	if len(msg) <= MaxRecordedMessageBytes {
-		return msg
-	}
-	keep := MaxRecordedMessageBytes - 32
-	for keep > 0 && !utf8.RuneStart(msg[keep]) {
-		keep--
-	}
-	return msg[:keep] + "… (" + strconv.Itoa(len(msg)-keep) + " bytes cut)"
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -13,27 +14,28 @@ import (
 const (
 	// CodeInvalidArgument: a tool argument has the wrong type or value, or
 	// is not an argument of the tool at all.
-	CodeInvalidArgument = "EWP_REFUSE_INVALID_ARGUMENT"
+	CodeInvalidArgument = gate.CodeInvalidArgument
 	// CodeInternal: the ledger failed for a reason that is not a refusal
 	// (I/O, corruption). The message says what failed.
-	CodeInternal = "EWP_INTERNAL_ERROR"
+	CodeInternal = gate.CodeInternal
 	// CodeTimeout: the call ran past the server's per-request deadline
 	// (ewp-mcp --request-timeout) and was abandoned; a write was not
 	// stored. Not a judgement of the input: the same call may succeed on
 	// a less loaded server or with a longer deadline.
-	CodeTimeout = "EWP_REFUSE_TIMEOUT"
+	CodeTimeout = gate.CodeTimeout
 	// CodeStoreUnavailable: the ledger's (or the decision log's) database
 	// could not be reached or did not answer in time: it is down,
 	// restarting, or refusing connections. Not a judgement of the input
 	// and nothing was decided: the same call may succeed in a moment,
 	// here or on another replica; the server reconnects by itself.
-	CodeStoreUnavailable = "EWP_STORE_UNAVAILABLE"
+	CodeStoreUnavailable = gate.CodeStoreUnavailable
 )
 
 // ErrStoreUnavailable marks (wrapped) a store failure that is the
 // database being unreachable; see CodeStoreUnavailable. A Store wraps its
 // failure with it (fmt.Errorf("%w: %w", ErrStoreUnavailable, err)).
-var ErrStoreUnavailable = errors.New("the evidence store is unavailable")
+// It is the gate's (gate.ErrStoreUnavailable), which also names the log's.
+var ErrStoreUnavailable = gate.ErrStoreUnavailable
 
 // toolError is the JSON a failed tool call carries in its text content.
 type toolError struct {
@@ -43,15 +45,6 @@ type toolError struct {
 	// refused may_act or check_grounding), as on every answer.
 	DecisionID string `json:"decision_id,omitempty"`
 }
-
-// recordedError is a refusal that is on record as decision id.
-type recordedError struct {
-	err error
-	id  string
-}
-
-func (e *recordedError) Error() string { return e.err.Error() }
-func (e *recordedError) Unwrap() error { return e.err }
 
 // refuse builds a refusal. The rule is formatted like fmt.Sprintf.
 func refuse(code, field, rule string, args ...any) *warrant.Error {
@@ -71,9 +64,9 @@ func badArg(field, rule string, args ...any) *warrant.Error {
 // because guessing a code for an unknown failure would mislead the caller.
 func asToolError(err error) toolError {
 	te := codeOf(err)
-	var rec *recordedError
+	var rec *gate.RecordedError
 	if errors.As(err, &rec) {
-		te.DecisionID = rec.id
+		te.DecisionID = rec.ID
 	}
 	return te
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/ewp-go/ewp/gate"
 )
 
 // Benchmarks of check_grounding over a real ledger file. "eval" is the
@@ -36,7 +38,7 @@ func benchCheckGrounding(b *testing.B, doc []byte, concepts []string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := out.(groundingOutput)
+	r := out.(gate.Grounded)
 	if !r.Grounded {
 		b.Fatalf("benchmark query is not grounded: %v", r.Gaps)
 	}

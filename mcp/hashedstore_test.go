@@ -74,12 +74,7 @@ func recordedHash(t *testing.T, srv *Server, ml *memlog.Log) string {
 }
 
 // cachedHashes is how many view hashes the server computed and kept.
-func cachedHashes(srv *Server) int {
-	c := srv.decisions.hashes
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.m)
-}
+func cachedHashes(srv *Server) int { return srv.gate.CachedViewHashes() }
 
 // A HashedStore's stored hash is what the decision records: read with the
 // snapshot, as an action read, and the view is not canonicalised again

@@ -3,8 +3,6 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +17,8 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/ewp-go/ewp/identity"
 )
 
 // MaxBodyBytes is the default bound of one JSON-RPC message (1 MiB), an
@@ -39,8 +39,13 @@ type HTTPConfig struct {
 	// for an operator who binds beyond loopback behind a known name.
 	AllowedHosts []string
 	// IngestToken grants the ingest role to requests that present it. Empty
-	// means no HTTP caller can write.
+	// means no HTTP caller can write. Used only when Auth is nil.
 	IngestToken string
+	// Auth says who each request is (agent credentials, the ingest token,
+	// OAuth access tokens) and serves the Protected Resource Metadata
+	// document; nil: one that knows only IngestToken and serves every
+	// other caller as anonymous, as before agent identities.
+	Auth *identity.Authenticator
 }
 
 // HTTPHandler returns the Streamable HTTP endpoint at EndpointPath with
@@ -67,12 +72,14 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) (http.Handler, error) {
 		// names an operator allows with AllowedHosts on a loopback bind.
 		server.WithDisableLocalhostProtection(true),
 	)
-	f := &httpFront{s: s, inner: inner, hosts: hosts}
-	if cfg.IngestToken != "" {
-		sum := sha256.Sum256([]byte(cfg.IngestToken))
-		f.token = sum[:]
+	auth := cfg.Auth
+	if auth == nil {
+		if auth, err = identity.New(context.Background(), identity.Config{IngestToken: cfg.IngestToken,
+			Resource: "http://" + cfg.Addr + EndpointPath}); err != nil {
+			return nil, err
+		}
 	}
-	return f, nil
+	return &httpFront{s: s, inner: inner, hosts: hosts, auth: auth}, nil
 }
 
 // GCPercent is the garbage collector's target a server process runs with
@@ -110,7 +117,7 @@ type httpFront struct {
 	s     *Server
 	inner http.Handler
 	hosts map[string]bool
-	token []byte // sha256 of the ingest token; nil: no HTTP writes
+	auth  *identity.Authenticator
 	// noDirect sends every request through mcp-go's transport, so tests
 	// can compare the two paths.
 	noDirect bool
@@ -121,15 +128,24 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, msg, http.StatusForbidden)
 		return
 	}
+	if f.auth.IsMetadataPath(r.URL.Path) {
+		f.auth.ServeMetadata(w, r)
+		return
+	}
 	if r.URL.Path != EndpointPath {
 		http.Error(w, "not found: the MCP endpoint is "+EndpointPath, http.StatusNotFound)
+		return
+	}
+	id, err := f.auth.Authenticate(r)
+	if err != nil {
+		f.auth.Challenge(w, err)
 		return
 	}
 	// The request is served on a context the connection cannot cancel: a
 	// client that half-closes its socket after sending a complete request
 	// (net/http then cancels r.Context()) still gets its answer, and its
 	// write is committed. Each call has its own deadline (Server.run).
-	r = r.WithContext(withRole(withTransport(context.WithoutCancel(r.Context()), transportHTTP, r.RemoteAddr), f.role(r)))
+	r = r.WithContext(f.callContext(context.WithoutCancel(r.Context()), r.RemoteAddr, id))
 	if r.Method != http.MethodPost {
 		f.inner.ServeHTTP(w, r)
 		return
@@ -315,34 +331,6 @@ func isJSON(r *http.Request) bool {
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "application/json"
-}
-
-// role grants the ingest role to a request carrying the token. Digests
-// are compared in constant time, so neither content nor length leaks.
-func (f *httpFront) role(r *http.Request) role {
-	if f.token == nil {
-		return role{why: whyHTTPNoToken}
-	}
-	presented, ok := presentedToken(r)
-	if !ok {
-		return role{why: whyNoCredential}
-	}
-	sum := sha256.Sum256([]byte(presented))
-	if subtle.ConstantTimeCompare(sum[:], f.token) != 1 {
-		return role{why: whyBadCredential}
-	}
-	return role{ingest: true}
-}
-
-func presentedToken(r *http.Request) (string, bool) {
-	if t := r.Header.Get("X-EWP-Ingest-Token"); t != "" {
-		return t, true
-	}
-	scheme, t, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if ok && strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(t) != "" {
-		return strings.TrimSpace(t), true
-	}
-	return "", false
 }
 
 // originOK is the DNS-rebinding defence: a browser tricked into talking to

@@ -2,13 +2,17 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/ewp-go/ewp/identity"
 	"github.com/ewp-go/ewp/warrant"
 )
 
 // role is what the transport established about the caller. Only the
-// transport sets it (stdio: the operator's --allow-ingest; HTTP: the
-// ingest token), so an agent can never grant itself the ingest role.
+// transport sets it (stdio: the operator's --allow-ingest; HTTP: a
+// credential carrying the role: the ingest token, or an agent the
+// operator added with --ingest), so an agent can never grant itself the
+// ingest role.
 type role struct {
 	ingest bool
 	// why says, when ingest is false, what the caller would need; it
@@ -51,3 +55,22 @@ const (
 	whyNoCredential  = "send the ingest token as \"Authorization: Bearer <token>\" or \"X-EWP-Ingest-Token: <token>\""
 	whyBadCredential = "the ingest token sent with this request does not match the server's"
 )
+
+// roleOf is the role an HTTP request's credential carries. HTTP writes
+// are on only where the operator gave the server an ingest token (the
+// ledger is opened writable then); an agent added with --ingest writes
+// there too.
+func (f *httpFront) roleOf(id identity.Identity) role {
+	switch {
+	case !f.auth.HasIngestToken():
+		return role{why: whyHTTPNoToken}
+	case id.Ingest:
+		return role{ingest: true}
+	case id.Unmatched:
+		return role{why: whyBadCredential}
+	case id.Credential == credentialNone:
+		return role{why: whyNoCredential}
+	}
+	return role{why: fmt.Sprintf("the credential of %q does not carry the ingest role "+
+		"(the ingest token does; ewp-audit agents add --ingest gives an agent one)", id.Principal.Name)}
+}

@@ -47,6 +47,9 @@ type Server struct {
 	// toolNames is the name set the EWP tools are served under
 	// (WithToolNames).
 	toolNames string
+	// gate decides, records and answers the recorded tools' calls
+	// (may_act, check_grounding).
+	gate *gate.Gate
 }
 
 // DefaultRequestTimeout is how long a tool call or resource read may run
@@ -117,6 +120,7 @@ func New(store Store, opts ...Option) *Server {
 	if s.slots == nil {
 		s.slots = make(chan struct{}, DefaultMaxConcurrentCalls())
 	}
+	s.gate = s.newGate()
 	s.mcp = server.NewMCPServer(Name, Version,
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
@@ -228,7 +232,8 @@ func (s *Server) handler(t *toolSpec) server.ToolHandlerFunc {
 // protocol fixes: role first, then the shape of the arguments (raw, or
 // argErr when they could not be read). Refusals are results; err is a
 // failure of the server itself, reported as mcp-go's recovery and
-// dispatch report one, so both HTTP paths answer alike.
+// dispatch report one, so both HTTP paths answer alike. A recorded tool
+// goes to the gate (runGated).
 //
 // The call runs on a context of its own (callContext): once a request was
 // read whole it is answered, and a write committed, even when the client
@@ -242,61 +247,32 @@ func (s *Server) run(ctx context.Context, t *toolSpec, raw []byte, argErr error)
 	start := time.Now()
 	ctx, cancel := s.callContext(ctx)
 	defer cancel()
-	ctx, dr := s.beginRecord(ctx, t)
-	defer dr.release()
-	ectx, ecancel := s.evalContext(ctx, dr)
-	defer ecancel()
+	if recordedTools[t.tool.Name] {
+		return s.runGated(ctx, t, raw, argErr, start)
+	}
 	var out any
 	err := argErr
 	if err == nil {
-		err = s.acquire(ectx)
+		err = s.acquire(ctx)
 	}
 	if err == nil {
 		if t.write {
 			// A write is waited for: the ledger gives up at the deadline
 			// itself, so the answer never says "timed out" about a write
 			// that then commits.
-			out, err = s.guarded(ectx, t, raw)
+			out, err = s.guarded(ctx, t, raw)
 			s.release()
 		} else {
-			out, err = s.bounded(ectx, t, raw)
+			out, err = s.bounded(ctx, t, raw)
 		}
 	}
 	if err != nil {
 		if isPanic(err) {
 			return toolResult{}, err
 		}
-		err = s.timedOut(ectx, err, start)
-	}
-	// A decision is recorded even when its call ran out of time, by the
-	// call's deadline (see evalContext and finishRecord).
-	out, err = s.finishRecord(ctx, dr, out, err)
-	if err != nil {
-		s.logRefusal(t.tool.Name, err)
-		return failure(err), nil
+		return s.refused(t, s.timedOut(ctx, err, start))
 	}
 	return success(out)
-}
-
-// recordGrace is how long the log may take, after its call was answered
-// at the deadline, to record a refusal it had not taken up by then
-// (recordLate).
-const recordGrace = 10 * time.Second
-
-// recordReserve is the part of the per-request deadline a recorded call
-// keeps for recording its decision: its evaluation is stopped that much
-// before the deadline, so a refusal for time is on record when it is
-// answered, at the deadline.
-func (s *Server) recordReserve() time.Duration { return min(s.timeout/5, time.Second) }
-
-// evalContext is the context a call is evaluated on: ctx, or for a
-// recorded call ctx ending recordReserve before its deadline.
-func (s *Server) evalContext(ctx context.Context, dr *draft) (context.Context, context.CancelFunc) {
-	if dr == nil {
-		return ctx, func() {}
-	}
-	dl, _ := ctx.Deadline()
-	return context.WithDeadline(ctx, dl.Add(-s.recordReserve()))
 }
 
 // callContext is the context a request is served on: detached from the
@@ -321,23 +297,10 @@ func (s *Server) callStart(ctx context.Context) time.Time {
 // wait for it. The abandoned call ends on its own and its result is
 // dropped. The caller holds an evaluation slot (acquire); the evaluation
 // releases it when it ends, so abandoned calls still count against the cap.
-//
-// A recorded call's evaluation fills a draft of its own (draft.fork),
-// handed over only with an answer in time: at the deadline the call keeps
-// a snapshot of what was noted so far for its refusal's record, and the
-// evaluation, which writes nothing anywhere (an approval is used only by
-// the record of the decision it lifts), releases its idempotency key
-// when it ends.
 func (s *Server) bounded(ctx context.Context, t *toolSpec, raw []byte) (any, error) {
 	type answer struct {
 		out any
 		err error
-	}
-	dr := draftFrom(ctx)
-	var work *draft
-	if dr != nil {
-		work = dr.fork()
-		ctx = context.WithValue(ctx, draftKey{}, work)
 	}
 	done, abandon := make(chan answer), make(chan struct{})
 	go func() {
@@ -346,20 +309,13 @@ func (s *Server) bounded(ctx context.Context, t *toolSpec, raw []byte) (any, err
 		select {
 		case done <- answer{out, err}:
 		case <-abandon:
-			work.release()
 		}
 	}()
 	select {
 	case a := <-done:
-		if dr != nil {
-			dr.adopt(work)
-		}
 		return a.out, a.err
 	case <-ctx.Done():
 		close(abandon)
-		if dr != nil {
-			dr.snapshot(work)
-		}
 		return nil, ctx.Err()
 	}
 }
@@ -378,9 +334,11 @@ func (s *Server) guarded(ctx context.Context, t *toolSpec, raw []byte) (out any,
 
 type panicError struct{ error }
 
+// isPanic is a panic recovered here or in the gate.
 func isPanic(err error) bool {
 	var p *panicError
-	return errors.As(err, &p)
+	var gp *gate.PanicError
+	return errors.As(err, &p) || errors.As(err, &gp)
 }
 
 // timedOut turns a failure caused by a deadline into the timeout

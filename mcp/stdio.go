@@ -12,6 +12,9 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/identity"
 )
 
 // ServeStdio serves MCP over newline-delimited JSON-RPC on in and out until
@@ -26,9 +29,19 @@ import (
 // then read the answers (a write among them is committed). Each answer is
 // written with one Write to out, so an unbuffered out (a pipe, a file,
 // os.Stdout) holds all of them when ServeStdio returns.
+//
+// The principal on ctx (identity.WithPrincipal) is the one every call is
+// judged for; without one, calls are anonymous.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, allowIngest bool) error {
 	r := role{ingest: allowIngest, why: whyStdioReadOnly}
-	ctx = withRole(withTransport(ctx, transportStdio, ""), r)
+	// A server started for one agent (ewp-mcp --agent NAME) serves every
+	// call as that agent: the operator named it, so it is the credential.
+	p := identity.PrincipalFrom(ctx)
+	tr := transportInfo{name: transportStdio}
+	if p.Name != audit.Anonymous {
+		tr.credential = identity.CredentialAgent + ":" + p.Name
+	}
+	ctx = withRole(withCaller(ctx, tr, p), r)
 	w := &lineWriter{w: out}
 	owed := &answers{}
 	pr, pw := io.Pipe()
@@ -36,7 +49,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, al
 
 	ss := server.NewStdioServer(s.mcp)
 	ss.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
-	ss.SetContextFunc(func(c context.Context) context.Context { return withRole(withTransport(c, transportStdio, ""), r) })
+	ss.SetContextFunc(func(c context.Context) context.Context { return withRole(withCaller(c, tr, p), r) })
 	err := ss.Listen(ctx, pr, answerWriter{w, owed})
 	_ = pr.Close() // unblocks the pump if Listen ended first
 	if errors.Is(err, context.Canceled) {

@@ -100,7 +100,8 @@ func (s *Server) decisionGetTool() toolSpec {
 	}, "decision", "approvals")
 	return readTool("decision_get",
 		"Read a decision from the decision log: what was judged, on which evidence and policies, what each layer said, "+
-			"and the operator's approvals of it. Read-only: approvals are given by the operator (ewp-audit), never through MCP.",
+			"and the operator's approvals of it. Read-only: approvals are given by the operator (ewp-audit), never through MCP. "+
+			"A caller reads only the decisions made for its own principal (the ingest role reads all).",
 		in, out, s.decisionGet)
 }
 
@@ -128,6 +129,9 @@ const CodeUnknownDecision = "EWP_REFUSE_UNKNOWN_DECISION"
 func (s *Server) decisionRecord(ctx context.Context, id string) (*decisionRecord, error) {
 	log := s.decisions.Log
 	d, err := log.Decision(ctx, id)
+	if err == nil && !mayRead(ctx, d) {
+		err = audit.ErrNotFound // another agent's decision: as if there were none, so its existence does not leak
+	}
 	if errors.Is(err, audit.ErrNotFound) {
 		return nil, refuse(CodeUnknownDecision, "decision_id", "no decision %q is on record; use the decision_id an answer carried", id)
 	}

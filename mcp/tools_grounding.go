@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/grounding"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -27,13 +28,8 @@ func (s *Server) checkGroundingTool() toolSpec {
 		in, checkGroundingOutput(), s.checkGrounding)
 }
 
-// groundingOutput is a check result plus the graph version it ran on.
-type groundingOutput struct {
-	grounding.Result
-	GraphVersion int64  `json:"graph_version"`
-	DecisionID   string `json:"decision_id,omitempty"` // with a decision log
-}
-
+// checkGrounding decodes the call and asks the gate, which checks,
+// records and answers (gate.Ground; its answer is the tool's result).
 func (s *Server) checkGrounding(ctx context.Context, a args) (any, error) {
 	if err := s.entrance(a); err != nil {
 		return nil, err
@@ -49,15 +45,13 @@ func (s *Server) checkGrounding(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, v, err := s.guard.Source().Graph(ctx)
+	w := s.who(ctx)
+	r := gate.GroundRequest{Concepts: concepts, MinDepth: minDepth, Agent: w.Agent, Caller: w.Caller, Done: s.handOff(ctx)}
+	out, err := s.gate.Ground(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	res, err := g.Check(concepts, minDepth)
-	if err != nil {
-		return nil, err // min_depth is checked above: only a graph integrity failure is left
-	}
-	return groundingOutput{Result: res, GraphVersion: v}, nil
+	return out, nil
 }
 
 func (s *Server) gapTemplateTool() toolSpec {

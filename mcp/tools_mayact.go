@@ -3,10 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"time"
 
-	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -91,28 +88,19 @@ func refuseInlineEvidence(_ context.Context, a args) error {
 	return nil
 }
 
-// mayActCall is a may_act call decoded at the door: the gate's Request,
-// and the refusals of the two evidence pins (evaluated_at, view_id).
-// Those are decoded here with the rest but raised where the protocol has
-// always raised them: after the action is noted in the record and an
-// idempotent retry is answered, so an agent sees the same refusal first
-// and the log keeps the same record.
-type mayActCall struct {
-	gate.Request
-	evaluatedAtErr error
-	viewIDErr      error
-	viewIDGiven    bool
-}
-
 // decodeMayAct reads may_act's arguments once, in the order their
 // refusals take precedence: the size caps, risk_policy, proposition_id,
 // the action and its guard fields, approval_id, idempotency_key, then the
-// evidence pins. Nothing after it reads a.
-func (s *Server) decodeMayAct(ctx context.Context, a args) (*mayActCall, error) {
+// evidence pins. The pins' refusals are decoded here with the rest but
+// raised where the protocol has always raised them (gate.Deferred): after
+// the action is noted in the record and an idempotent retry is answered,
+// so an agent sees the same refusal first and the log keeps the same
+// record. Nothing after it reads a.
+func (s *Server) decodeMayAct(ctx context.Context, a args) (*gate.Request, error) {
 	if err := s.entrance(a); err != nil {
 		return nil, err
 	}
-	c := &mayActCall{Request: gate.Request{Ingest: hasIngest(ctx)}}
+	c := &gate.Request{Ingest: hasIngest(ctx), Agent: requestAgent(ctx)}
 	var err error
 	if c.RiskPolicy, err = riskPolicy(ctx, a); err != nil {
 		return nil, err
@@ -136,47 +124,27 @@ func (s *Server) decodeMayAct(ctx context.Context, a args) (*mayActCall, error) 
 	if c.IdempotencyKey, _, err = a.id("", "idempotency_key"); err != nil {
 		return nil, err
 	}
-	c.EvaluatedAt, c.evaluatedAtErr = evaluatedAt(a, false)
-	c.ViewID, c.viewIDGiven, c.viewIDErr = a.id("", "view_id")
+	c.EvaluatedAt, c.Deferred.EvaluatedAt = evaluatedAt(a, false)
+	c.ViewID, _, c.Deferred.ViewID = a.id("", "view_id")
+	if s.decisions != nil {
+		c.Caller = callerFrom(ctx)
+	}
 	return c, nil
 }
 
-// mayAct decodes the call, then checks, in order: that the approval and
-// key can be honoured (or answers a retry), the clock skew, that the
-// proposition is stored and a named view is the latest; then it asks
-// every layer.
+// mayAct decodes the call and asks the gate, which decides, records and
+// answers (gate.Decide).
 func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
-	c, err := s.decodeMayAct(ctx, a)
+	r, err := s.decodeMayAct(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	if replay, err := s.beginMayAct(ctx, c); replay != nil || err != nil {
-		return replay, err
-	}
-	now := s.now()
-	if err := c.checkSkew(now); err != nil {
-		return nil, err
-	}
-	ans := &gate.Answer{EvaluatedAt: now.UTC().Format(timeLayout), Action: c.Action, RiskPolicy: c.RiskPolicy}
-	in := gate.Input{PropositionID: c.PropositionID, Action: c.Action, ActionFields: c.ActionFields, Ingest: c.Ingest, Guard: c.Guard}
-	first, err := s.warrantLayer(ctx, c, &in, ans)
+	r.Done = s.handOff(ctx)
+	ans, err := s.gate.Decide(ctx, *r)
 	if err != nil {
 		return nil, err
 	}
-	var d *audit.Decision
-	if dr := draftFrom(ctx); dr != nil {
-		d = &dr.d
-	}
-	j, err := s.gate().Judge(ctx, in, first, d)
-	noteGraph(ctx, c.Guard)
-	if err != nil {
-		return nil, err
-	}
-	if j.UsesOnce {
-		draftFrom(ctx).update(func(dr *draft) { dr.usesOnce = true })
-	}
-	ans.Layers, ans.Decision = j.Layers, j.Decision
-	return mayActAnswer{ans}, nil
+	return mayActAnswer{&ans}, nil
 }
 
 // mayActAnswer renders the gate's answer as may_act's result: the fields
@@ -232,30 +200,6 @@ func (s *Server) mayActProposition(a, action args, actionErr error) (string, err
 		return "", nil
 	}
 	return "", badArg("proposition_id", "is required (a non-empty string) unless action.concepts names the concepts the action touches")
-}
-
-// warrantLayer is the EWP layer over the latest stored snapshot; it fills
-// in's warrant and the answer's warrant fields. Without a proposition it is
-// reported as skipped, never as a verdict.
-func (s *Server) warrantLayer(ctx context.Context, c *mayActCall, in *gate.Input, ans *gate.Answer) (gate.LayerDecision, error) {
-	if in.PropositionID == "" {
-		if c.viewIDGiven {
-			return gate.LayerDecision{}, badArg("view_id", "names a snapshot of proposition_id; give proposition_id too, or drop view_id")
-		}
-		return gate.SkippedWarrant(), nil
-	}
-	latest, hash, err := s.latestForAction(ctx, c, in.PropositionID)
-	if err != nil {
-		return gate.LayerDecision{}, err
-	}
-	w, err := warrant.Evaluate(latest, ans.EvaluatedAt)
-	if err != nil {
-		return gate.LayerDecision{}, err
-	}
-	in.Warrant = *filled(w)
-	s.noteView(ctx, in.PropositionID, latest, hash, in.Warrant.Warrant)
-	ans.PropositionID, ans.ViewID, ans.Warrant = in.PropositionID, latest.ViewID, in.Warrant.Warrant
-	return gate.WarrantDecision(w.Warrant, in.Action, c.RiskPolicy)
 }
 
 // riskPolicy reads risk_policy, which only an ingest caller may send: an
@@ -344,47 +288,4 @@ func asActionError(err error) error {
 		return &warrant.Error{Code: warrant.CodeInvalidAction, Field: we.Field, Rule: we.Rule}
 	}
 	return err
-}
-
-// checkSkew refuses an evaluated_at that did not decode, or that the
-// gate refuses (gate.CheckSkew).
-func (c *mayActCall) checkSkew(now time.Time) error {
-	if c.evaluatedAtErr != nil {
-		return c.evaluatedAtErr
-	}
-	return gate.CheckSkew(c.EvaluatedAt, now)
-}
-
-// latestForAction reads the latest snapshot and refuses a view_id that is
-// not it: an action must rest on the newest evidence. It also returns the
-// snapshot's stored canonical hash, or "" (see actionSnapshot).
-func (s *Server) latestForAction(ctx context.Context, c *mayActCall, pid string) (*warrant.View, string, error) {
-	if c.viewIDErr != nil {
-		return nil, "", c.viewIDErr
-	}
-	latest, hash, err := s.actionSnapshot(WithActionRead(ctx), pid)
-	if err == nil {
-		err = gate.CheckLatest(pid, c.ViewID, latest)
-	}
-	if err != nil {
-		return nil, "", err
-	}
-	return latest, hash, nil
-}
-
-// actionSnapshot is the latest snapshot of pid and, when a decision is
-// being recorded and the store keeps canonical hashes (HashedStore), the
-// hash stored with it, read in the same call, for noteView to record
-// instead of canonicalising the view again; "" otherwise.
-func (s *Server) actionSnapshot(ctx context.Context, pid string) (*warrant.View, string, error) {
-	hs, ok := s.store.(HashedStore)
-	if !ok || draftFrom(ctx) == nil {
-		v, err := s.snapshot(ctx, pid, "")
-		return v, "", err
-	}
-	v, hash, err := hs.LatestHashed(ctx, pid)
-	if errors.Is(err, ErrNotFound) {
-		return nil, "", missing(pid, "")
-	}
-	return v, hash, err
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -213,19 +214,8 @@ func missing(pid, vid string) error {
 		"proposition %q has no snapshot %q; omit view_id for the latest", pid, vid)
 }
 
-// filled sets every nil list of w (which the caller owns) to an empty
-// one, so the output always matches its schema (a list, never null)
-// whatever the kernel allocates.
-func filled(w *warrant.WarrantView) *warrant.WarrantView {
-	for _, l := range []*[]string{&w.SupportingEvidenceIDs, &w.OpposingEvidenceIDs, &w.Checks,
-		&w.OpenConflicts, &w.ResolvedConflicts, &w.OmittedSources, &w.DerivedFrom,
-		&w.Supersedes, &w.SupersededBy, &w.FalsificationConditions, &w.Warrant.RationaleCodes} {
-		if *l == nil {
-			*l = []string{}
-		}
-	}
-	return w
-}
+// filled sets every nil list of w to an empty one (gate.Filled).
+func filled(w *warrant.WarrantView) *warrant.WarrantView { return gate.Filled(w) }
 
 func (s *Server) evidenceViewGetTool() toolSpec {
 	in := schema{

@@ -84,8 +84,10 @@ func TestHTTPWithoutTokenIsEvaluateOnly(t *testing.T) {
 	}
 	req, _ := http.NewRequest(http.MethodPost, "/mcp", nil)
 	req.Header.Set("Authorization", "Bearer anything")
-	if r := h.(*httpFront).role(req); r.ingest || !strings.Contains(r.why, "without an ingest token") {
-		t.Fatalf("role %+v", r)
+	f := h.(*httpFront)
+	id, err := f.auth.Authenticate(req)
+	if r := f.roleOf(id); err != nil || r.ingest || !strings.Contains(r.why, "without an ingest token") {
+		t.Fatalf("role %+v, %v", r, err)
 	}
 }
 

@@ -91,6 +91,24 @@ Flags:
   --ingest-token-file FILE  HTTP only: the ingest token, in a file readable by you alone.
                             Writers send "Authorization: Bearer <token>" or
                             "X-EWP-Ingest-Token: <token>"; other callers are evaluate-only.
+  --agent NAME              stdio only: serve every call as this agent (ewp-audit agents add
+                            NAME): its name and groups are the principal of each decision.
+                            Refused at start when the log's register does not hold it or it
+                            was revoked. Without it stdio calls are anonymous.
+  --jwks FILE|URL           HTTP only: accept OAuth 2.1 access tokens, JWTs signed (RS256, ES256
+                            or EdDSA) by a key of this JWKS: a file, or an http(s) URL fetched
+                            at start (5 s timeout, 256 KiB at most), again when a token names an
+                            unknown kid (at most every 30 s) and hourly. Needs --issuer and
+                            --audience; every HTTP caller then needs a credential (401 with the
+                            Protected Resource Metadata's URL otherwise). See docs/agents.md.
+  --issuer ISS              With --jwks: the exact iss tokens must carry.
+  --audience AUD            With --jwks: an aud tokens must carry, this server's resource URL
+                            (e.g. https://ewp.example/mcp; it is then the metadata's resource).
+  --groups-claim NAME       With --jwks: the claim holding the subject's groups (an array of
+                            strings, at most 64 of 256 bytes). Default: no groups.
+  --require-credential      HTTP only: refuse callers without a valid credential (an agent's,
+                            the ingest token, or an access token) with 401 instead of serving
+                            them as the anonymous principal.
   --request-timeout DUR     How long one tool call or resource read may run (default 10s).
                             A call past it is answered EWP_REFUSE_TIMEOUT; a write that
                             timed out was not stored. The deadline is the request's own:
@@ -234,6 +252,7 @@ type config struct {
 	dbPool             int           // --db-pool: most connections per pool (0: the default)
 	dbStatementTimeout time.Duration // --db-statement-timeout (0: the request timeout)
 	notify             notifyFlags   // --notify-url, --notify-secret-file, --notify-format
+	ident              identFlags    // --agent, --jwks, --issuer, --audience, --groups-claim, --require-credential
 	notes              []string
 }
 
@@ -293,6 +312,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.DurationVar(&c.approvalMaxLifetime, "approval-max-lifetime", audit.DefaultMaxLifetime, "")
 	fs.DurationVar(&c.replayWindow, "replay-window", audit.DefaultReplayWindow, "")
 	c.notify.register(fs)
+	c.ident.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, errHelp
@@ -333,6 +353,9 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return c, err
 	}
 	if err := c.notify.check(c.audit == auditOff); err != nil {
+		return c, err
+	}
+	if err := c.ident.check(c.httpAddr != "", c.audit == auditOff); err != nil {
 		return c, err
 	}
 	if c.httpAddr == "" {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/console"
+	"github.com/ewp-go/ewp/identity"
 	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/release"
@@ -117,7 +118,10 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		}
 	}
 	if cfg.httpAddr == "" {
-		log.Info("serving MCP on stdio", "db", pgurl.Redact(cfg.db), "ingest", cfg.allowIngest)
+		if ctx, err = stdioAgent(ctx, cfg, srv); err != nil {
+			return err
+		}
+		log.Info("serving MCP on stdio", "db", pgurl.Redact(cfg.db), "ingest", cfg.allowIngest, "agent", identity.PrincipalFrom(ctx).Name)
 		ready("", false)
 		return srv.ServeStdio(ctx, stdin, stdout, cfg.allowIngest)
 	}
@@ -132,7 +136,12 @@ func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server
 		return err
 	}
 	addr := ln.Addr().String() // the real port when :0 was asked for
-	h, err := srv.HTTPHandler(mcp.HTTPConfig{Addr: addr, AllowedHosts: cfg.allowHosts, IngestToken: cfg.token})
+	auth, err := authenticator(ctx, cfg, srv.DecisionLogStore(), addr, log)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	h, err := srv.HTTPHandler(mcp.HTTPConfig{Addr: addr, AllowedHosts: cfg.allowHosts, Auth: auth})
 	if err != nil {
 		_ = ln.Close()
 		return err

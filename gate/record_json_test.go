@@ -1,4 +1,4 @@
-package mcp
+package gate
 
 import (
 	"bytes"
@@ -29,11 +29,11 @@ func TestAxesJSONMatchesMarshal(t *testing.T) {
 			a.RationaleCodes = []string{w(), w()}
 		}
 		want, werr := json.Marshal(a)
-		got, gerr := json.Marshal(axesJSON(a))
+		got, gerr := json.Marshal(AxesJSON(a))
 		if (werr == nil) != (gerr == nil) || !bytes.Equal(got, want) {
 			t.Fatalf("axes %d %+v:\njson: %s (%v)\nours: %s (%v)", i, a, want, werr, got, gerr)
 		}
-		if c, ok := axesJSON(a).(audit.CompactJSON); ok && !bytes.Equal(c, want) {
+		if c, ok := AxesJSON(a).(audit.CompactJSON); ok && !bytes.Equal(c, want) {
 			t.Fatalf("axes %d: the CompactJSON itself differs: %s", i, c)
 		}
 	}
