@@ -62,7 +62,16 @@ Flags:
                             Origin (403 otherwise); bodies over --max-request-bytes get 413.
   --allow-host HOST:PORT    With --http: another name requests may use in Host/Origin
                             (repeatable), for a gateway behind a known name.
-  --max-request-bytes N     The largest request body or stdio line (default 1048576).
+  --max-request-bytes N     The largest request body (default 1048576).
+  --agent NAME              stdio: every call is this agent's (ewp-audit agents add NAME makes
+                            one): the decisions, the approvals and the budgets are its own.
+                            Without it a stdio caller is anonymous.
+  --require-credential      HTTP: refuse a request without a valid agent credential (401 with
+                            a WWW-Authenticate challenge naming the resource metadata). Without
+                            it a request with no credential is anonymous, and one with a bad
+                            credential is refused all the same. Credentials are looked up in
+                            the decision log's agent register on every request, so a
+                            revocation holds from the next call (docs/agents.md).
 
 Approving a pending call (as the operator, with your operator key):
   ewp-audit --db LEDGER approve --once DECISION_ID --key ~/.ewp/operator.key
@@ -81,11 +90,13 @@ var errHelp = errors.New("help")
 
 // options is the command line.
 type options struct {
-	config     string
-	httpAddr   string
-	allowHosts []string
-	maxRequest int
-	pin        bool
+	config            string
+	httpAddr          string
+	allowHosts        []string
+	maxRequest        int
+	pin               bool
+	agent             string // stdio: every call is this agent's
+	requireCredential bool
 }
 
 type hostList []string
@@ -105,6 +116,8 @@ func parseArgs(args []string) (options, error) {
 	fs.StringVar(&o.httpAddr, "http", "", "")
 	fs.Var((*hostList)(&o.allowHosts), "allow-host", "")
 	fs.IntVar(&o.maxRequest, "max-request-bytes", 1<<20, "")
+	fs.StringVar(&o.agent, "agent", "", "")
+	fs.BoolVar(&o.requireCredential, "require-credential", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, errHelp
@@ -118,8 +131,12 @@ func parseArgs(args []string) (options, error) {
 		return o, errors.New("--config FILE is required: the gateway's JSON config (ewp-gateway --help, docs/gateway.md)")
 	case o.maxRequest < 1024:
 		return o, fmt.Errorf("--max-request-bytes %d: at least 1024", o.maxRequest)
-	case o.pin && o.httpAddr != "":
+	case o.pin && (o.httpAddr != "" || o.agent != "" || o.requireCredential):
 		return o, errors.New("pin takes --config only")
+	case o.agent != "" && o.httpAddr != "":
+		return o, errors.New("--agent is for stdio; over HTTP each agent presents its own credential (Authorization: Bearer)")
+	case o.requireCredential && o.httpAddr == "":
+		return o, errors.New("--require-credential is for --http")
 	}
 	return o, nil
 }

@@ -117,3 +117,52 @@ func TestHTTPHostOriginAndBodyLimit(t *testing.T) {
 		t.Errorf("large chunked body: %d, want 413", code)
 	}
 }
+
+// With --require-credential a request without a valid agent credential
+// gets 401 and the challenge naming the resource metadata, which is
+// served; without it, no credential is anonymous and a bad one still 401.
+func TestHTTPCredentials(t *testing.T) {
+	bin, config := echoWorld(t)
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo__echo","arguments":{"text":"hi"}}}`
+	post := func(u, token string) (int, http.Header) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(call))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header
+	}
+	bad := "ewp_agent_" + strings.Repeat("A", 43)
+	open := httpGateway(t, bin, config)
+	if code, _ := post(open, ""); code != 200 {
+		t.Errorf("no credential, not required: %d, want 200 (anonymous)", code)
+	}
+	if code, _ := post(open, bad); code != 401 {
+		t.Errorf("unknown credential: %d, want 401", code)
+	}
+	closed := httpGateway(t, bin, config, "--require-credential")
+	code, h := post(closed, "")
+	if code != 401 || !strings.Contains(h.Get("WWW-Authenticate"), "resource_metadata=") {
+		t.Fatalf("no credential, required: %d %q, want 401 naming the metadata", code, h.Get("WWW-Authenticate"))
+	}
+	meta := h.Get("WWW-Authenticate")
+	meta = meta[strings.Index(meta, "resource_metadata=")+len("resource_metadata="):]
+	meta = strings.Trim(strings.SplitN(meta, ",", 2)[0], `"`)
+	resp, err := http.Get(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), closed) {
+		t.Errorf("resource metadata at %s: %d %s, want it to name %s", meta, resp.StatusCode, b, closed)
+	}
+}

@@ -10,10 +10,12 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/auditstore"
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/gateway/config"
 	"github.com/ewp-go/ewp/gateway/front"
+	"github.com/ewp-go/ewp/identity"
 	"github.com/ewp-go/ewp/internal/mcpwire"
 	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/manifest"
@@ -52,13 +54,22 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	}
 	defer reg.Close()
 	f = front.New(front.Config{Name: "ewp-gateway", Version: warrant.ProtocolVersion, Gate: b.gate,
-		Manifest: manifestOf{m}, Downstreams: reg, Log: log,
+		Manifest: manifestOf{m}, Downstreams: reg, Log: log, Principal: identity.PrincipalFrom,
 		Approve: front.Approve{ConsoleURL: cfg.ConsoleURL, Command: approveCommand(cfg)}})
 	if o.httpAddr == "" {
-		log.Info("serving the gateway on stdio", "config", cfg.Path, "servers", len(cfg.Servers))
-		return f.ServeStdio(ctx, stdin, stdout, nil)
+		agent, err := stdioAgent(ctx, o.agent, b.log)
+		if err != nil {
+			return err
+		}
+		log.Info("serving the gateway on stdio", "config", cfg.Path, "servers", len(cfg.Servers), "agent", agent.Name)
+		return f.ServeStdio(ctx, stdin, stdout, func(ctx context.Context) context.Context {
+			if agent.Name == "" {
+				return ctx
+			}
+			return identity.WithPrincipal(ctx, agent)
+		})
 	}
-	return serveHTTP(ctx, o, f, writeTimeout(cfg), log)
+	return serveHTTP(ctx, o, f, b.log, writeTimeout(cfg), log)
 }
 
 // approveCommand is the command line that approves a pending decision
@@ -87,7 +98,40 @@ func writeTimeout(cfg *config.Config) time.Duration {
 	return d + 10*time.Second
 }
 
-func serveHTTP(ctx context.Context, o options, f *front.Front, wt time.Duration, log *slog.Logger) error {
+// stdioAgent is --agent's principal, live in the log's register; none
+// without --agent.
+func stdioAgent(ctx context.Context, name string, l audit.Log) (audit.Principal, error) {
+	if name == "" {
+		return audit.Principal{}, nil
+	}
+	if l == nil {
+		return audit.Principal{}, errors.New(`--agent names an agent of the decision log's register; it needs the decision log ("audit" is "off")`)
+	}
+	rec, err := identity.AgentNamed(ctx, identity.AgentsOf(l), name)
+	if err != nil {
+		return audit.Principal{}, fmt.Errorf("--agent: %w", err)
+	}
+	return rec.Principal(), nil
+}
+
+// authenticated serves next with the caller's principal on the request's
+// context, answering the resource metadata and the 401 challenge itself.
+func authenticated(next http.Handler, a *identity.Authenticator) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.IsMetadataPath(r.URL.Path) {
+			a.ServeMetadata(w, r)
+			return
+		}
+		id, err := a.Authenticate(r)
+		if err != nil {
+			a.Challenge(w, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(identity.WithPrincipal(r.Context(), id.Principal)))
+	})
+}
+
+func serveHTTP(ctx context.Context, o options, f *front.Front, l audit.Log, wt time.Duration, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", o.httpAddr)
 	if err != nil {
 		return err
@@ -98,14 +142,23 @@ func serveHTTP(ctx context.Context, o options, f *front.Front, wt time.Duration,
 		_ = ln.Close()
 		return err
 	}
+	auth, err := identity.New(ctx, identity.Config{Agents: identity.AgentsOf(l), Required: o.requireCredential,
+		Resource: "http://" + addr + endpointPath})
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
 	mux := http.NewServeMux()
-	mux.Handle(endpointPath, f.HTTPHandler(endpointPath, nil))
-	h := mcpwire.Guard(mux, hosts, o.maxRequest, "the operator raises the limit with ewp-gateway --max-request-bytes")
+	mux.Handle(endpointPath, f.HTTPHandler(endpointPath, func(ctx context.Context, r *http.Request) context.Context {
+		return identity.WithPrincipal(ctx, identity.PrincipalFrom(r.Context()))
+	}))
+	h := mcpwire.Guard(authenticated(mux, auth), hosts, o.maxRequest, "the operator raises the limit with ewp-gateway --max-request-bytes")
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: wt,
 		IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	log.Info("serving the gateway over HTTP", "url", "http://"+addr+endpointPath)
+	log.Info("serving the gateway over HTTP", "url", "http://"+addr+endpointPath,
+		"agent_credentials", identity.AgentsOf(l) != nil, "required", auth.Required())
 	select {
 	case err := <-errc:
 		return err
