@@ -60,7 +60,7 @@ func GroupPending(ds []Decision) []PendingGroup {
 }
 
 // keyer writes what two decisions of one group share as one string: the
-// tool, the caller's identity and the action in the form Differs
+// tool, the caller's identity (its agent included) and the action in the form Differs
 // compares, each field length-prefixed so no value can pass for two.
 // It remembers the canonical form of the risk policies it has seen:
 // nearly every decision carries the same one.
@@ -72,7 +72,10 @@ type keyer struct {
 func (k *keyer) key(d *Decision) string {
 	a, c := d.Action().jsonForm(), d.Caller
 	k.b.Reset()
-	for _, f := range []string{d.Tool, c.Transport, c.Role, c.Credential, c.ClientName,
+	// The agent too: an approval answers one agent's call, so identical
+	// calls of two agents are two items, and answering one never closes
+	// the other's as superseded.
+	for _, f := range []string{d.Tool, c.Transport, c.Role, c.Credential, c.ClientName, AsJSON(d.Agent),
 		a.PropositionID, a.ActionID, a.ActionKind, a.Risk, boolText(a.Reversible), a.Cardinality, intText(a.MinDepth),
 		a.ToolName, a.ArgumentsHash, k.policy(a.RiskPolicy)} {
 		k.field(f)

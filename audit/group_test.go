@@ -26,6 +26,7 @@ func TestGroupPending(t *testing.T) {
 	ds := []audit.Decision{base("d1", 0), same}
 	edits := []func(d *audit.Decision){
 		func(d *audit.Decision) { d.Caller.Credential = "agent-2" },
+		func(d *audit.Decision) { d.Agent = "builder" }, // another agent over the same credential
 		func(d *audit.Decision) { d.Cardinality = "multiple" },
 		func(d *audit.Decision) { d.MinDepth = new(1) },
 		func(d *audit.Decision) { d.RiskPolicy = relaxed },

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/edgepolicy"
+	"github.com/ewp-go/ewp/internal/termtext"
 )
 
 var outcomes = []audit.Outcome{audit.OutcomeMayAct, audit.OutcomeRequireConfirmation, audit.OutcomeDeny, audit.OutcomeRefused, audit.OutcomeAnswered}
@@ -151,7 +152,10 @@ func pretty(v any) string {
 	if err != nil {
 		return err.Error()
 	}
-	return string(b)
+	// An agent's text (its name, ids, reasons) keeps its bidi overrides
+	// and format characters in JSON: made visible as escapes, the value
+	// unchanged.
+	return string(termtext.JSON(b))
 }
 
 type inboxData struct {

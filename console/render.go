@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/internal/termtext"
 )
 
 // page is what every template gets: the layout's fields and the page's own
@@ -79,10 +80,13 @@ func signedIn(s *session, nav, title string, data any) *page {
 }
 
 var funcs = template.FuncMap{
-	"when":      when,
-	"short":     short,
-	"badge":     badge,
-	"join":      strings.Join,
+	"when":  when,
+	"short": short,
+	"badge": badge,
+	"join":  strings.Join,
+	// txt makes an agent's text visible as it is (controls, bidi
+	// overrides as escapes) before html/template escapes it for HTML.
+	"txt":       termtext.Escape,
 	"count":     countFunc,
 	"rationale": wordsFunc,
 	"add":       func(a, b int) int { return a + b },

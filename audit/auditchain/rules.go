@@ -64,7 +64,8 @@ func Used(approvalID, by string) error {
 // a store returns as they are, unlike storage failures.
 func IsRefusal(err error) bool {
 	var ce *audit.CoverageError
-	for _, e := range []error{audit.ErrNotFound, audit.ErrDuplicateKey, audit.ErrInvalidApproval, audit.ErrNotPending, audit.ErrAnswered, audit.ErrNotMayAct} {
+	for _, e := range []error{audit.ErrNotFound, audit.ErrDuplicateKey, audit.ErrInvalidApproval, audit.ErrNotPending, audit.ErrAnswered, audit.ErrNotMayAct,
+		audit.ErrAgentExists, audit.ErrInvalidAgent, audit.ErrInvalidResult} {
 		if errors.Is(err, e) {
 			return true
 		}

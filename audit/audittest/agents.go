@@ -108,8 +108,12 @@ func revokedCredentialRefused(t *testing.T, s Store) {
 	l, _ := s.newLog(t)
 	server := s.again(t, l, false)
 	cred := addAgent(t, l, "builder")
-	if _, err := server.AgentByCredential(ctx, audit.CredentialSHA256(cred)); err != nil {
+	addAgent(t, l, "builder2")
+	if err := l.RevokeAgent(ctx, "builder2", t0); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := server.AgentByCredential(ctx, audit.CredentialSHA256(cred)); err != nil {
+		t.Fatalf("revoking builder2 revoked builder: %v", err)
 	}
 	if err := l.RevokeAgent(ctx, "builder", t0); err != nil {
 		t.Fatal(err)

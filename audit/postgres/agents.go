@@ -126,7 +126,9 @@ func (l *Log) ListAgents(ctx context.Context) ([]audit.AgentRecord, error) {
 // AgentByCredential finds the live agent whose credential hashes to
 // sha256hex, read as its chain event recorded it (auditchain.ChainedAgent)
 // and refused (audit.ErrNotFound) when unknown or revoked — by its row or
-// by a revocation event whose row is gone. One query; nothing caches it.
+// by a revocation event whose row is gone (its payload begins
+// {"name":"NAME", as auditchain.RevocationPrefix spells it: names are
+// ASCII that JSON writes as it is). One query; nothing caches it.
 func (l *Log) AgentByCredential(ctx context.Context, sha256hex string) (*audit.AgentRecord, error) {
 	var row auditchain.AgentRow
 	var payload *string
@@ -134,9 +136,9 @@ func (l *Log) AgentByCredential(ctx context.Context, sha256hex string) (*audit.A
 	var revoked bool
 	err := l.pool.QueryRow(ctx, `SELECT a.seq, a.name, a.credential_sha256, a.created_ns, a.body, a.body_sha256, e.payload, e.prev_hash, e.hash,
 		EXISTS (SELECT 1 FROM ewp_audit.agent_revocations r WHERE r.name = a.name)
-		OR EXISTS (SELECT 1 FROM ewp_audit.events v WHERE v.tbl = 'agent_revocations' AND strpos(v.payload, $2 || a.name::text) = 1)
+		OR EXISTS (SELECT 1 FROM ewp_audit.events v WHERE v.tbl = 'agent_revocations' AND strpos(v.payload, '{"name":"' || a.name || '",') = 1)
 		FROM ewp_audit.agents a LEFT JOIN ewp_audit.events e ON e.tbl = 'agents' AND e.row_seq = a.seq
-		WHERE a.credential_sha256 = $1 ORDER BY e.seq LIMIT 1`, sha256hex, `{"name":"`).
+		WHERE a.credential_sha256 = $1 ORDER BY e.seq LIMIT 1`, sha256hex).
 		Scan(&row.Seq, &row.Name, &row.CredentialSHA256, &row.CreatedNS, &row.Body, &row.BodySum, &payload, &prev, &hash, &revoked)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no agent has this credential", audit.ErrNotFound)

@@ -180,3 +180,25 @@ func TestInitAddsAgentTables(t *testing.T) {
 	}
 	audittest.MustVerify(t, l)
 }
+
+// TestDeletedRevocationStillHolds: a revocation row deleted behind the
+// chain (its triggers disabled by the owner) does not bring the
+// credential back: its chain event still records it.
+func TestDeletedRevocationStillHolds(t *testing.T) {
+	url, _ := agentDB(t)
+	l := openLog(t, url, postgres.Options{})
+	r, cred := audittest.NewAgent(t, "gamma")
+	if err := l.AddAgent(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.RevokeAgent(ctx, "gamma", audittest.T0); err != nil {
+		t.Fatal(err)
+	}
+	db := connect(t, url)
+	mustExec(t, db, `ALTER TABLE ewp_audit.agent_revocations DISABLE TRIGGER USER`)
+	mustExec(t, db, `DELETE FROM ewp_audit.agent_revocations WHERE name = 'gamma'`)
+	mustExec(t, db, `ALTER TABLE ewp_audit.agent_revocations ENABLE TRIGGER USER`)
+	if _, err := l.AgentByCredential(ctx, audit.CredentialSHA256(cred)); !errors.Is(err, audit.ErrNotFound) {
+		t.Fatalf("a revocation deleted behind the chain: %v", err)
+	}
+}

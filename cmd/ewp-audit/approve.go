@@ -18,6 +18,7 @@ type answerFlags struct {
 	logFlags
 	once                           bool
 	scope                          bool
+	anyAgent                       bool
 	prop, kind, concepts, toolName string
 	until, approver, note          string
 	maxLifetime                    time.Duration
@@ -35,6 +36,7 @@ func runApprove(e *env, args []string) int {
 	fs.StringVar(&f.kind, "scope-kind", "", "")
 	fs.StringVar(&f.concepts, "scope-concepts", "", "")
 	fs.StringVar(&f.toolName, "scope-tool", "", "")
+	fs.BoolVar(&f.anyAgent, "any-agent", false, "")
 	fs.StringVar(&f.until, "until", "", "")
 	fs.StringVar(&f.approver, "approver", "", "")
 	fs.StringVar(&f.note, "note", "", "")
@@ -72,7 +74,7 @@ func (f *answerFlags) approval(pos []string, now time.Time) (*audit.Approval, st
 	case f.maxLifetime <= 0:
 		return nil, "--max-lifetime wants a positive duration such as 24h"
 	}
-	a := &audit.Approval{DecisionID: pos[0], Verdict: audit.Approved, Approver: f.approver, Note: f.note, Once: f.once}
+	a := &audit.Approval{DecisionID: pos[0], Verdict: audit.Approved, Approver: f.approver, Note: f.note, Once: f.once, AnyAgent: f.anyAgent}
 	if f.until != "" {
 		t, err := parseTime(f.until, now, true)
 		if err != nil {
@@ -249,6 +251,9 @@ func printApproval(w io.Writer, a *audit.Approval) {
 	fmt.Fprintf(w, "  approver     %s at %s\n", esc(a.Approver), a.CreatedAt.Format(time.RFC3339))
 	if a.KeyID != "" {
 		fmt.Fprintf(w, "  signed by    %s\n", esc(a.KeyID))
+	}
+	if b := bindingText(a); b != "" && a.Verdict == audit.Approved {
+		fmt.Fprintf(w, "  for          %s\n", esc(b))
 	}
 	if a.Verdict == audit.Approved {
 		switch {

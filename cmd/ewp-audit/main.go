@@ -60,6 +60,7 @@ var commands = map[string]command{
 	"verify":  {runVerify, usageVerify},
 	"export":  {runExport, usageExport},
 	"keygen":  {runKeygen, usageKeygen},
+	"agents":  {runAgents, usageAgents},
 }
 
 // run is main without the process: tests call it in process too.
@@ -81,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		return usageError(stderr, fmt.Sprintf("unknown command %q; the commands are approve, reject, list, show, verify, export, keygen", args[0]))
+		return usageError(stderr, fmt.Sprintf("unknown command %q; the commands are approve, reject, list, show, verify, export, keygen, agents", args[0]))
 	}
 	return c.run(&env{ctx: ctx, stdout: stdout, stderr: stderr, now: time.Now}, args[1:])
 }

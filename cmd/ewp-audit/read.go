@@ -192,8 +192,8 @@ func printList(w io.Writer, rows []listRow, next string) {
 		if r.Count > 1 {
 			state += fmt.Sprintf(" (asked %d times)", r.Count)
 		}
-		fmt.Fprintf(w, "%s  %s  %-15s  %-20s  %-14s  %s  %s\n", r.Time.Format(time.RFC3339), esc(r.ID), esc(r.Tool), esc(string(r.Outcome)),
-			orDash(esc(r.PropositionID)), orDash(esc(strings.TrimSpace(what))), esc(state))
+		fmt.Fprintf(w, "%s  %s  %-15s  %-20s  %-12s  %-14s  %s  %s\n", r.Time.Format(time.RFC3339), esc(r.ID), esc(r.Tool), esc(string(r.Outcome)),
+			orDash(esc(r.Agent)), orDash(esc(r.PropositionID)), orDash(esc(strings.TrimSpace(what))), esc(state))
 	}
 	if next != "" {
 		fmt.Fprintf(w, "(more: --after %s)\n", esc(next))
@@ -213,6 +213,7 @@ type trail struct {
 	Decision  *audit.Decision `json:"decision"`
 	Presented *approvalTrail  `json:"presented_approval,omitempty"` // the approval this call presented
 	Answers   []approvalTrail `json:"answers,omitempty"`            // approvals and rejections of this decision
+	Results   []audit.Result  `json:"results,omitempty"`            // what the forwarded call did
 }
 
 type approvalTrail struct {
@@ -291,6 +292,9 @@ func buildTrail(e *env, l auditstore.Log, id string) (*trail, error) {
 		}
 		t.Answers = append(t.Answers, *at)
 	}
+	if t.Results, err = l.ResultsFor(e.ctx, d.ID); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -320,6 +324,7 @@ func printTrail(w io.Writer, t *trail, where string) {
 	row("time", d.Time.Format(time.RFC3339Nano))
 	row("tool", d.Tool)
 	row("caller", callerText(d.Caller))
+	row("agent", agentText(d))
 	if d.PropositionID != "" {
 		row("proposition", fmt.Sprintf("%s (view %s, sha256 %s)", d.PropositionID, orDash(d.ViewID), orDash(d.ViewHash)))
 	}
@@ -335,6 +340,16 @@ func printTrail(w io.Writer, t *trail, where string) {
 	row("code", d.Code)
 	row("message", d.Message)
 	row("idempotency", d.IdempotencyKey)
+	for _, r := range t.Results {
+		text := string(r.Status) + " at " + r.Time.Format(time.RFC3339Nano)
+		if r.SHA256 != "" {
+			text += ", sha256 " + r.SHA256
+		}
+		if r.Message != "" {
+			text += ": " + r.Message
+		}
+		row("result", text)
+	}
 	if p := t.Presented; p != nil {
 		fmt.Fprintf(w, "presented approval\n")
 		printApprovalTrail(w, p)
@@ -382,6 +397,9 @@ func printApprovalTrail(w io.Writer, at *approvalTrail) {
 	}
 	if !a.Until.IsZero() {
 		desc += ", until " + a.Until.Format(time.RFC3339)
+	}
+	if b := bindingText(&a); b != "" && a.Verdict == audit.Approved {
+		desc += ", for " + b
 	}
 	fmt.Fprintf(w, "  %s  %s by %s at %s\n", esc(a.ID), esc(desc), esc(a.Approver), a.CreatedAt.Format(time.RFC3339))
 	if a.Note != "" {
@@ -469,9 +487,9 @@ func runVerify(e *env, args []string) int {
 		if brk != nil {
 			status = "BROKEN"
 		}
-		fmt.Fprintf(e.stdout, "%s: checked %s (%s, %s, %s); head %s\n",
+		fmt.Fprintf(e.stdout, "%s: checked %s (%s, %s, %s%s); head %s\n",
 			status, plural.Count(rep.Events, "event", "events"), plural.Count(rep.Decisions, "decision", "decisions"),
-			plural.Count(rep.Approvals, "approval", "approvals"), plural.Count(rep.Uses, "approval use", "approval uses"), rep.Head)
+			plural.Count(rep.Approvals, "approval", "approvals"), plural.Count(rep.Uses, "approval use", "approval uses"), agentCounts(rep), rep.Head)
 		if want != nil && brk == nil {
 			fmt.Fprintf(e.stdout, "the chain still holds head %s\n", want)
 		}
@@ -522,4 +540,17 @@ func runExport(e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stderr, "ewp-audit export: %s decisions\n", strconv.Itoa(n))
 	return exitOK
+}
+
+// agentCounts is what verify adds for the entries of agent identities
+// and results, "" when the log has none (its line reads as before).
+func agentCounts(rep sqlite.VerifyReport) string {
+	var out string
+	if rep.Agents > 0 || rep.Revocations > 0 {
+		out += ", " + plural.Count(rep.Agents, "agent", "agents") + ", " + plural.Count(rep.Revocations, "revocation", "revocations")
+	}
+	if rep.Results > 0 {
+		out += ", " + plural.Count(rep.Results, "result", "results")
+	}
+	return out
 }

@@ -11,9 +11,9 @@ const usageLog = `  --db LEDGER      the evidence ledger ewp-mcp serves; the dec
 const usageApprove = `ewp-audit approve — let a decision that asked for confirmation go ahead
 
 USAGE
-  ewp-audit approve DECISION_ID --once [--key FILE] [--approver NAME] [--until TIME] [--note TEXT]
+  ewp-audit approve DECISION_ID --once [--any-agent] [--key FILE] [--approver NAME] [--until TIME] [--note TEXT]
   ewp-audit approve DECISION_ID --scope [--scope-proposition P] [--scope-kind K]
-        [--scope-concepts A,B] [--scope-tool T] --until TIME [--key FILE] [--note TEXT]
+        [--scope-concepts A,B] [--scope-tool T] --until TIME [--any-agent] [--key FILE] [--note TEXT]
 
 When may_act answers REQUIRE_CONFIRMATION it gives a decision_id. Look at it
 (ewp-audit show DECISION_ID), then approve it. The command prints the
@@ -37,6 +37,10 @@ call. Evidence is judged afresh on every call: an approval never lifts DENY.
                          one of kind, concepts, tool; the scope must cover
                          the decision it answers, and never covers more
                          risk, less reversibility or a laxer risk policy)
+  --any-agent            let any agent present it: by default an approval is
+                         bound to the agent the decision was made for, and
+                         another agent presenting it is refused
+                         (EWP_REFUSE_APPROVAL_AGENT); the binding is signed
   --until TIME           expiry: RFC 3339 (2026-09-21T18:00:00Z) or a
                          duration from now (90m, 2h); required for a scope;
                          at most --max-lifetime ahead
@@ -157,6 +161,8 @@ USAGE
   ewp-audit reject ID --note TEXT [--key FILE]
   ewp-audit verify [--head SEQ:HASH]          check the hash chain
   ewp-audit export [filters]                  JSON Lines, for a SIEM
+  ewp-audit agents add NAME [--group G]...    make an agent identity (prints its credential once)
+  ewp-audit agents list | revoke NAME         the register of agents
 
 approve and reject sign with the operator key (--key, default
 ~/.ewp/operator.key); the server honours only approvals signed by a key in
@@ -172,6 +178,9 @@ explains each; 'ewp-audit --version' prints the protocol, policy and lock.
 EXAMPLES
   # Once: make your key; add the line it prints to the server's --operator-keys file.
   ewp-audit keygen
+
+  # Give an agent its identity; its credential is printed once.
+  ewp-audit agents add builder --group ci --db ewp.sqlite
 
   # The inbox: what waits for a person?
   ewp-audit list --db ewp.sqlite --pending
@@ -226,4 +235,48 @@ an agent on stdio runs as the server's OS user.
   --out FILE    where to write the private key
   --name NAME   the approver the key signs as (default: your login name)
   --json        print key_file, key_id, name and public_line as JSON
+`
+
+const usageAgents = `ewp-audit agents — the agent identities that may call the gate
+
+USAGE
+  ewp-audit agents add NAME [--group G]... [--ingest] --db LEDGER
+  ewp-audit agents list --db LEDGER
+  ewp-audit agents revoke NAME --db LEDGER
+
+An agent calls the gate over HTTP with its credential as a bearer token
+(Authorization: Bearer ewp_agent_…); every decision records the agent it
+was judged for, and an approval answers for that agent only (approve
+--any-agent widens it). The register lives in the decision log's database.
+
+add prints the new credential ONCE: ewp_agent_ followed by 43 characters
+(32 random bytes, base64url). Only its sha256 is stored; a lost credential
+is replaced by revoking the agent and adding a new one under another name.
+
+  NAME         1 to 64 ASCII letters, digits, '.', '_' or '-', beginning
+               with a letter or digit; not "anonymous"; never reused, even
+               after a revocation
+  --group G    a group the agent belongs to (repeat for several, at most
+               32): policies and budgets can name Group::"G"
+  --ingest     the credential also carries the ingest role (it may write
+               evidence and set a risk policy)
+
+Beside an existing SQLite ledger, add creates the decision log when the
+server has not yet (a mistyped --db is still an error; --audit PATH must
+exist).
+
+list shows every agent, revoked ones too, with the start of its
+credential's sha256. revoke takes effect on the next request: nothing
+caches a credential lookup. On PostgreSQL, add and revoke as a member of
+ewp_operator (the servers' role ewp_server only reads the register).
+` + usageLog + `
+EXAMPLES
+  ewp-audit agents add builder --group ci --db ewp.sqlite
+  ewp-audit agents add loader --ingest --db ewp.sqlite --json | jq -r .credential
+  ewp-audit agents list --db ewp.sqlite
+  ewp-audit agents revoke builder --db ewp.sqlite
+
+EXIT CODES
+  0 done, 1 no such agent (revoke), 2 usage error (a bad name), 3 the name
+  is taken, 4 the log could not be opened or written
 `
