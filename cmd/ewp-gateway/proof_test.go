@@ -138,21 +138,21 @@ func proveFilesystem(t *testing.T, w *world, a *agent) {
 	if slices.Contains(names, "fs__edit_file") {
 		t.Errorf("tools/list shows fs__edit_file, which a deny rule covers: %v", names)
 	}
-	var decided []string // every decision the agent was told of
+	var decided []decision // every decision the agent was told of
 
 	// Reading is allowed.
 	r := a.call("fs__read_text_file", map[string]any{"path": filepath.Join(w.work, "public", "hello.txt")})
 	if r.Err != "" || r.IsError || r.Text != "hello" || r.Decision == "" {
 		t.Fatalf("read = %+v, want hello with a decision_id", r)
 	}
-	decided = append(decided, r.Decision)
+	decided = append(decided, decision{r.Decision, "MAY_ACT"})
 
 	// Writing outside the protected directory is allowed.
 	r = a.call("fs__write_file", map[string]any{"path": filepath.Join(w.work, "public", "new.txt"), "content": "new"})
 	if r.IsError || r.Err != "" {
 		t.Fatalf("public write = %+v", r)
 	}
-	decided = append(decided, r.Decision)
+	decided = append(decided, decision{r.Decision, "MAY_ACT"})
 	if b, err := os.ReadFile(filepath.Join(w.work, "public", "new.txt")); err != nil || string(b) != "new" {
 		t.Errorf("public write did not write: %q %v", b, err)
 	}
@@ -171,7 +171,7 @@ func proveFilesystem(t *testing.T, w *world, a *agent) {
 		if !r.IsError || !strings.Contains(r.Text, "DENY") || r.Decision == "" {
 			t.Errorf("protected write (%s, %s) = %+v, want DENY with its decision", how, p, r)
 		}
-		decided = append(decided, r.Decision)
+		decided = append(decided, decision{r.Decision, "DENY"})
 	}
 	if b, _ := os.ReadFile(secret); string(b) != "keep" {
 		t.Errorf("protected file now holds %q", b)
@@ -187,7 +187,7 @@ func proveFilesystem(t *testing.T, w *world, a *agent) {
 		t.Fatalf("move = %+v, want REQUIRE_CONFIRMATION naming its decision and the approve command", r)
 	}
 	pending := r.Decision
-	decided = append(decided, pending)
+	decided = append(decided, decision{pending, "REQUIRE_CONFIRMATION"})
 	if _, err := os.Stat(src); err != nil {
 		t.Fatalf("the pending move ran: %v", err)
 	}
@@ -199,7 +199,7 @@ func proveFilesystem(t *testing.T, w *world, a *agent) {
 	if r.IsError || r.Err != "" {
 		t.Fatalf("approved retry = %+v, want it to pass", r)
 	}
-	decided = append(decided, r.Decision)
+	decided = append(decided, decision{r.Decision, "MAY_ACT"})
 	if _, err := os.Stat(dst); err != nil {
 		t.Errorf("the approved move did not run: %v", err)
 	}
@@ -208,18 +208,18 @@ func proveFilesystem(t *testing.T, w *world, a *agent) {
 	if !r.IsError || !strings.Contains(r.Text, "REQUIRE_CONFIRMATION") || r.Decision == pending {
 		t.Errorf("second identical move = %+v, want pending again under a new decision", r)
 	}
-	decided = append(decided, r.Decision)
+	decided = append(decided, decision{r.Decision, "REQUIRE_CONFIRMATION"})
 	other := map[string]any{"source": filepath.Join(w.work, "public", "new.txt"), "destination": dst + ".2"}
 	r = a.call("fs__move_file", other)
 	if !r.IsError || !strings.Contains(r.Text, "REQUIRE_CONFIRMATION") {
 		t.Errorf("move of another path = %+v, want it not covered by the approval", r)
 	}
-	decided = append(decided, r.Decision)
+	decided = append(decided, decision{r.Decision, "REQUIRE_CONFIRMATION"})
 	r = a.call("fs__move_file", map[string]any{"source": secret, "destination": dst + ".3"})
 	if !r.IsError || !strings.Contains(r.Text, "DENY") {
 		t.Errorf("move of the protected file = %+v, want DENY", r)
 	}
-	decided = append(decided, r.Decision)
+	decided = append(decided, decision{r.Decision, "DENY"})
 	if b, _ := os.ReadFile(secret); string(b) != "keep" {
 		t.Errorf("protected file now holds %q", b)
 	}
@@ -227,32 +227,35 @@ func proveFilesystem(t *testing.T, w *world, a *agent) {
 	checkExport(t, w, decided)
 }
 
+// decision is one the agent was told of, with the outcome it was told.
+type decision struct{ id, outcome string }
+
 // checkExport finds every decision the agent was told of in ewp-audit
-// export, with its verdict and, for a forwarded call, its outcome.
-func checkExport(t *testing.T, w *world, decided []string) {
+// export, with its outcome and, for a forwarded call, its result (ok);
+// a call that was not forwarded has none.
+func checkExport(t *testing.T, w *world, decided []decision) {
 	t.Helper()
 	out := runProg(t, filepath.Join(w.bin, "ewp-audit"), "export", "--db", w.ledger)
 	byID := map[string]map[string]any{}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) != nil {
-			continue
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("export line %q: %v", line, err)
 		}
-		if id, ok := m["decision_id"].(string); ok {
-			byID[id] = m
-		}
+		byID[m["decision_id"].(string)] = m
 	}
-	for i, id := range decided {
-		d, ok := byID[id]
-		if !ok {
-			t.Errorf("decision %d (%s) is not in the export", i, id)
+	for i, want := range decided {
+		d, ok := byID[want.id]
+		switch {
+		case !ok:
+			t.Errorf("decision %d (%s) is not in the export", i, want.id)
 			continue
+		case d["tool"] != "tool_call" || d["outcome"] != want.outcome:
+			t.Errorf("decision %s: tool %v outcome %v, want tool_call %s", want.id, d["tool"], d["outcome"], want.outcome)
 		}
-		if d["tool"] != "tool_call" {
-			t.Errorf("decision %s: tool %v, want tool_call", id, d["tool"])
-		}
-		if d["decision"] == "MAY_ACT" && !hasResult(d, "ok") {
-			t.Errorf("decision %s was forwarded but has no ok result in the export: %v", id, d)
+		forwarded := want.outcome == "MAY_ACT"
+		if got := hasResult(d, "ok"); got != forwarded {
+			t.Errorf("decision %s (%s): ok result in the export %v, want %v: %v", want.id, want.outcome, got, forwarded, d["results"])
 		}
 	}
 	if t.Failed() {
