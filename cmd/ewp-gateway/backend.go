@@ -43,6 +43,11 @@ func (b *backend) close() {
 // evidence.
 func openBackend(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *backend, err error) {
 	b := &backend{}
+	// Fail closed: a gateway the operator believes enforces call policies
+	// or budgets must not start without them.
+	if cfg.CallPolicies != "" || cfg.Budgets != "" {
+		return nil, fmt.Errorf(`%s: "call_policies" and "budgets" are not applied by this build of ewp-gateway yet; remove them or use a build that applies them`, cfg.Path)
+	}
 	defer func() {
 		if err != nil {
 			b.close()
