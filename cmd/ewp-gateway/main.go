@@ -46,8 +46,9 @@ operator pins them again (ewp-gateway pin).
 Usage:
   ewp-gateway --config FILE                  stdio (what an MCP client starts)
   ewp-gateway --config FILE --http ADDR      Streamable HTTP at http://ADDR/mcp
-  ewp-gateway pin --config FILE              connect to every server and pin the
-                                             tool definitions it offers now
+  ewp-gateway pin --config FILE [SERVER...]  connect to the servers (all, or those
+                                             named) and pin the tool definitions
+                                             they offer now
   ewp-gateway --version | --help
 
 Flags:
@@ -95,7 +96,8 @@ type options struct {
 	allowHosts        []string
 	maxRequest        int
 	pin               bool
-	agent             string // stdio: every call is this agent's
+	agent             string   // stdio: every call is this agent's
+	servers           []string // pin: the servers named (none: all)
 	requireCredential bool
 }
 
@@ -124,8 +126,11 @@ func parseArgs(args []string) (options, error) {
 		}
 		return o, fmt.Errorf("%w (ewp-gateway --help says how to use it)", err)
 	}
+	if o.pin {
+		o.servers = fs.Args()
+	}
 	switch {
-	case fs.NArg() > 0:
+	case fs.NArg() > 0 && !o.pin:
 		return o, fmt.Errorf("unexpected argument %q (ewp-gateway --help says how to use it)", fs.Arg(0))
 	case o.config == "":
 		return o, errors.New("--config FILE is required: the gateway's JSON config (ewp-gateway --help, docs/gateway.md)")

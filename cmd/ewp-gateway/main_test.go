@@ -166,3 +166,21 @@ func TestHTTPCredentials(t *testing.T) {
 		t.Errorf("resource metadata at %s: %d %s, want it to name %s", meta, resp.StatusCode, b, closed)
 	}
 }
+
+// pin reports a server it cannot reach, leaves that server's pins as they
+// were and exits 1.
+func TestPinReportsAServerItCannotReach(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "gw.json")
+	must(t, os.WriteFile(p, []byte(`{"db":"l.sqlite","servers":{"gone":{"command":"/nonexistent/server"}}}`), 0o644))
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"pin", "--config", p}, nil, &out, &errb); code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "not reached: server gone") || !strings.Contains(errb.String(), "could not be reached") {
+		t.Errorf("stdout %q stderr %q", out.String(), errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gw.pins.json")); err == nil {
+		t.Error("a pins file was written with nothing pinned")
+	}
+}

@@ -86,27 +86,21 @@ func (g registry) Call(ctx context.Context, server, tool string, args json.RawMe
 	return g.r.Call(ctx, front.Exposed(server, tool), args, pf)
 }
 
-// pin connects to every server and pins every tool it offers now.
+// pin connects to the servers (those named, or all), pins every tool
+// each offers now and reports what it did; a server that cannot be
+// reached keeps its pins as they were, and makes the exit status 1.
 func pin(ctx context.Context, o options, stdout io.Writer, log *slog.Logger) error {
 	cfg, err := config.Load(o.config)
 	if err != nil {
 		return err
 	}
-	reg, err := openRegistry(ctx, cfg, log, nil, nil)
+	wctx, cancel := context.WithTimeout(ctx, readyWait)
+	defer cancel()
+	rep, err := downstream.Pin(wctx, cfg, log, o.servers...)
 	if err != nil {
 		return err
 	}
-	defer reg.Close()
-	for _, s := range reg.r.Servers() {
-		if !s.Up {
-			return fmt.Errorf("server %s is not up (%s): nothing pinned; fix it and pin again", s.Name, termtext.Escape(fmt.Sprint(s.Err)))
-		}
-	}
-	pinned, err := reg.r.Pin()
-	if err != nil {
-		return err
-	}
-	for _, t := range pinned {
+	for _, t := range rep.Pinned {
 		was := "new"
 		switch {
 		case t.Pinned == t.SHA256:
@@ -116,7 +110,13 @@ func pin(ctx context.Context, o options, stdout io.Writer, log *slog.Logger) err
 		}
 		fmt.Fprintf(stdout, "pinned %s sha256 %s (%s)\n", termtext.Escape(t.Name), t.SHA256, was)
 	}
-	fmt.Fprintf(stdout, "%d tool definition(s) pinned in %s\n", len(pinned), cfg.Pins)
+	fmt.Fprintf(stdout, "%d tool definition(s) pinned in %s\n", len(rep.Pinned), cfg.Pins)
+	if len(rep.Failed) > 0 {
+		for _, s := range rep.Failed {
+			fmt.Fprintf(stdout, "not reached: server %s (%s): its pins are left as they were\n", s.Name, termtext.Escape(fmt.Sprint(s.Err)))
+		}
+		return fmt.Errorf("%d server(s) could not be reached; fix them and pin again", len(rep.Failed))
+	}
 	return nil
 }
 
