@@ -139,3 +139,32 @@ func recordChange(g *gate.Gate, c downstream.Change, log *slog.Logger) {
 		log.Warn("tool withheld, on record", "tool", c.Tool.Name, "code", code, "decision_id", rec.ID)
 	}
 }
+
+// Passing is which servers pass resources and prompts through.
+func (g registry) Passing() (resources, prompts []string) {
+	for _, s := range g.r.Servers() {
+		if s.Resources {
+			resources = append(resources, s.Name)
+		}
+		if s.Prompts {
+			prompts = append(prompts, s.Name)
+		}
+	}
+	return resources, prompts
+}
+
+func (g registry) ListResources(ctx context.Context, server string) ([]mcp.Resource, error) {
+	return g.r.ListResources(ctx, server)
+}
+
+func (g registry) ReadResource(ctx context.Context, server, uri string) (*mcp.ReadResourceResult, error) {
+	return g.r.ReadResource(ctx, server, uri)
+}
+
+func (g registry) ListPrompts(ctx context.Context, server string) ([]mcp.Prompt, error) {
+	return g.r.ListPrompts(ctx, server)
+}
+
+func (g registry) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	return g.r.GetPrompt(ctx, server, name, args)
+}

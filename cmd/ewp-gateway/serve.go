@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
@@ -43,19 +44,26 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 		return err
 	}
 	defer b.close()
-	var f *front.Front
+	// The registry may call back before the front exists, and from its
+	// own goroutines.
+	var fp atomic.Pointer[front.Front]
 	reg, err := openRegistry(ctx, cfg, log, b.gate, func() {
-		if f != nil {
+		if f := fp.Load(); f != nil {
 			f.Sync()
+			// Off the registry's goroutine: listing asks the servers.
+			go f.SyncPassthrough(ctx)
 		}
 	})
 	if err != nil {
 		return err
 	}
 	defer reg.Close()
-	f = front.New(front.Config{Name: "ewp-gateway", Version: warrant.ProtocolVersion, Gate: b.gate,
+	f := front.New(front.Config{Name: "ewp-gateway", Version: warrant.ProtocolVersion, Gate: b.gate,
 		Manifest: manifestOf{m}, Downstreams: reg, Log: log, Principal: identity.PrincipalFrom,
 		Approve: front.Approve{ConsoleURL: cfg.ConsoleURL, Command: approveCommand(cfg)}})
+	fp.Store(f)
+	f.Sync() // anything the registry saw while the front was made
+	f.SyncPassthrough(ctx)
 	if o.httpAddr == "" {
 		agent, err := stdioAgent(ctx, o.agent, b.log)
 		if err != nil {

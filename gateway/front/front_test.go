@@ -286,3 +286,55 @@ func TestRefusedBeforeTheGate(t *testing.T) {
 		t.Errorf("events = %v, want %v: refusals recorded, nothing decided or forwarded", got, want)
 	}
 }
+
+// passDown is a registry that passes server docs's resources and prompts.
+type passDown struct{ fakeDown }
+
+func (passDown) Passing() ([]string, []string) { return []string{"docs"}, []string{"docs"} }
+func (passDown) ListResources(context.Context, string) ([]mcp.Resource, error) {
+	return []mcp.Resource{mcp.NewResource("docs://readme", "readme")}, nil
+}
+func (passDown) ReadResource(_ context.Context, srv, uri string) (*mcp.ReadResourceResult, error) {
+	return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, Text: "from " + srv}}}, nil
+}
+func (passDown) ListPrompts(context.Context, string) ([]mcp.Prompt, error) {
+	return []mcp.Prompt{mcp.NewPrompt("greet")}, nil
+}
+func (passDown) GetPrompt(_ context.Context, srv, name string, _ map[string]string) (*mcp.GetPromptResult, error) {
+	return mcp.NewGetPromptResult("", []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(srv+"/"+name))}), nil
+}
+
+func TestResourcesAndPromptsPassThrough(t *testing.T) {
+	f := New(Config{Gate: &fakeGate{ev: &events{}}, Manifest: fakeManifest{}, Downstreams: &passDown{}})
+	f.SyncPassthrough(context.Background())
+	c, err := client.NewInProcessClient(f.MCP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	must(t, c.Start(ctx))
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	rr := mcp.ReadResourceRequest{}
+	rr.Params.URI = "docs://readme"
+	res, err := c.ReadResource(ctx, rr)
+	if err != nil || len(res.Contents) != 1 || res.Contents[0].(mcp.TextResourceContents).Text != "from docs" {
+		t.Errorf("resources/read = %+v, %v", res, err)
+	}
+	gp := mcp.GetPromptRequest{}
+	gp.Params.Name = "docs__greet"
+	pr, err := c.GetPrompt(ctx, gp)
+	if err != nil || len(pr.Messages) != 1 || pr.Messages[0].Content.(mcp.TextContent).Text != "docs/greet" {
+		t.Errorf("prompts/get = %+v, %v", pr, err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
