@@ -41,9 +41,7 @@ func (g *Gate) Decide(ctx context.Context, r Request) (Answer, error) {
 	defer dr.release()
 	ectx, ecancel := g.evalContext(ctx, dr)
 	defer ecancel()
-	ans, err := bounded(g, ectx, dr, done, func(ctx context.Context, work *draft) (*Answer, error) {
-		return g.mayAct(ctx, &r, work)
-	})
+	ans, err := bounded(g, ectx, dr, done, &r, (*Gate).mayAct)
 	if err != nil {
 		var p *PanicError
 		if errors.As(err, &p) {
@@ -51,7 +49,7 @@ func (g *Gate) Decide(ctx context.Context, r Request) (Answer, error) {
 		}
 		err = g.timedOut(ectx, err, start)
 	}
-	return g.finish(ctx, dr, ans, err)
+	return g.finish(ctx, dr, &ans, err)
 }
 
 // Refuse records a refusal the entrance raised while decoding a call
@@ -130,7 +128,7 @@ func (g *Gate) begin(ctx context.Context, tool string, r *Request) *draft {
 // evaluation, which writes nothing anywhere (an approval is used only by
 // the record of the decision it lifts), releases its idempotency key
 // when it ends.
-func bounded[T any](g *Gate, ctx context.Context, dr *draft, done func(), eval func(context.Context, *draft) (T, error)) (T, error) {
+func bounded[R, T any](g *Gate, ctx context.Context, dr *draft, done func(), r R, eval func(*Gate, context.Context, R, *draft) (T, error)) (T, error) {
 	type result struct {
 		out T
 		err error
@@ -142,7 +140,7 @@ func bounded[T any](g *Gate, ctx context.Context, dr *draft, done func(), eval f
 	answered, abandon := make(chan result), make(chan struct{})
 	go func() {
 		defer runDone(done)
-		out, err := guarded(g, ctx, work, eval)
+		out, err := guarded(g, ctx, r, work, eval)
 		select {
 		case answered <- result{out, err}:
 		case <-abandon:
@@ -166,14 +164,14 @@ func bounded[T any](g *Gate, ctx context.Context, dr *draft, done func(), eval f
 }
 
 // guarded calls eval, turning a panic into a *PanicError.
-func guarded[T any](g *Gate, ctx context.Context, dr *draft, eval func(context.Context, *draft) (T, error)) (out T, err error) {
+func guarded[R, T any](g *Gate, ctx context.Context, r R, dr *draft, eval func(*Gate, context.Context, R, *draft) (T, error)) (out T, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &PanicError{fmt.Errorf("panic recovered in the gate: %v", r)}
 			g.st.log.Error("the gate failed", "err", err)
 		}
 	}()
-	return eval(ctx, dr)
+	return eval(g, ctx, r, dr)
 }
 
 // timedOut turns a failure caused by a deadline into the timeout
@@ -210,23 +208,23 @@ func logOff(approval, key bool) error {
 }
 
 // mayAct is the evaluation of r: dr is its draft (nil without a log).
-func (g *Gate) mayAct(ctx context.Context, r *Request, dr *draft) (*Answer, error) {
+func (g *Gate) mayAct(ctx context.Context, r *Request, dr *draft) (Answer, error) {
 	primary, extra := r.propositions()
 	if dr != nil {
 		if replay, err := g.beginLogged(ctx, r, primary, dr); replay != nil || err != nil {
-			return replay, err
+			return deref(replay), err
 		}
 	}
 	now := g.Now()
 	if err := r.checkSkew(now); err != nil {
-		return nil, err
+		return Answer{}, err
 	}
-	ans := &Answer{EvaluatedAt: now.UTC().Format(time.RFC3339Nano), Action: r.Action, RiskPolicy: r.RiskPolicy}
+	ans := Answer{EvaluatedAt: now.UTC().Format(time.RFC3339Nano), Action: r.Action, RiskPolicy: r.RiskPolicy}
 	in := Input{PropositionID: primary, Action: r.Action, ActionFields: r.ActionFields, Ingest: r.Ingest, Guard: r.Guard,
 		Agent: r.Agent, Call: r.Call}
-	first, err := g.warrantLayers(ctx, r, dr, primary, extra, &in, ans)
+	first, err := g.warrantLayers(ctx, r, dr, primary, extra, &in, &ans)
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	layers := g.Layers
 	if r.Call != nil {
@@ -242,7 +240,7 @@ func (g *Gate) mayAct(ctx context.Context, r *Request, dr *draft) (*Answer, erro
 		j, err = g.onceApproval(ctx, r, dr, j, now)
 	}
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	if j.UsesOnce {
 		dr.update(func(dr *draft) { dr.usesOnce = true })

@@ -257,3 +257,90 @@ func TestDecideNeedsNew(t *testing.T) {
 		t.Errorf("err %v, done called %v", err, called)
 	}
 }
+
+// slowLedger answers once release is closed.
+type slowLedger struct {
+	views
+	release chan struct{}
+}
+
+func (l slowLedger) Latest(ctx context.Context, pid string) (*warrant.View, error) {
+	<-l.release
+	return l.views.Latest(ctx, pid)
+}
+
+// An evaluation past its deadline is answered EWP_REFUSE_TIMEOUT at the
+// deadline, and that refusal is on record with what the call had noted
+// (its proposition); the abandoned evaluation's slot is freed (Done)
+// only when it ends.
+func TestDecideDeadline(t *testing.T) {
+	log := &recording{Log: memlog.New(nil)}
+	l := slowLedger{views{"P-1": tentative(t, "P-1")}, make(chan struct{})}
+	g, err := New(Config{Ledger: l, Log: log, Now: func() time.Time { return testNow }, Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	ans, err := g.Decide(context.Background(), Request{PropositionID: "P-1", Action: action("low", true),
+		RiskPolicy: warrant.DefaultRiskPolicy(), Done: func() { close(ended) }})
+	var rec *RecordedError
+	if !errors.As(err, &rec) || ans.DecisionID != "" {
+		t.Fatalf("a stuck ledger: %+v, %v; want a recorded refusal", ans, err)
+	}
+	if code, _ := Explain(err); code != CodeTimeout {
+		t.Errorf("code %s, want %s", code, CodeTimeout)
+	}
+	if d := log.last; d.ID != rec.ID || d.Code != CodeTimeout || d.PropositionID != "P-1" || d.ViewID != "" {
+		t.Errorf("the timeout's record: %+v", d)
+	}
+	select {
+	case <-ended:
+		t.Fatal("Done was called while the evaluation still ran")
+	default:
+	}
+	close(l.release)
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Done was never called after the evaluation ended")
+	}
+}
+
+// A retry under the same idempotency key is answered from the record; the
+// key reused for another call is refused.
+func TestDecideReplay(t *testing.T) {
+	g := newTestGate(t, memlog.New(nil), views{"P-1": tentative(t, "P-1")})
+	req := Request{PropositionID: "P-1", Action: action("low", true), RiskPolicy: warrant.DefaultRiskPolicy(),
+		IdempotencyKey: "k-1", Caller: audit.Caller{Credential: "none"}}
+	first, err := g.Decide(context.Background(), req)
+	if err != nil || first.Replayed {
+		t.Fatalf("first: %+v, %v", first, err)
+	}
+	again, err := g.Decide(context.Background(), req)
+	if err != nil || !again.Replayed || again.DecisionID != first.DecisionID || again.Decision != first.Decision {
+		t.Fatalf("retry: %+v, %v; want the first decision replayed", again, err)
+	}
+	req.Action.Kind = "delete"
+	_, err = g.Decide(context.Background(), req)
+	if code, _ := Explain(err); code != CodeIdempotencyKeyReused {
+		t.Errorf("the key reused for another action: %v", err)
+	}
+}
+
+// A layer that panics fails the call as the gate's own failure, not
+// recorded as a decision.
+func TestDecidePanic(t *testing.T) {
+	log := &recording{Log: memlog.New(nil)}
+	g, _ := New(Config{Log: log, Layers: []Layer{panicLayer{}}, Now: func() time.Time { return testNow }})
+	_, err := g.Decide(context.Background(), Request{Call: toolCall(`{}`), Action: action("low", true), RiskPolicy: warrant.DefaultRiskPolicy()})
+	var p *PanicError
+	if !errors.As(err, &p) || log.last != nil {
+		t.Errorf("a panicking layer: %v, recorded %+v", err, log.last)
+	}
+}
+
+type panicLayer struct{}
+
+func (panicLayer) Name() string                                         { return "panics" }
+func (panicLayer) ActionKeys() []string                                 { return nil }
+func (panicLayer) Decide(context.Context, Input) (LayerDecision, error) { panic("layer bug") }

@@ -43,9 +43,7 @@ func (g *Gate) Ground(ctx context.Context, r GroundRequest) (Grounded, error) {
 	ectx, ecancel := g.evalContext(ctx, dr)
 	defer ecancel()
 	start := time.Now()
-	out, err := bounded(g, ectx, dr, r.Done, func(ctx context.Context, _ *draft) (*Grounded, error) {
-		return g.ground(ctx, &r)
-	})
+	out, err := bounded(g, ectx, dr, r.Done, &r, (*Gate).ground)
 	if err != nil {
 		if _, ok := err.(*PanicError); ok {
 			return Grounded{}, err
@@ -55,7 +53,7 @@ func (g *Gate) Ground(ctx context.Context, r GroundRequest) (Grounded, error) {
 	return g.finishGround(ctx, dr, out, err)
 }
 
-func (g *Gate) ground(ctx context.Context, r *GroundRequest) (*Grounded, error) {
+func (g *Gate) ground(ctx context.Context, r *GroundRequest, _ *draft) (*Grounded, error) {
 	gd := g.st.cfg.Guard
 	if gd == nil {
 		return nil, errNoGuard

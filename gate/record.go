@@ -19,10 +19,10 @@ const recordGrace = 10 * time.Second
 // then lets the answer go, with its decision_id. A decision that cannot
 // be recorded is not answered: the call fails with EWP_INTERNAL_ERROR.
 func (g *Gate) finish(ctx context.Context, dr *draft, ans *Answer, err error) (Answer, error) {
+	if err != nil && (dr == nil || dr.replay) {
+		return Answer{}, err
+	}
 	if dr == nil || dr.replay {
-		if err != nil || ans == nil {
-			return Answer{}, err
-		}
 		return *ans, nil
 	}
 	replay, err := g.commit(ctx, dr, ans, err)

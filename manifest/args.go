@@ -80,8 +80,10 @@ func array(d *json.Decoder, at string, depth int) (any, error) {
 		}
 		out = append(out, v)
 	}
-	_, err := d.Token() // ']'
-	return out, err
+	if _, err := d.Token(); err != nil { // ']'
+		return nil, argErr(at, "is not valid JSON: "+err.Error())
+	}
+	return out, nil
 }
 
 func object(d *json.Decoder, at string, depth int) (any, error) {
@@ -100,8 +102,10 @@ func object(d *json.Decoder, at string, depth int) (any, error) {
 			return nil, err
 		}
 	}
-	_, err := d.Token() // '}'
-	return out, err
+	if _, err := d.Token(); err != nil { // '}'
+		return nil, argErr(at, "is not valid JSON: "+err.Error())
+	}
+	return out, nil
 }
 
 // canonical is v as the gate hashes it (mcp's argumentsHash): object keys

@@ -53,12 +53,25 @@ func (m *Manifest) DescribeIn(name string, args json.RawMessage, root string) (*
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
+	r := m.find(name)
+	c, err := m.describe(name, args, root, r)
+	var e *Error
+	if errors.As(err, &e) && e.Rule == "" {
+		e.Rule = DefaultRule
+		if r != nil {
+			e.Rule = r.match
+		}
+	}
+	return c, err
+}
+
+// describe is what the call is under r (nil: no rule matched).
+func (m *Manifest) describe(name string, args json.RawMessage, root string, r *rule) (*Call, error) {
 	decoded, err := decodeArguments(args)
 	if err != nil {
 		return nil, err
 	}
 	c := &Call{Name: name, Arguments: canonical(decoded), args: decoded}
-	r := m.find(name)
 	if r == nil || r.deny {
 		m.refused(c, r)
 		return c, nil
@@ -66,14 +79,12 @@ func (m *Manifest) DescribeIn(name string, args json.RawMessage, root string) (*
 	if root == "" {
 		root = m.roots[serverOf(name)]
 	} else if err := absoluteDir(root); err != nil {
-		return nil, &Error{Code: CodeInvalidArgument, Field: "/root", Rule: r.match, Reason: err.Error()}
+		return nil, &Error{Code: CodeInvalidArgument, Field: "/root", Reason: err.Error()}
 	}
-	d := describer{m: m, r: r, args: decoded, root: root, server: serverOf(name), canon: map[string][]resolved{}}
+	budget := MaxLookupsPerCall
+	d := describer{m: m, r: r, args: decoded, root: root, server: serverOf(name), canon: map[string][]resolved{},
+		res: resolver{fs: m.res.fs, budget: &budget}}
 	if err := d.fill(c); err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.Rule == "" {
-			e.Rule = r.match
-		}
 		return nil, err
 	}
 	return c, nil
@@ -122,6 +133,8 @@ type describer struct {
 	root   string
 	server string
 	canon  map[string][]resolved // per path selector, its values resolved
+	dirs   map[string]resolved   // per derivation directory, resolved
+	res    resolver              // the manifest's, with this call's budget
 	paths  int                   // path values resolved so far
 }
 
@@ -131,7 +144,11 @@ type resolved struct{ kernel, lexical string }
 func (d *describer) fill(c *Call) error {
 	r := d.r
 	c.Rule, c.Kind, c.Risk, c.Reversible = r.match, r.kind, r.risk, r.reversible
-	c.Cardinality, c.MinDepth, c.ConfirmBy = r.cardinality, r.minDepth, r.confirm
+	c.Cardinality, c.ConfirmBy = r.cardinality, r.confirm
+	if r.minDepth != nil {
+		n := *r.minDepth // the call's own: a caller may change it
+		c.MinDepth = &n
+	}
 	for _, p := range r.paths {
 		if _, err := d.pathValues(p); err != nil {
 			return err
@@ -219,13 +236,22 @@ func (v resolved) under(dir resolved) bool {
 // resolveDir resolves a derivation's directory at the call, so a rule
 // holds when the directory is (or sits behind) a symbolic link. One the
 // kernel cannot resolve refuses the call: the rule could not be judged.
+// Each directory is resolved once per call, however many derivations
+// name it.
 func (d *describer) resolveDir(dv derivation) (resolved, error) {
-	k, err := d.m.res.resolve(dv.under)
+	if dir, ok := d.dirs[dv.under]; ok {
+		return dir, nil
+	}
+	k, err := d.res.resolve(dv.under)
 	if err != nil {
 		return resolved{}, &Error{Code: CodeUnsafePath, Field: dv.at + "/under",
 			Reason: fmt.Sprintf("the manifest's directory %q cannot be resolved: %v", dv.under, err)}
 	}
-	return resolved{kernel: k, lexical: dv.under}, nil
+	if d.dirs == nil {
+		d.dirs = map[string]resolved{}
+	}
+	d.dirs[dv.under] = resolved{kernel: k, lexical: dv.under}
+	return d.dirs[dv.under], nil
 }
 
 // propositions expands the rule's templates, each id once, none empty.
@@ -332,7 +358,10 @@ func (d *describer) resolvePath(field, s string) (resolved, error) {
 		}
 		abs = d.root + "/" + s
 	}
-	k, err := d.m.res.resolve(abs)
+	k, err := d.res.resolve(abs)
+	if errors.Is(err, ErrTooMuchWork) || errors.Is(err, ErrPathTooLong) {
+		return resolved{}, limitErr(field, err.Error())
+	}
 	if err != nil {
 		return resolved{}, unsafe("cannot be resolved as the kernel would: " + err.Error())
 	}

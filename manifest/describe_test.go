@@ -97,6 +97,8 @@ func TestLookalikePathsAreRefused(t *testing.T) {
 		"control character":      dir + "/data/protected\n/secret.txt",
 		"replacement character":  dir + "/data/\uFFFD",
 		"home directory":         "~/data/protected",
+		"file URI":               "file://" + dir + "/data/protected/secret.txt",
+		"other URI":              "s3+x://bucket/protected",
 	}
 	for name, p := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -109,6 +111,8 @@ func TestLookalikePathsAreRefused(t *testing.T) {
 	wantErr(t, err, CodeUnsafePath, "/arguments/path", "replacement")
 	// An ordinary non-ASCII name is not a look-alike.
 	describe(t, m, "filesystem/write_file", map[string]any{"path": "café/日本語.txt"})
+	describe(t, m, "filesystem/write_file", map[string]any{"path": "notes:v2.txt"})
+	describe(t, m, "filesystem/write_file", map[string]any{"path": "a/b://c"})
 }
 
 func TestPathsTheKernelRefusesAreRefused(t *testing.T) {
@@ -395,5 +399,62 @@ func TestNames(t *testing.T) {
 	} {
 		_, err := m.Describe(name, nil)
 		wantErr(t, err, code, "/name")
+	}
+}
+
+// A rule's directory that is itself a link holds for the directory it
+// names: resolved at the call, and read as written too.
+func TestRuleDirectoryBehindALink(t *testing.T) {
+	dir := tree(t)
+	raw := `{"roots": {"fs": "` + dir + `/data"}, "tools": [{"match": "fs/*", "kind": "write", "risk": "low", "reversible": true,
+	  "concepts": [{"argument": "path", "under": "` + dir + `/data/ln", "concepts": ["guarded"]}]},
+	  {"match": "bad/*", "kind": "write", "risk": "low", "reversible": true,
+	  "concepts": [{"argument": "path", "under": "` + dir + `/data/loop1", "concepts": ["guarded"]}]}]}`
+	m, err := Parse([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir + "/data/protected/secret.txt", "ln/secret.txt", "abs/x"} {
+		if c := describe(t, m, "fs/w", map[string]any{"path": p}); !slices.Contains(c.Concepts, "guarded") {
+			t.Errorf("%s: concepts %v", p, c.Concepts)
+		}
+	}
+	if c := describe(t, m, "fs/w", map[string]any{"path": "notes.txt"}); len(c.Concepts) != 0 {
+		t.Errorf("notes.txt: concepts %v", c.Concepts)
+	}
+	// A directory the kernel cannot resolve refuses the call: the rule
+	// could not be judged.
+	_, err = m.Describe("bad/w", mustJSON(t, map[string]any{"path": "/tmp"}))
+	wantErr(t, err, CodeUnsafePath, "/tools/1/concepts/0/under", "bad/*")
+}
+
+// An argument error names the rule the call fell under, "default" when
+// none matched.
+func TestArgumentErrorsNameTheRule(t *testing.T) {
+	dir := tree(t)
+	m := fsManifest(t, dir, "")
+	for name, rule := range map[string]string{
+		"filesystem/list_directory": "filesystem/*",
+		"filesystem/delete_file":    "filesystem/delete_*",
+		"other/tool":                DefaultRule,
+	} {
+		_, err := m.Describe(name, json.RawMessage(`{"a": 1, "a": 2}`))
+		if e := wantErr(t, err, CodeInvalidArgument, "/arguments/a"); e.Rule != rule {
+			t.Errorf("%s: rule %q, want %q", name, e.Rule, rule)
+		}
+	}
+}
+
+// What a Call holds is its own: changing it changes nothing in the
+// manifest.
+func TestCallsShareNothingWithTheManifest(t *testing.T) {
+	dir := tree(t)
+	m := fsManifest(t, dir, "")
+	c := describe(t, m, "filesystem/write_file", map[string]any{"path": "notes.txt"})
+	*c.MinDepth = 4
+	c.Concepts[0] = "changed"
+	again := describe(t, m, "filesystem/write_file", map[string]any{"path": "notes.txt"})
+	if *again.MinDepth != 1 || again.Concepts[0] != "file" {
+		t.Errorf("the manifest changed with a call: min_depth %d, concepts %v", *again.MinDepth, again.Concepts)
 	}
 }

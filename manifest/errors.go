@@ -19,6 +19,9 @@ const (
 	// CodeUnsafePath: a path argument is a look-alike of another path,
 	// or one the kernel could not resolve either.
 	CodeUnsafePath = "EWP_REFUSE_UNSAFE_PATH"
+	// CodeDeniedByManifest: the manifest denies the call outright (a deny
+	// rule, or no rule under default deny); see Call.Denied.
+	CodeDeniedByManifest = "EWP_REFUSE_DENIED_BY_MANIFEST"
 	// CodeLimitExceeded: a bound below was passed (warrant's code).
 	CodeLimitExceeded = warrant.CodeLimitExceeded
 )

@@ -3,10 +3,12 @@ package manifest
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tree makes a temp dir holding
@@ -123,4 +125,45 @@ func wantErr(t testing.TB, err error, code, field string, parts ...string) *Erro
 		}
 	}
 	return e
+}
+
+// fakeFS is a filesystem of symbolic links and directories only: what
+// the resolver asks, answered from maps (a path in neither does not
+// exist; one in errs fails with its error).
+type fakeFS struct {
+	links map[string]string
+	dirs  map[string]bool
+	errs  map[string]error
+}
+
+type fakeInfo struct {
+	name string
+	mode fs.FileMode
+}
+
+func (i fakeInfo) Name() string       { return i.name }
+func (i fakeInfo) Size() int64        { return 0 }
+func (i fakeInfo) Mode() fs.FileMode  { return i.mode }
+func (i fakeInfo) ModTime() time.Time { return time.Time{} }
+func (i fakeInfo) IsDir() bool        { return i.mode.IsDir() }
+func (i fakeInfo) Sys() any           { return nil }
+
+func (f *fakeFS) Lstat(name string) (fs.FileInfo, error) {
+	if err := f.errs[name]; err != nil {
+		return nil, err
+	}
+	if _, ok := f.links[name]; ok {
+		return fakeInfo{name, fs.ModeSymlink}, nil
+	}
+	if f.dirs[name] {
+		return fakeInfo{name, fs.ModeDir}, nil
+	}
+	return nil, fs.ErrNotExist
+}
+
+func (f *fakeFS) Readlink(name string) (string, error) {
+	if t, ok := f.links[name]; ok {
+		return t, nil
+	}
+	return "", fs.ErrInvalid
 }

@@ -34,15 +34,20 @@ var confusableSeparators = map[rune]string{
 // control characters, format characters (the bidi controls U+202A–202E
 // and U+2066–2069, the zero-width U+200B–200D, U+2060 and U+FEFF, soft
 // hyphen …: all of Unicode's Cf), anything NFKC would change (fullwidth
-// ．．／, ligatures, compatibility digits, …), confusable separators, and
-// a leading "~" (servers expand it to a home directory; the kernel does
-// not). The reason names the character and its offset.
+// ．．／, ligatures, compatibility digits, …), confusable separators, a
+// leading "~" (servers expand it to a home directory; the kernel does
+// not) and a URI (file:///srv/x: a server may open what it names, the
+// kernel a directory called "file:"). The reason names the character and
+// its offset.
 func checkLookalikes(p string) error {
 	if !utf8.ValidString(p) {
 		return fmt.Errorf("is not valid UTF-8")
 	}
 	if strings.HasPrefix(p, "~") {
 		return fmt.Errorf("starts with \"~\", which a server may expand to a home directory and the kernel does not; give the path in full")
+	}
+	if isURI(p) {
+		return fmt.Errorf("is a URI (%s…), which a server may read as the path it names and the kernel as a relative name; give the path itself", clip(p))
 	}
 	for i, c := range p {
 		if why := lookalike(c); why != "" {
@@ -55,6 +60,21 @@ func checkLookalikes(p string) error {
 			at, clip(p[at:]), clip(norm.NFKC.String(p[at:])))
 	}
 	return nil
+}
+
+// isURI reports whether p starts with a URI scheme and "//" (file:///x).
+func isURI(p string) bool {
+	scheme, _, ok := strings.Cut(p, "://")
+	if !ok || scheme == "" || strings.ContainsRune(scheme, '/') {
+		return false
+	}
+	for i, c := range scheme {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return true
 }
 
 func lookalike(c rune) string {

@@ -184,17 +184,20 @@ func buildRule(at string, rd ruleDoc) (*rule, error) {
 		return &Error{Code: CodeInvalidManifest, Field: at + field, Rule: rd.Match, Reason: reason}
 	}
 	var ok bool
-	if r.server, r.tool, ok = splitName(rd.Match); !ok || strings.ContainsAny(r.server, "/") {
+	if r.server, r.tool, ok = splitName(rd.Match); !ok {
 		return nil, fail("/match", "must be SERVER/TOOL with both parts non-empty; got "+quote(rd.Match))
 	}
 	if len(rd.Match) > MaxPatternBytes {
-		return nil, fail("/match", fmt.Sprintf("is longer than %d bytes", MaxPatternBytes))
+		return nil, &Error{Code: CodeLimitExceeded, Field: at + "/match", Rule: rd.Match, Reason: fmt.Sprintf("is longer than %d bytes", MaxPatternBytes)}
 	}
 	if r.confirm == "" {
 		r.confirm = ConfirmOperator
 	}
 	if r.deny {
 		return r, nil
+	}
+	if len(r.kind) > MaxIDBytes {
+		return nil, &Error{Code: CodeLimitExceeded, Field: at + "/kind", Rule: rd.Match, Reason: fmt.Sprintf("is longer than %d bytes", MaxIDBytes)}
 	}
 	if err := r.buildLists(rd, fail); err != nil {
 		return nil, err
@@ -215,6 +218,10 @@ func (r *rule) buildLists(rd ruleDoc, fail func(field, reason string) error) err
 		r.addPath(p)
 	}
 	for i, text := range rd.Propositions {
+		if len(text) > MaxTemplateBytes {
+			return &Error{Code: CodeLimitExceeded, Field: fmt.Sprintf("%s/propositions/%d", r.at, i), Rule: r.match,
+				Reason: fmt.Sprintf("is longer than %d bytes", MaxTemplateBytes)}
+		}
 		t, err := parseTemplate(text)
 		if err != nil {
 			return fail(fmt.Sprintf("/propositions/%d", i), err.Error())
@@ -231,12 +238,21 @@ func (r *rule) buildConcepts(items []json.RawMessage, fail func(field, reason st
 		field := fmt.Sprintf("/concepts/%d", i)
 		var name string
 		if json.Unmarshal(raw, &name) == nil {
+			if err := conceptNames(r, func(int) string { return field }, []string{name}); err != nil {
+				return err
+			}
 			r.concepts = appendNew(r.concepts, name)
 			continue
 		}
 		var dd derivationDoc
 		if err := json.Unmarshal(raw, &dd); err != nil {
 			return fail(field, "must be a concept name or a derivation object")
+		}
+		if err := conceptNames(r, func(j int) string { return fmt.Sprintf("%s/concepts/%d", field, j) }, dd.Concepts); err != nil {
+			return err
+		}
+		if len(dd.Matches) > MaxPatternBytes {
+			return &Error{Code: CodeLimitExceeded, Field: r.at + field + "/matches", Rule: r.match, Reason: fmt.Sprintf("is longer than %d bytes", MaxPatternBytes)}
 		}
 		d := derivation{at: r.at + field, under: dd.Under, matches: dd.Matches, concepts: dd.Concepts}
 		var ok bool
@@ -250,6 +266,18 @@ func (r *rule) buildConcepts(items []json.RawMessage, fail func(field, reason st
 			r.addPath(d.arg)
 		}
 		r.derive = append(r.derive, d)
+	}
+	return nil
+}
+
+// conceptNames bounds concept names in bytes (the schema counts
+// characters): each is recorded, and mcp bounds a recorded concept so.
+// fieldOf is the pointer of the i-th name.
+func conceptNames(r *rule, fieldOf func(i int) string, names []string) error {
+	for i, n := range names {
+		if len(n) > MaxIDBytes {
+			return &Error{Code: CodeLimitExceeded, Field: r.at + fieldOf(i), Rule: r.match, Reason: fmt.Sprintf("is longer than %d bytes", MaxIDBytes)}
+		}
 	}
 	return nil
 }
@@ -270,6 +298,10 @@ func selectors(at, match string, sels []string, limit int) ([]pointer, error) {
 	}
 	out := make([]pointer, 0, len(sels))
 	for i, s := range sels {
+		if len(s) > MaxSelectorBytes {
+			return nil, &Error{Code: CodeLimitExceeded, Field: fmt.Sprintf("%s/%d", at, i), Rule: match,
+				Reason: fmt.Sprintf("is longer than %d bytes", MaxSelectorBytes)}
+		}
 		p, ok := parsePointer(s)
 		if !ok {
 			return nil, &Error{Code: CodeInvalidManifest, Field: fmt.Sprintf("%s/%d", at, i), Rule: match,

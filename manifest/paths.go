@@ -34,6 +34,17 @@ const (
 	MaxSymlinks  = 40
 )
 
+// MaxLookupsPerCall bounds the lstats and readlinks of one call's paths
+// together. The two bounds above still let one path cost tens of
+// thousands of lookups (40 links, each putting 4 KiB of "d/" in front of
+// what remains) and a call has MaxPathsPerCall paths; a real call needs
+// a few dozen.
+const MaxLookupsPerCall = 1 << 16
+
+// ErrTooMuchWork is a call whose paths need more than MaxLookupsPerCall
+// lookups.
+var ErrTooMuchWork = errors.New("the call's paths need more than 65536 lookups to resolve")
+
 // Errors of a resolution. A path the kernel could not resolve either is
 // refused rather than guessed at: the call would fail downstream, and a
 // guess is where an escape hides.
@@ -54,6 +65,19 @@ var (
 // a path whose parent does not exist yet resolves as far as it exists.
 type resolver struct {
 	fs FS
+	// budget, when not nil, is the lookups left to the call.
+	budget *int
+}
+
+// spend takes one lookup from the budget.
+func (r resolver) spend() error {
+	if r.budget == nil {
+		return nil
+	}
+	if *r.budget--; *r.budget < 0 {
+		return ErrTooMuchWork
+	}
+	return nil
 }
 
 // resolve returns the canonical form of the absolute path p.
@@ -96,13 +120,21 @@ func (r resolver) step(w *walk) error {
 		if i := strings.LastIndexByte(w.done, '/'); i >= 0 {
 			w.done = w.done[:i]
 		}
-		w.missing = w.missing && r.absent(w.done)
+		if w.missing {
+			if err := r.spend(); err != nil {
+				return err
+			}
+			w.missing = r.absent(w.done)
+		}
 		return nil
 	}
 	cand := w.done + "/" + comp
 	if w.missing {
 		w.done = cand
 		return nil
+	}
+	if err := r.spend(); err != nil {
+		return err
 	}
 	fi, err := r.fs.Lstat(cand)
 	switch {
@@ -115,8 +147,8 @@ func (r resolver) step(w *walk) error {
 		return err
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return r.follow(w, cand)
-	case !fi.IsDir() && w.todo != "" && strings.Trim(w.todo, "/") != "":
-		return ErrNotDir
+	case !fi.IsDir() && w.todo != "":
+		return ErrNotDir // "file/x", "file/..", and "file/" too, as the kernel has it
 	}
 	w.done = cand
 	return nil
@@ -138,6 +170,9 @@ func (r resolver) follow(w *walk, cand string) error {
 	if w.links++; w.links > MaxSymlinks {
 		return ErrSymlinkLoop
 	}
+	if err := r.spend(); err != nil {
+		return err
+	}
 	target, err := r.fs.Readlink(cand)
 	if err != nil {
 		return err
@@ -148,18 +183,19 @@ func (r resolver) follow(w *walk, cand string) error {
 	if strings.HasPrefix(target, "/") {
 		w.done = ""
 	}
-	if len(target)+1+len(w.todo) > MaxPathBytes {
+	if len(target)+len(w.todo) > MaxPathBytes {
 		return ErrPathTooLong
 	}
-	w.todo = target + "/" + w.todo
+	w.todo = target + w.todo
 	return nil
 }
 
-// next splits the first component off p.
+// next splits the first component off p; rest keeps the "/" after it,
+// so a trailing slash is still seen (it requires a directory).
 func next(p string) (comp, rest string) {
 	p = strings.TrimLeft(p, "/")
 	if i := strings.IndexByte(p, '/'); i >= 0 {
-		return p[:i], p[i+1:]
+		return p[:i], p[i:]
 	}
 	return p, ""
 }

@@ -94,3 +94,17 @@ func (c *Call) actionFields(act warrant.Action) map[string]json.RawMessage {
 	}
 	return f
 }
+
+// Denied is the refusal of a Deny call, for the entrance to record and
+// answer without asking the gate (every entrance words it alike); nil
+// when the call is not denied.
+func (c *Call) Denied() *Error {
+	if !c.Deny {
+		return nil
+	}
+	why := "the manifest's rule denies " + c.Name
+	if c.Rule == DefaultRule {
+		why = "no rule of the manifest matches " + c.Name + ", and its default is deny"
+	}
+	return &Error{Code: CodeDeniedByManifest, Field: "/name", Rule: c.Rule, Reason: why}
+}

@@ -50,7 +50,7 @@ func parseTemplate(text string) (template, error) {
 	return t, nil
 }
 
-// values is what one placeholder stands for in a call: the canonical
+// valuesFn is what one placeholder stands for in a call: the canonical
 // paths of a path argument, or the text of each scalar of another.
 type valuesFn func(p pointer) ([]string, error)
 

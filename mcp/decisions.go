@@ -122,53 +122,82 @@ func (l hashedLedger) LatestHashed(ctx context.Context, pid string) (*warrant.Vi
 	return v, hash, err
 }
 
-// handoff notes whether a gated call's evaluation slot passed to the gate
-// (gate.Request.Done), which then frees it when the evaluation ends.
-type handoff struct{ handed bool }
+// gatedError is the refusal or failure of a call the gate was asked
+// (gate.Decide, gate.Ground): the gate recorded it if it could, and
+// frees the call's evaluation slot (gate.Request.Done). Every error a
+// recorded tool returns after asking the gate is one; any other was met
+// before it, while decoding.
+type gatedError struct{ err error }
 
-type handoffKey struct{}
+func (e *gatedError) Error() string { return e.err.Error() }
+func (e *gatedError) Unwrap() error { return e.err }
 
-// handOff passes ctx's evaluation slot to the gate: the slot's release,
-// for gate.Request.Done; nil when ctx's call holds none.
-func (s *Server) handOff(ctx context.Context) func() {
-	h, _ := ctx.Value(handoffKey{}).(*handoff)
-	if h == nil {
+// asked marks err, the gate's answer, as gatedError.
+func asked(err error) error {
+	if err == nil {
 		return nil
 	}
-	h.handed = true
-	return s.release
+	return &gatedError{err}
+}
+
+type slotHeldKey struct{}
+
+// slotDone is what the gate calls when the evaluation of ctx's call ends:
+// the release of the slot runGated took for it; nil when the tool was
+// called without one (directly, by a test or benchmark).
+func (s *Server) slotDone(ctx context.Context) func() {
+	if ctx.Value(slotHeldKey{}) == nil {
+		return nil
+	}
+	return s.releaseSlot
 }
 
 // runGated runs a recorded tool: the gate decides, records and answers;
 // a refusal met before the gate was asked (the arguments, a busy server)
-// is recorded through gate.Refuse. The evaluation slot is held until the
-// gate's evaluation ends, which may be after the call was answered at its
-// deadline.
+// is recorded through gate.Refuse. The evaluation slot passes to the gate
+// (gate.Request.Done), which holds it until its evaluation ends, maybe
+// after the call was answered at its deadline.
 func (s *Server) runGated(ctx context.Context, t *toolSpec, raw []byte, argErr error, start time.Time) (toolResult, error) {
-	ectx, ecancel := s.evalContext(ctx)
-	defer ecancel()
 	err := argErr
 	if err == nil {
-		err = s.acquire(ectx)
+		err = s.acquireGated(ctx, start)
 	}
 	if err != nil {
-		return s.refused(t, s.gate.Refuse(ctx, t.tool.Name, s.who(ctx), s.timedOut(ectx, err, start)))
+		return s.refused(t, s.gate.Refuse(ctx, t.tool.Name, s.who(ctx), err))
 	}
-	h := &handoff{}
-	out, err := s.guarded(context.WithValue(ctx, handoffKey{}, h), t, raw)
-	if !h.handed {
-		s.release()
+	out, err := s.guarded(context.WithValue(ctx, slotHeldKey{}, true), t, raw)
+	var ge *gatedError
+	if err == nil || errors.As(err, &ge) {
+		if err != nil {
+			err = ge.err
+		}
+	} else {
+		s.release() // the gate was not asked
+		if !isPanic(err) {
+			err = s.gate.Refuse(ctx, t.tool.Name, s.who(ctx), s.timedOut(ctx, err, start))
+		}
 	}
 	if err != nil && isPanic(err) {
 		return toolResult{}, err
-	}
-	if err != nil && !h.handed {
-		err = s.gate.Refuse(ctx, t.tool.Name, s.who(ctx), s.timedOut(ectx, err, start))
 	}
 	if err != nil {
 		return s.refused(t, err)
 	}
 	return success(out)
+}
+
+// acquireGated takes an evaluation slot for a gated call, waiting for one
+// at most until the gate's recording reserve before ctx's deadline, so a
+// refusal for time is on record when it is answered.
+func (s *Server) acquireGated(ctx context.Context, start time.Time) error {
+	select {
+	case s.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	ectx, cancel := s.evalContext(ctx)
+	defer cancel()
+	return s.timedOut(ectx, s.acquire(ectx), start)
 }
 
 // refused is the answer to a call refused with err.

@@ -50,6 +50,8 @@ type Server struct {
 	// gate decides, records and answers the recorded tools' calls
 	// (may_act, check_grounding).
 	gate *gate.Gate
+	// releaseSlot is s.release, made once (a method value allocates).
+	releaseSlot func()
 }
 
 // DefaultRequestTimeout is how long a tool call or resource read may run
@@ -120,7 +122,7 @@ func New(store Store, opts ...Option) *Server {
 	if s.slots == nil {
 		s.slots = make(chan struct{}, DefaultMaxConcurrentCalls())
 	}
-	s.gate = s.newGate()
+	s.gate, s.releaseSlot = s.newGate(), s.release
 	s.mcp = server.NewMCPServer(Name, Version,
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),

@@ -46,10 +46,10 @@ func (s *Server) checkGrounding(ctx context.Context, a args) (any, error) {
 		return nil, err
 	}
 	w := s.who(ctx)
-	r := gate.GroundRequest{Concepts: concepts, MinDepth: minDepth, Agent: w.Agent, Caller: w.Caller, Done: s.handOff(ctx)}
+	r := gate.GroundRequest{Concepts: concepts, MinDepth: minDepth, Agent: w.Agent, Caller: w.Caller, Done: s.slotDone(ctx)}
 	out, err := s.gate.Ground(ctx, r)
 	if err != nil {
-		return nil, err
+		return nil, asked(err)
 	}
 	return out, nil
 }

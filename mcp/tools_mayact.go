@@ -96,53 +96,53 @@ func refuseInlineEvidence(_ context.Context, a args) error {
 // the action is noted in the record and an idempotent retry is answered,
 // so an agent sees the same refusal first and the log keeps the same
 // record. Nothing after it reads a.
-func (s *Server) decodeMayAct(ctx context.Context, a args) (*gate.Request, error) {
+func (s *Server) decodeMayAct(ctx context.Context, a args, c *gate.Request) error {
 	if err := s.entrance(a); err != nil {
-		return nil, err
+		return err
 	}
-	c := &gate.Request{Ingest: hasIngest(ctx), Agent: requestAgent(ctx)}
+	c.Ingest, c.Agent = hasIngest(ctx), requestAgent(ctx)
 	var err error
 	if c.RiskPolicy, err = riskPolicy(ctx, a); err != nil {
-		return nil, err
+		return err
 	}
 	fields, actionErr := s.actionObject(a)
 	if c.PropositionID, err = s.mayActProposition(a, fields, actionErr); err != nil {
-		return nil, err
+		return err
 	}
 	if actionErr != nil {
-		return nil, actionErr
+		return actionErr
 	}
 	if c.Action, c.ActionFields, err = s.decodeAction(fields); err != nil {
-		return nil, err
+		return err
 	}
 	if c.Guard, err = s.guardFor(c.ActionFields); err != nil {
-		return nil, err
+		return err
 	}
 	if c.ApprovalID, _, err = a.id("", "approval_id"); err != nil {
-		return nil, err
+		return err
 	}
 	if c.IdempotencyKey, _, err = a.id("", "idempotency_key"); err != nil {
-		return nil, err
+		return err
 	}
 	c.EvaluatedAt, c.Deferred.EvaluatedAt = evaluatedAt(a, false)
 	c.ViewID, _, c.Deferred.ViewID = a.id("", "view_id")
 	if s.decisions != nil {
 		c.Caller = callerFrom(ctx)
 	}
-	return c, nil
+	return nil
 }
 
 // mayAct decodes the call and asks the gate, which decides, records and
 // answers (gate.Decide).
 func (s *Server) mayAct(ctx context.Context, a args) (any, error) {
-	r, err := s.decodeMayAct(ctx, a)
-	if err != nil {
+	var r gate.Request
+	if err := s.decodeMayAct(ctx, a, &r); err != nil {
 		return nil, err
 	}
-	r.Done = s.handOff(ctx)
-	ans, err := s.gate.Decide(ctx, *r)
+	r.Done = s.slotDone(ctx)
+	ans, err := s.gate.Decide(ctx, r)
 	if err != nil {
-		return nil, err
+		return nil, asked(err)
 	}
 	return mayActAnswer{&ans}, nil
 }

@@ -80,8 +80,8 @@ func leaves(e *jsonschema.ValidationError, fn func(*jsonschema.ValidationError))
 	}
 }
 
-// problems turns one leaf into problems. A missing member is reported at
-// its own pointer, as the kernel names "checks[0].result" and not
+// problems turns one leaf into problems. A missing member, or one the
+// schema does not allow, is reported at its own pointer, as the kernel names "checks[0].result" and not
 // "checks[0]", so the two locations can be compared.
 func problems(e *jsonschema.ValidationError) []Problem {
 	at := Pointer(e.InstanceLocation)
@@ -89,6 +89,13 @@ func problems(e *jsonschema.ValidationError) []Problem {
 		out := make([]Problem, len(r.Missing))
 		for i, m := range r.Missing {
 			out[i] = Problem{Pointer: at + "/" + escapeToken(m), Message: "is required (present and not null)"}
+		}
+		return out
+	}
+	if a, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+		out := make([]Problem, len(a.Properties))
+		for i, m := range a.Properties {
+			out[i] = Problem{Pointer: at + "/" + escapeToken(m), Message: "is not allowed here: not a member this schema knows"}
 		}
 		return out
 	}

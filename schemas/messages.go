@@ -26,6 +26,12 @@ func describe(e *jsonschema.ValidationError) string {
 		return "must be a non-empty string"
 	case *kind.MinItems:
 		return fmt.Sprintf("must have at least %d element(s)", k.Want)
+	case *kind.MaxItems:
+		return fmt.Sprintf("must have at most %d element(s); it has %d", k.Want, k.Got)
+	case *kind.MaxProperties:
+		return fmt.Sprintf("must have at most %d member(s); it has %d", k.Want, k.Got)
+	case *kind.MaxLength:
+		return fmt.Sprintf("must be at most %d characters long; it has %d", k.Want, k.Got)
 	case *kind.Minimum:
 		return "must be at least " + k.Want.RatString()
 	case *kind.Maximum:
