@@ -51,8 +51,9 @@ type Config struct {
 
 	Servers []Server // sorted by name
 
-	// Manifest is {"tools": [...], "default": ...} as the file spelled
-	// them (members absent when the file had none), for manifest.Parse.
+	// Manifest is {"tools": [...], "default": ..., "roots": {...},
+	// "redact": [...]} as the file spelled them (members absent when the
+	// file had none), for manifest.Parse.
 	Manifest json.RawMessage
 
 	Pins            string // the pins file
@@ -177,6 +178,8 @@ type file struct {
 	Servers         map[string]serverFile `json:"servers"`
 	Tools           json.RawMessage       `json:"tools"`
 	Default         json.RawMessage       `json:"default"`
+	Roots           json.RawMessage       `json:"roots"`
+	Redact          json.RawMessage       `json:"redact"`
 	Pins            string                `json:"pins"`
 	PinOnFirstSight bool                  `json:"pin_on_first_sight"`
 }
@@ -213,7 +216,7 @@ func (f file) resolve(path string) (*Config, error) {
 	if c.Pins == "" {
 		c.Pins = strings.TrimSuffix(path, filepath.Ext(path)) + ".pins.json"
 	}
-	c.Manifest = manifest(f.Tools, f.Default)
+	c.Manifest = manifest(map[string]json.RawMessage{"tools": f.Tools, "default": f.Default, "roots": f.Roots, "redact": f.Redact})
 	var ps []Problem
 	for name, s := range f.Servers {
 		srv, p := s.resolve(name, dir)
@@ -243,15 +246,14 @@ func auditPath(db, audit string, at func(string) string) string {
 	return at(audit)
 }
 
-func manifest(tools, def json.RawMessage) json.RawMessage {
-	m := map[string]json.RawMessage{}
-	if tools != nil {
-		m["tools"] = tools
+// manifest is the members the file has, as one object.
+func manifest(members map[string]json.RawMessage) json.RawMessage {
+	for k, v := range members {
+		if v == nil {
+			delete(members, k)
+		}
 	}
-	if def != nil {
-		m["default"] = def
-	}
-	out, _ := json.Marshal(m)
+	out, _ := json.Marshal(members)
 	return out
 }
 

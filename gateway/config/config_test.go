@@ -20,8 +20,10 @@ const example = `{
     "local": {"command": "./bin/tool"},
     "remote": {"url": "https://mcp.example/mcp", "headers": {"Authorization": "Bearer x"}, "resources": true, "prompts": true}
   },
-  "tools": [{"match": "fs/read_*"}],
+  "tools": [{"match": "fs/read_*", "kind": "read", "risk": "low", "reversible": true}],
   "default": "deny",
+  "roots": {"fs": "/srv"},
+  "redact": ["token"],
   "pin_on_first_sight": true
 }`
 
@@ -54,7 +56,7 @@ func TestParseExampleResolvesPaths(t *testing.T) {
 	if remote.Stdio() || !remote.Resources || !remote.Prompts || remote.Headers["Authorization"] != "Bearer x" {
 		t.Errorf("remote = %+v", remote)
 	}
-	if !c.PinOnFirstSight || string(c.Manifest) != `{"default":"deny","tools":[{"match":"fs/read_*"}]}` {
+	if !c.PinOnFirstSight || string(c.Manifest) != `{"default":"deny","redact":["token"],"roots":{"fs":"/srv"},"tools":[{"match":"fs/read_*","kind":"read","risk":"low","reversible":true}]}` {
 		t.Errorf("pin_on_first_sight %v, manifest %s", c.PinOnFirstSight, c.Manifest)
 	}
 }

@@ -23,11 +23,11 @@ const (
 )
 
 // manifestStub stands in for manifest.schema.json until package manifest
-// publishes it: the gateway config refers to its $defs "tools" and
-// "default", and until then any list and any value pass there (the
-// manifest's own parser judges them).
+// publishes it: the gateway config refers to its $defs "tools",
+// "default", "roots" and "redact", and until then any list, value, object
+// and list pass there (the manifest's own parser judges them).
 const manifestStub = `{"$schema": "https://json-schema.org/draft/2020-12/schema",
- "$defs": {"tools": {"type": "array"}, "default": true}}`
+ "$defs": {"tools": {"type": "array"}, "default": true, "roots": {"type": "object"}, "redact": {"type": "array"}}}`
 
 var compiled = sync.OnceValues(compile)
 

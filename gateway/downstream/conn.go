@@ -21,9 +21,10 @@ const (
 	maxListPages      = 100
 )
 
-// pingTimeout bounds the probe sent after a call timed out: a server that
-// does not answer it either is hung, and is restarted.
-const pingTimeout = 5 * time.Second
+// The probe sent after a call timed out waits the server's timeout, at
+// least probeFloor: a server that does not answer it either is hung, and
+// is restarted. A slow tool is not a hung server.
+const probeFloor = time.Second
 
 // Progress is one notifications/progress from a server for a call.
 type Progress struct {
@@ -50,7 +51,10 @@ type conn struct {
 	next time.Time // when it is tried again
 	// listing is the last tools/list, kept while the server restarts so
 	// its calls are answered UNAVAILABLE rather than "no such tool".
-	listing   []mcp.Tool
+	listing []mcp.Tool
+	// umu orders the registry's updates of this server's tools: a new
+	// listing and a pins reload never apply an older listing last.
+	umu       sync.Mutex
 	firstDone chan struct{}
 	firstOnce sync.Once
 	relist    chan struct{}
@@ -181,6 +185,8 @@ func (c *conn) list(ctx context.Context, s *session) error {
 		}
 		req.Params.Cursor = res.NextCursor
 	}
+	c.umu.Lock()
+	defer c.umu.Unlock()
 	c.mu.Lock()
 	c.listing = tools
 	c.mu.Unlock()
@@ -277,11 +283,15 @@ func (c *conn) failure(s *session, ctx context.Context, what string, err error) 
 }
 
 // probe asks a server for its first page of tools after a call timed
-// out; one that does not answer within pingTimeout is taken for hung and
+// out; one that does not answer within its timeout (at least probeFloor) is taken for hung and
 // restarted. (Not ping: protocol 2026-07-28 removed it, and mcp-go's
 // Ping then sends nothing.)
 func (c *conn) probe(s *session) {
-	wait := min(pingTimeout, c.srv.Timeout)
+	if !s.probing.CompareAndSwap(false, true) {
+		return // one probe at a time: many calls may time out together
+	}
+	defer s.probing.Store(false)
+	wait := max(probeFloor, c.srv.Timeout)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	if _, err := s.cli.ListToolsByPage(ctx, mcp.ListToolsRequest{}); err != nil && !s.ended() {

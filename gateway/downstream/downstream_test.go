@@ -16,8 +16,8 @@ import (
 func TestStdioListAndCall(t *testing.T) {
 	r, lg := start(t, Options{PinOnFirstSight: true}, stdioServer(t, "fake", nil))
 	tools := r.Tools()
-	if len(tools) != 10 {
-		t.Fatalf("%d tools, want 10: %+v", len(tools), tools)
+	if len(tools) != 11 {
+		t.Fatalf("%d tools, want 11: %+v", len(tools), tools)
 	}
 	echo, ok := r.Tool("fake__echo")
 	if !ok || !echo.Listed() || echo.Server != "fake" || echo.Definition.Name != "echo" || echo.Definition.Description != "Echo the text." {
@@ -86,6 +86,23 @@ func TestCancellationPassesThrough(t *testing.T) {
 	mustEcho(t, r, "fake__echo", "still here")
 }
 
+// Over HTTP the cancellation closes the request's stream, and the
+// server's handler sees its context end.
+func TestCancellationPassesThroughHTTP(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "mark")
+	t.Setenv("EWP_FAKE_MARK", mark) // the HTTP fake runs in this process
+	r, _ := start(t, Options{PinOnFirstSight: true}, httpServer(t, "web"))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	_, err := r.Call(ctx, "web__wait", nil, nil)
+	wantCode(t, err, CodeCancelled, "web")
+	eventually(t, "the server to see the cancellation", func() bool {
+		b, _ := os.ReadFile(mark)
+		return string(b) == "cancelled"
+	})
+	mustEcho(t, r, "web__echo", "still here")
+}
+
 // A server killed during a call: the caller gets UNAVAILABLE naming it,
 // the other server keeps serving, and the killed one comes back.
 func TestKilledMidCall(t *testing.T) {
@@ -126,16 +143,16 @@ func serverPid(t *testing.T, r *Registry, name string) int {
 // is restarted.
 func TestHang(t *testing.T) {
 	srv := stdioServer(t, "fake", nil)
-	srv.Timeout = 300 * time.Millisecond
+	srv.Timeout = 500 * time.Millisecond
 	r, _ := start(t, Options{PinOnFirstSight: true}, srv, stdioServer(t, "other", nil))
 	pid := serverPid(t, r, "fake__pid")
 	began := time.Now()
 	_, err := call(t, r, "fake__hang", "")
 	wantCode(t, err, CodeTimeout, "fake")
-	if d := time.Since(began); d < 300*time.Millisecond || d > 2*time.Second {
-		t.Errorf("timed out after %s, want about 300ms", d)
+	if d := time.Since(began); d < 500*time.Millisecond || d > 3*time.Second {
+		t.Errorf("timed out after %s, want about 500ms", d)
 	}
-	time.Sleep(500 * time.Millisecond) // the ping after the timeout is answered
+	time.Sleep(1500 * time.Millisecond) // the probe after the timeout is answered
 	if serverPid(t, r, "fake__pid") != pid {
 		t.Fatal("a server that answers pings was restarted")
 	}
@@ -239,7 +256,7 @@ func TestUnpinnedUntilPinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Pinned) != 10 || len(rep.Failed) != 0 {
+	if len(rep.Pinned) != 11 || len(rep.Failed) != 0 {
 		t.Fatalf("report = %+v", rep)
 	}
 	eventually(t, "the running registry to see the pins", func() bool { tl, _ := r.Tool("fake__echo"); return tl.Listed() })
@@ -340,5 +357,54 @@ func TestHTTPServerGoesAway(t *testing.T) {
 	}
 	if _, ok := r.Tool("never__echo"); ok {
 		t.Error("a server never reached lists tools")
+	}
+}
+
+// A server that stops reading its stdin with the pipe full cannot hold a
+// call past its deadline, nor the calls after it: the write times out
+// and the server is restarted.
+func TestServerStopsReadingStdin(t *testing.T) {
+	srv := stdioServer(t, "fake", nil)
+	srv.Timeout = 500 * time.Millisecond
+	r, _ := start(t, Options{PinOnFirstSight: true}, srv)
+	pid := serverPid(t, r, "fake__pid")
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(pid, syscall.SIGCONT)
+	big := `{"text":"` + strings.Repeat("z", 256<<10) + `"}` // four times a pipe's buffer
+	done := make(chan error, 1)
+	go func() { _, err := call(t, r, "fake__echo", big); done <- err }()
+	select {
+	case err := <-done:
+		if c := CodeOf(err); c != CodeUnavailable && c != CodeTimeout {
+			t.Fatalf("err = %v, want UNAVAILABLE or TIMEOUT", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a call to a server that does not read its stdin is still waiting after 5s")
+	}
+	eventuallyEcho(t, r, "fake__echo")
+	if serverPid(t, r, "fake__pid") == pid {
+		t.Error("the server was not replaced")
+	}
+}
+
+// A server's stderr is logged a line at a time, each cut at 4 KiB, at
+// most 200 lines a second; the rest are counted.
+func TestStderrIsBounded(t *testing.T) {
+	r, lg := start(t, Options{PinOnFirstSight: true}, stdioServer(t, "fake", nil))
+	if _, err := call(t, r, "fake__spew", ""); err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Close() // the count of a window is logged when it ends, or at the end of stderr
+	eventually(t, "the drop count", func() bool { return strings.Contains(lg.String(), "stderr lines dropped") })
+	l := lg.String()
+	if n := strings.Count(l, "spew "); n > 2*maxStderrLinesPerSecond || n == 0 {
+		t.Errorf("%d spew lines logged, want at most %d", n, 2*maxStderrLinesPerSecond)
+	}
+	_, long, ok := strings.Cut(l, "line=BEGIN")
+	long, _, _ = strings.Cut(long, "\n")
+	if !ok || strings.Contains(long, "END") || !strings.Contains(long, "truncated_bytes=") || len(long) > maxStderrLine+100 {
+		t.Errorf("the long line was not cut at its start: %.200q", long)
 	}
 }

@@ -110,19 +110,24 @@ type lineCap struct {
 
 func (c *lineCap) Read(p []byte) (int, error) {
 	n, err := c.rc.Read(p)
-	for _, b := range p[:n] {
-		if b == '\n' {
-			c.run = 0
-			continue
+	for rest := p[:n]; ; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			c.run += len(rest)
+			break
 		}
-		c.run++
-		if c.run > c.max {
-			perr := &protocolError{fmt.Sprintf("a line of the HTTP response is longer than %d bytes", c.max)}
-			if c.onLimit != nil {
-				c.onLimit(perr)
-			}
-			return 0, perr
+		if c.run+i > c.max {
+			c.run += i
+			break
 		}
+		c.run, rest = 0, rest[i+1:]
+	}
+	if c.run > c.max {
+		perr := &protocolError{fmt.Sprintf("a line of the HTTP response is longer than %d bytes", c.max)}
+		if c.onLimit != nil {
+			c.onLimit(perr)
+		}
+		return 0, perr
 	}
 	return n, err
 }

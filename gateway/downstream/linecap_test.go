@@ -2,9 +2,11 @@ package downstream
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLineGuardPassesJSONLinesAndDropsBlank(t *testing.T) {
@@ -72,5 +74,19 @@ func TestLineCap(t *testing.T) {
 	c = &lineCap{rc: io.NopCloser(strings.NewReader(strings.Repeat("z", 101))), max: 100, onLimit: func(err error) { limited = err }}
 	if _, err := io.ReadAll(c); !isProtocol(err) || !isProtocol(limited) {
 		t.Fatalf("err %v limited %v, want protocol errors", err, limited)
+	}
+}
+
+func TestLineBudget(t *testing.T) {
+	b := lineBudget{max: 2, window: time.Second}
+	var reported []int
+	report := func(n int) { reported = append(reported, n) }
+	t0 := time.Unix(100, 0)
+	got := []bool{b.take(t0, report), b.take(t0, report), b.take(t0, report), b.take(t0.Add(999*time.Millisecond), report)}
+	if fmt.Sprint(got) != "[true true false false]" || reported != nil {
+		t.Fatalf("first window: %v, reported %v", got, reported)
+	}
+	if !b.take(t0.Add(time.Second), report) || fmt.Sprint(reported) != "[2]" {
+		t.Fatalf("the next window: reported %v", reported)
 	}
 }

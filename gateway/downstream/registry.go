@@ -13,8 +13,9 @@
 // Limits: a message from a server is at most Options.MaxLineBytes (4 MiB);
 // 16 non-JSON lines on a stdio server's stdout are forgiven, not more; a
 // server lists at most MaxToolsPerServer tools in at most 100 pages; a
-// stderr line is logged up to 4 KiB; a call lasts at most the server's
-// timeout; the pins file is read up to MaxPinsBytes.
+// stderr line is logged up to 4 KiB, 200 lines a second; a call, and a
+// write to a stdio server's stdin, last at most the server's timeout; the
+// pins file is read up to MaxPinsBytes.
 package downstream
 
 import (
@@ -391,9 +392,11 @@ func (r *Registry) Pin(names ...string) ([]Tool, error) {
 // rejudge applies the pins to every server's last listing again.
 func (r *Registry) rejudge() {
 	for name, c := range r.conns {
+		c.umu.Lock()
 		if l := c.tools(); l != nil {
 			r.update(name, l)
 		}
+		c.umu.Unlock()
 	}
 }
 

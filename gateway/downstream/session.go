@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ewp-go/ewp/gateway/config"
@@ -32,7 +33,8 @@ type session struct {
 	started time.Time
 	// gone is closed when nothing of the session is left running: the
 	// process has exited (stdio), or at once when it ends (HTTP).
-	gone chan struct{}
+	gone    chan struct{}
+	probing atomic.Bool // a liveness probe is under way (conn.probe)
 }
 
 func newSession() *session {
@@ -102,31 +104,26 @@ func startStdio(ctx context.Context, srv config.Server, maxLine int, log *slog.L
 	cmd.Env = childEnv(srv.Env)
 	cmd.Dir = srv.Cwd
 	ownGroup(cmd)
-	stdin, err := cmd.StdinPipe()
+	pipes, err := newPipes()
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes.childIn, pipes.childOut, pipes.childErr
 	if err := cmd.Start(); err != nil {
-		for _, f := range []*os.File{outR, outW, errR, errW} {
-			f.Close()
-		}
+		pipes.closeAll()
 		return nil, fmt.Errorf("start %s: %w", srv.Command, err)
 	}
-	outW.Close()
-	errW.Close()
+	pipes.closeChildEnds()
+	outR, errR := pipes.out, pipes.err
 	s := newSession()
-	s.stop = func() { stopProcess(cmd, stdin, s.gone) }
+	stdin := &deadlineWriter{f: pipes.in, timeout: srv.Timeout, s: s}
+	s.stop = func() { stopProcess(cmd, pipes.in, s.gone) }
+	guard := newLineGuard(outR, maxLine, func(line []byte) {
+		log.Warn("downstream wrote a line on stdout that is not JSON-RPC; dropped", "server", srv.Name,
+			"line", termtext.Escape(string(line[:min(len(line), 200)])), "bytes", len(line))
+	})
+	s.cli = client.NewClient(transport.NewIO(endNotifier{guard, outR, s}, stdin, nil))
+	err = s.cli.Start(ctx) // the session is whole before anything may end it
 	go func() {
 		err := cmd.Wait()
 		close(s.gone)
@@ -138,18 +135,78 @@ func startStdio(ctx context.Context, srv config.Server, maxLine int, log *slog.L
 		s.end(err)
 	}()
 	go logStderr(errR, srv.Name, log)
-	guard := newLineGuard(outR, maxLine, func(line []byte) {
-		log.Warn("downstream wrote a line on stdout that is not JSON-RPC; dropped", "server", srv.Name,
-			"line", termtext.Escape(string(line[:min(len(line), 200)])), "bytes", len(line))
-	})
-	tr := transport.NewIO(endNotifier{guard, outR, s}, stdin, nil)
-	s.cli = client.NewClient(tr)
-	if err := s.cli.Start(ctx); err != nil {
+	if err != nil {
 		s.end(err)
 		return nil, err
 	}
 	return s, nil
 }
+
+// pipes are the three pipes of a child: the ends it gets, and ours. Ours
+// are pollable, so a write to a server that stopped reading can time out.
+type pipes struct {
+	childIn, childOut, childErr *os.File
+	in, out, err                *os.File
+}
+
+func newPipes() (*pipes, error) {
+	var p pipes
+	var err error
+	if p.childIn, p.in, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	if p.out, p.childOut, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, err
+	}
+	if p.err, p.childErr, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, err
+	}
+	return &p, nil
+}
+
+func (p *pipes) closeChildEnds() {
+	for _, f := range []*os.File{p.childIn, p.childOut, p.childErr} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+func (p *pipes) closeAll() {
+	p.closeChildEnds()
+	for _, f := range []*os.File{p.in, p.out, p.err} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// deadlineWriter writes to a server's stdin within its timeout. mcp-go
+// writes a request while holding its stdin lock and the caller's context
+// does not interrupt the write: without a deadline one server that stops
+// reading (its pipe full) would hold every later request, and the probe
+// that should find it hung, forever. A write past the deadline ends the
+// session.
+type deadlineWriter struct {
+	f       *os.File
+	timeout time.Duration
+	s       *session
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	if err := w.f.SetWriteDeadline(time.Now().Add(w.timeout)); err != nil {
+		return w.f.Write(p) // not pollable: as mcp-go would
+	}
+	n, err := w.f.Write(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		w.s.end(fmt.Errorf("the server stopped reading its stdin (a write did not complete within %s)", w.timeout))
+	}
+	return n, err
+}
+
+func (w *deadlineWriter) Close() error { return w.f.Close() }
 
 // endNotifier ends the session when the guarded stdout ends, with the
 // guard's reason (a protocol violation) or "stdout closed". mcp-go is
@@ -195,16 +252,20 @@ func stopProcess(cmd *exec.Cmd, stdin io.Closer, exited <-chan struct{}) {
 func logStderr(r *os.File, server string, log *slog.Logger) {
 	defer r.Close()
 	br := bufio.NewReaderSize(r, maxStderrLine)
+	budget := lineBudget{max: maxStderrLinesPerSecond, window: time.Second}
+	dropped := func(n int) {
+		log.Warn("downstream stderr lines dropped (more than the rate logged)", "server", server, "dropped", n, "per_second", maxStderrLinesPerSecond)
+	}
 	for {
 		line, err := br.ReadSlice('\n')
+		text := termtext.Escape(string(trimNewline(line))) // copied: the buffer is reused below
 		extra := 0
 		for errors.Is(err, bufio.ErrBufferFull) { // the rest of a long line: count it, skip it
 			var more []byte
 			more, err = br.ReadSlice('\n')
 			extra += len(more)
 		}
-		if len(line) > 0 {
-			text := termtext.Escape(string(trimNewline(line)))
+		if len(line) > 0 && budget.take(time.Now(), dropped) {
 			if extra > 0 {
 				log.Info("downstream stderr", "server", server, "line", text, "truncated_bytes", extra)
 			} else {
@@ -212,8 +273,44 @@ func logStderr(r *os.File, server string, log *slog.Logger) {
 			}
 		}
 		if err != nil {
+			budget.flush(dropped)
 			return
 		}
+	}
+}
+
+// maxStderrLinesPerSecond bounds how many stderr lines of one server are
+// logged a second; the rest are counted and the count logged.
+const maxStderrLinesPerSecond = 200
+
+// lineBudget lets max lines through per window and counts the others.
+type lineBudget struct {
+	max     int
+	window  time.Duration
+	start   time.Time
+	n       int
+	dropped int
+}
+
+// take reports whether one more line may be logged at now; report is
+// told how many were dropped in a window that has ended.
+func (b *lineBudget) take(now time.Time, report func(int)) bool {
+	if now.Sub(b.start) >= b.window {
+		b.flush(report)
+		b.start, b.n = now, 0
+	}
+	if b.n < b.max {
+		b.n++
+		return true
+	}
+	b.dropped++
+	return false
+}
+
+func (b *lineBudget) flush(report func(int)) {
+	if b.dropped > 0 {
+		report(b.dropped)
+		b.dropped = 0
 	}
 }
 
@@ -229,8 +326,10 @@ func trimNewline(b []byte) []byte {
 // credential) are never sent to another address.
 func startHTTP(ctx context.Context, srv config.Server, maxLine int) (*session, error) {
 	s := newSession()
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.MaxIdleConnsPerHost = maxIdlePerServer
 	hc := &http.Client{
-		Transport: capTransport{base: http.DefaultTransport, max: maxLine, onLimit: s.end},
+		Transport: capTransport{base: base, max: maxLine, onLimit: s.end},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return errors.New("redirects are not followed (the configured headers would go to another address)")
 		},
@@ -241,13 +340,18 @@ func startHTTP(ctx context.Context, srv config.Server, maxLine int) (*session, e
 		return nil, err
 	}
 	s.cli = client.NewClient(tr)
-	s.stop = func() { hc.CloseIdleConnections(); close(s.gone) }
+	s.stop = func() { base.CloseIdleConnections(); close(s.gone) }
 	if err := s.cli.Start(ctx); err != nil {
 		s.end(err)
 		return nil, err
 	}
 	return s, nil
 }
+
+// maxIdlePerServer keeps connections to an HTTP server open for reuse:
+// Go's default of 2 would open a new one for most calls when many agents
+// call at once.
+const maxIdlePerServer = 64
 
 // quietLogger drops mcp-go's HTTP transport log, which may quote request
 // details; the gateway logs what it needs itself.
