@@ -24,6 +24,9 @@ import (
 func (g *Gate) Decide(ctx context.Context, r Request) (Answer, error) {
 	done := r.Done
 	r.Done = nil
+	if r.RiskPolicy == (warrant.RiskPolicy{}) {
+		r.RiskPolicy = warrant.DefaultRiskPolicy()
+	}
 	if g.st == nil {
 		runDone(done)
 		return Answer{}, errNotNew
@@ -228,7 +231,7 @@ func (g *Gate) mayAct(ctx context.Context, r *Request, dr *draft) (Answer, error
 	}
 	layers := g.Layers
 	if r.Call != nil {
-		layers = append([]Layer{EvidenceLayer{}}, g.Layers...)
+		layers = g.st.callLayers
 	}
 	var d *audit.Decision
 	if dr != nil {

@@ -344,3 +344,22 @@ type panicLayer struct{}
 func (panicLayer) Name() string                                         { return "panics" }
 func (panicLayer) ActionKeys() []string                                 { return nil }
 func (panicLayer) Decide(context.Context, Input) (LayerDecision, error) { panic("layer bug") }
+
+// The evidence layer runs once for a tool call, whether the gate adds it
+// or the configuration names it; the zero risk policy is the default.
+func TestEvidenceLayerOnce(t *testing.T) {
+	for _, layers := range [][]Layer{nil, {EvidenceLayer{}}} {
+		g, _ := New(Config{Layers: layers, Now: func() time.Time { return testNow }})
+		ans, err := g.Decide(context.Background(), Request{Call: toolCall(`{}`), Action: action("high", true)})
+		if err != nil || len(ans.Layers) != 2 || ans.Layers[1].Layer != EvidenceLayerName {
+			t.Fatalf("layers %v: %+v, %v", layers, ans, err)
+		}
+		if ans.RiskPolicy != warrant.DefaultRiskPolicy() {
+			t.Errorf("judged under %+v, want the default policy", ans.RiskPolicy)
+		}
+		ans, err = g.Decide(context.Background(), Request{Action: action("high", true)})
+		if err != nil || len(ans.Layers) != 1 || ans.Decision != warrant.Deny {
+			t.Errorf("a may_act call no layer judged: %+v, %v; want DENY without the evidence layer", ans, err)
+		}
+	}
+}

@@ -38,7 +38,8 @@ type Config struct {
 	Log audit.Log
 	// Layers are the layers past the warrant layer (grounding,
 	// edge_policies, call_policies, budget, …), in order. The evidence
-	// layer is the gate's own and runs first for a Request with Call.
+	// layer (EvidenceLayer) runs first for a Request with Call unless it
+	// is among them; it judges only such requests.
 	Layers []Layer
 	// Approvals is the approval layer; nil with a Log: one over the Log
 	// with OperatorKeys and MaxApprovalLifetime.
@@ -100,13 +101,16 @@ type Gate struct {
 type state struct {
 	cfg       Config
 	policyIDs []string
-	explain   func(error) (string, string)
-	log       *slog.Logger
-	replays   Replays
-	redact    redactor
-	keys      keyLocks
-	hashes    viewHashes
-	policies  riskPolicies
+	// callLayers are the layers of a forwarded tool call: the evidence
+	// layer first, unless Config.Layers names it itself.
+	callLayers []Layer
+	explain    func(error) (string, string)
+	log        *slog.Logger
+	replays    Replays
+	redact     redactor
+	keys       keyLocks
+	hashes     viewHashes
+	policies   riskPolicies
 }
 
 // New is the gate cfg describes.
@@ -126,6 +130,12 @@ func New(cfg Config) (*Gate, error) {
 	}
 	if cfg.Guard != nil && cfg.Guard.Policies() != nil {
 		st.policyIDs = cfg.Guard.Policies().IDs()
+	}
+	st.callLayers = append([]Layer{EvidenceLayer{}}, cfg.Layers...)
+	for _, l := range cfg.Layers {
+		if l.Name() == EvidenceLayerName {
+			st.callLayers = cfg.Layers
+		}
 	}
 	g := &Gate{Layers: cfg.Layers, Now: cfg.Now, Approvals: cfg.Approvals, st: st}
 	if cfg.Log != nil {

@@ -34,7 +34,7 @@ type Request struct {
 	// or no guard is installed.
 	Guard *GuardCall
 	// RiskPolicy is the policy the action is judged under (the default
-	// unless an ingest caller sent one).
+	// unless an ingest caller sent one; the zero policy means the default).
 	RiskPolicy warrant.RiskPolicy
 	// ApprovalID names an operator's approval the caller presents; "" for
 	// none.

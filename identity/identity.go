@@ -278,3 +278,35 @@ func PrincipalFrom(ctx context.Context) audit.Principal {
 	}
 	return audit.Principal{Name: audit.Anonymous}
 }
+
+type identityKey struct{}
+
+// IdentityFrom is what Wrap established for ctx's request: the
+// credential's kind, its record name and the ingest role, beside the
+// principal PrincipalFrom gives.
+func IdentityFrom(ctx context.Context) (Identity, bool) {
+	id, ok := ctx.Value(identityKey{}).(Identity)
+	return id, ok
+}
+
+// Wrap is the Authenticator in front of next, for an entrance with no
+// front of its own (the gateway, the hook endpoints): it serves the PRM
+// document at its paths, answers a refused credential with Challenge, and
+// hands next the request with the principal (WithPrincipal) and the
+// Identity (IdentityFrom) on its context. Host and Origin are the
+// caller's to check first.
+func (a *Authenticator) Wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.IsMetadataPath(r.URL.Path) {
+			a.ServeMetadata(w, r)
+			return
+		}
+		id, err := a.Authenticate(r)
+		if err != nil {
+			a.Challenge(w, err)
+			return
+		}
+		ctx := context.WithValue(WithPrincipal(r.Context(), id.Principal), identityKey{}, id)
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}

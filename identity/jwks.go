@@ -39,11 +39,12 @@ const (
 
 // keySet holds the JWKS, reloaded on an unknown kid and when old.
 type keySet struct {
-	loc    string // a file path or an http(s) URL
-	shown  string // loc as errors show it: a URL without userinfo, query or fragment
-	isURL  bool
-	client *http.Client
-	now    func() time.Time
+	loc     string // a file path or an http(s) URL
+	shown   string // loc as errors show it: a URL without userinfo, query or fragment
+	isURL   bool
+	client  *http.Client
+	timeout time.Duration // one fetch's bound (JWKSFetchTimeout)
+	now     func() time.Time
 
 	mu     sync.RWMutex
 	keys   []jose.JSONWebKey
@@ -53,15 +54,18 @@ type keySet struct {
 	lastTry time.Time
 }
 
-func newKeySet(loc string, client *http.Client, now func() time.Time) (*keySet, error) {
-	ks := &keySet{loc: loc, shown: loc, client: client, now: now}
+func newKeySet(loc string, client *http.Client, timeout time.Duration, now func() time.Time) (*keySet, error) {
+	if timeout <= 0 {
+		timeout = JWKSFetchTimeout
+	}
+	ks := &keySet{loc: loc, shown: loc, client: client, timeout: timeout, now: now}
 	if u, err := url.Parse(loc); err == nil && (u.Scheme == "https" || u.Scheme == "http") {
 		if u.Host == "" {
 			return nil, fmt.Errorf("identity: --jwks %s: the URL names no host", redactURL(u))
 		}
 		ks.isURL, ks.shown = true, redactURL(u)
 		if ks.client == nil {
-			ks.client = &http.Client{Timeout: JWKSFetchTimeout}
+			ks.client = &http.Client{}
 		}
 		// A redirect could carry a token in its query into an error;
 		// the operator names the final URL instead.
@@ -135,9 +139,9 @@ func (ks *keySet) read(ctx context.Context) ([]byte, error) {
 			return nil, fmt.Errorf("identity: JWKS %s: %w", ks.shown, err)
 		}
 		defer f.Close()
-		return readCapped(f, ks.shown)
+		return ks.readCapped(f)
 	}
-	ctx, cancel := context.WithTimeout(ctx, JWKSFetchTimeout)
+	ctx, cancel := context.WithTimeout(ctx, ks.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ks.loc, nil)
 	if err != nil {
@@ -146,35 +150,35 @@ func (ks *keySet) read(ctx context.Context) ([]byte, error) {
 	req.Header.Set("Accept", "application/json, application/jwk-set+json")
 	resp, err := ks.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("identity: JWKS %s: fetching it failed: %v", ks.shown, unwrapURLError(err))
+		return nil, fmt.Errorf("identity: JWKS %s: fetching it failed: %v", ks.shown, ks.unwrapURLError(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("identity: JWKS %s: answered HTTP %d, want 200", ks.shown, resp.StatusCode)
 	}
-	return readCapped(resp.Body, ks.shown)
+	return ks.readCapped(resp.Body)
 }
 
 // unwrapURLError drops net/http's *url.Error, whose text repeats the
 // whole URL, user information and query included.
-func unwrapURLError(err error) error {
+func (ks *keySet) unwrapURLError(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		if ue.Timeout() {
-			return fmt.Errorf("no answer within %v", JWKSFetchTimeout)
-		}
-		return ue.Err
+		err = ue.Err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("no answer within %v", ks.timeout)
 	}
 	return err
 }
 
-func readCapped(r io.Reader, shown string) ([]byte, error) {
+func (ks *keySet) readCapped(r io.Reader) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxJWKSBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("identity: JWKS %s: reading it failed: %v", shown, unwrapURLError(err))
+		return nil, fmt.Errorf("identity: JWKS %s: reading it failed: %v", ks.shown, ks.unwrapURLError(err))
 	}
 	if len(b) > MaxJWKSBytes {
-		return nil, fmt.Errorf("identity: JWKS %s is larger than %d bytes", shown, MaxJWKSBytes)
+		return nil, fmt.Errorf("identity: JWKS %s is larger than %d bytes", ks.shown, MaxJWKSBytes)
 	}
 	return b, nil
 }

@@ -29,8 +29,12 @@ type OAuth struct {
 	// GroupsClaim names the claim holding the subject's groups (a JSON
 	// array of strings, or one string); "" takes no groups.
 	GroupsClaim string
-	// Client fetches a JWKS URL (nil: one with JWKSFetchTimeout).
+	// Client fetches a JWKS URL (nil: http.Client's defaults; it never
+	// follows a redirect).
 	Client *http.Client
+	// FetchTimeout bounds one fetch of a JWKS URL, the body read too
+	// (0: JWKSFetchTimeout).
+	FetchTimeout time.Duration
 }
 
 type verifier struct {
@@ -48,7 +52,7 @@ func newVerifier(ctx context.Context, o OAuth, now func() time.Time) (*verifier,
 	case o.Audience == "":
 		return nil, errors.New("identity: OAuth needs the audience the tokens must name (--audience), this server's resource URL")
 	}
-	ks, err := newKeySet(o.JWKS, o.Client, now)
+	ks, err := newKeySet(o.JWKS, o.Client, o.FetchTimeout, now)
 	if err != nil {
 		return nil, err
 	}

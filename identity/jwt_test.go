@@ -284,3 +284,30 @@ func TestAnonymousPrincipalName(t *testing.T) {
 		t.Fatal("the anonymous principal's name is part of the contract")
 	}
 }
+
+func TestJWKSFetchTimeout(t *testing.T) {
+	is := newIssuer(t)
+	release := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		_, _ = w.Write([]byte(`{"keys":[`)) // then hangs mid-body
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer ts.Close()
+	defer close(release)
+	o := is.oauth(ts.URL + "/jwks")
+	o.FetchTimeout = 200 * time.Millisecond
+	start := time.Now()
+	_, err := New(context.Background(), Config{OAuth: o})
+	if err == nil || !strings.Contains(err.Error(), "no answer within 200ms") {
+		t.Fatalf("a JWKS that never ends: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("the fetch took %v past its 200ms bound", d)
+	}
+}

@@ -89,3 +89,41 @@ func TestChallenge(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+func TestWrap(t *testing.T) {
+	reg := newFakeAgents()
+	cred := reg.add(t, "alice", false, "ops")
+	a := newAuth(t, Config{Agents: reg, Resource: "http://127.0.0.1:8765/hooks"})
+	var seen Identity
+	h := a.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen, _ = IdentityFrom(r.Context())
+		if p := PrincipalFrom(r.Context()); p.Name != seen.Principal.Name {
+			t.Errorf("principal %q, identity %q", p.Name, seen.Principal.Name)
+		}
+		w.WriteHeader(204)
+	}))
+	for _, tc := range []struct {
+		path, token string
+		code        int
+		who         string
+	}{
+		{"/hooks/claude-code", cred, 204, "alice"},
+		{"/hooks/claude-code", "", 204, "anonymous"},
+		{"/hooks/claude-code", "ewp_agent_" + strings.Repeat("A", 43), 401, ""},
+		{WellKnownPath + "/hooks", "", 200, ""},
+	} {
+		seen = Identity{}
+		r := httptest.NewRequest(http.MethodGet, tc.path, nil)
+		if tc.token != "" {
+			r.Header.Set("Authorization", "Bearer "+tc.token)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != tc.code || seen.Principal.Name != tc.who {
+			t.Errorf("%s %q: %d %q", tc.path, tc.token, w.Code, seen.Principal.Name)
+		}
+	}
+	if _, ok := IdentityFrom(context.Background()); ok {
+		t.Error("an identity without Wrap")
+	}
+}

@@ -32,14 +32,9 @@ type transportInfo struct {
 
 type transportKey struct{}
 
-// withTransport records which transport serves ctx's call. Only the
-// transports set it, next to the role.
-func withTransport(ctx context.Context, name, remote string) context.Context {
-	return context.WithValue(ctx, transportKey{}, transportInfo{name: name, remote: remote})
-}
-
-// withCaller is withTransport with the credential that named the caller,
-// and the principal it named on ctx (identity.WithPrincipal).
+// withCaller records which transport serves ctx's call, the credential
+// that named the caller, and the principal it named
+// (identity.WithPrincipal). Only the transports set it, next to the role.
 func withCaller(ctx context.Context, tr transportInfo, p audit.Principal) context.Context {
 	return identity.WithPrincipal(context.WithValue(ctx, transportKey{}, tr), p)
 }
