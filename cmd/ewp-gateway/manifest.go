@@ -13,7 +13,7 @@ import (
 )
 
 // CodeToolDenied: the operator's manifest denies the call outright.
-const CodeToolDenied = "EWP_REFUSE_TOOL_DENIED"
+const CodeToolDenied = "EWP_REFUSE_DENIED_BY_MANIFEST" // as the hooks name it
 
 // manifestOf is the operator's manifest as the front asks it.
 type manifestOf struct{ m *manifest.Manifest }
