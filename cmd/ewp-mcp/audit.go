@@ -59,34 +59,34 @@ func openAuditStore(path string, pg auditpg.Options, _ *slog.Logger) (audit.Log,
 // is the SQLite store beside its ledger, in the demo's directory.
 // policyHash is the hash of the policies the guard loaded (guardOption),
 // recorded with every decision.
-func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Option, func(), error) {
+func decisionLogOption(cfg config, policyHash string, log *slog.Logger) (mcp.Option, *mcp.DecisionLog, func(), error) {
 	path := auditPath(cfg)
 	if path == "" {
 		log.Warn("running without a decision log (--audit off): decisions are not recorded and approvals are disabled")
-		return nil, func() {}, nil
+		return nil, nil, func() {}, nil
 	}
 	l, err := openDecisionLog(path, auditpg.Options{Settings: pgSettings(cfg)}, log)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", pgurl.Redact(path), err)
+		return nil, nil, nil, fmt.Errorf("open decision log %s (name one on writable storage with --audit PATH, or run without decisions on record with --audit off): %w", pgurl.Redact(path), err)
 	}
 	log.Info("decision log ready", "audit", pgurl.Redact(path))
 	notifying, err := withNotifications(cfg.notify, l, log)
 	if err != nil {
 		_ = l.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	l = notifying
 	keys, err := operatorKeys(cfg, log)
 	if err != nil {
 		_ = l.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	dl := mcp.DecisionLog{Log: l, PolicySetHash: policyHash, OperatorKeys: keys,
 		MaxApprovalLifetime: cfg.approvalMaxLifetime, ReplayWindow: cfg.replayWindow, RedactArguments: cfg.redact}
 	if auditstore.IsPostgres(path) {
 		dl.Unavailable = postgres.IsUnavailable
 	}
-	return mcp.WithDecisionLog(dl), func() { _ = l.Close() }, nil
+	return mcp.WithDecisionLog(dl), &dl, func() { _ = l.Close() }, nil
 }
 
 // operatorKeys loads the operator public keys the gate verifies approvals

@@ -75,6 +75,10 @@ Flags:
   --demo-dir DIR            Where --demo keeps its files, kept on exit; a DIR that holds a
                             demo already is served as it is. Default: a new temporary
                             directory, deleted on exit.
+  --tools FILE.json         The tool manifest (schemas/manifest.schema.json): with --http,
+                            serves the client hook endpoints POST /hooks/claude-code and
+                            POST /hooks/tool-call, each call described by it and asked
+                            of the gate (docs/hooks.md).
   --policies FILE.cedar     Edge policies for the grounding guard (Cedar forbid policies,
                             each placed on one APPLIES_TO edge by @source, @target and
                             @source_depth annotations). Loaded once at start, never from
@@ -233,6 +237,7 @@ type config struct {
 	token       string // the HTTP ingest token, "" when none
 	operator    string // the console's operator token, "" when none (no console)
 	policies    string // the operator's Cedar edge-policy file, "" when none
+	tools       string // --tools: the tool manifest the hook endpoints describe calls by
 	timeout     time.Duration
 	maxRequest  int
 	maxCalls    int
@@ -285,6 +290,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	fs.StringVar(&tokenFile, "ingest-token-file", "", "")
 	fs.StringVar(&operatorFile, "operator-token-file", "", "")
 	fs.StringVar(&c.policies, "policies", "", "")
+	fs.StringVar(&c.tools, "tools", "", "")
 	fs.DurationVar(&c.timeout, "request-timeout", mcp.DefaultRequestTimeout, "")
 	fs.IntVar(&c.maxRequest, "max-request-bytes", mcp.MaxBodyBytes, "")
 	fs.IntVar(&c.maxCalls, "max-concurrent-calls", mcp.DefaultMaxConcurrentCalls(), "")

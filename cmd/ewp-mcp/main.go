@@ -102,7 +102,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	if guard != nil {
 		opts = append(opts, guard)
 	}
-	decisions, closeLog, err := decisionLogOption(cfg, policyHash, log)
+	decisions, dlog, closeLog, err := decisionLogOption(cfg, policyHash, log)
 	if err != nil {
 		return err
 	}
@@ -125,12 +125,13 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		ready("", false)
 		return srv.ServeStdio(ctx, stdin, stdout, cfg.allowIngest)
 	}
-	return serveHTTP(ctx, cfg, store, srv, log, ready)
+	hooks := hookDeps{store: store, dlog: dlog, policyHash: policyHash, log: log}
+	return serveHTTP(ctx, cfg, store, srv, hooks, log, ready)
 }
 
 // serveHTTP serves until ctx ends; ready is called with the address
 // listened on and whether the console is served, once both are known.
-func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server, log *slog.Logger, ready func(addr string, console bool)) error {
+func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server, hooks hookDeps, log *slog.Logger, ready func(addr string, console bool)) error {
 	ln, err := net.Listen("tcp", cfg.httpAddr)
 	if err != nil {
 		return err
@@ -153,6 +154,10 @@ func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server
 	}
 	defer closeConsole()
 	h = routeConsole(h, con, cfg)
+	if h, err = routeHooks(ctx, h, cfg, hooks, addr, con != nil); err != nil {
+		_ = ln.Close()
+		return err
+	}
 	hs := mcp.NewHTTPServer(addr, h)
 	hs.WriteTimeout = mcp.WriteTimeoutFor(srv.RequestTimeout())
 	errc := make(chan error, 1)
