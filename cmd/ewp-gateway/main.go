@@ -59,7 +59,8 @@ Flags:
                             pins. Relative paths in it are read against its directory.
                             Errors name the field (a JSON pointer) and the rule it breaks.
   --http ADDR               Serve Streamable HTTP on ADDR (host:port; 127.0.0.1:0 picks a
-                            port) instead of stdio. Requests must name ADDR in Host and
+                            port) instead of stdio, and the client hook endpoints beside it
+                            (POST /hooks/claude-code, /hooks/tool-call; docs/hooks.md). Requests must name ADDR in Host and
                             Origin (403 otherwise); bodies over --max-request-bytes get 413.
   --allow-host HOST:PORT    With --http: another name requests may use in Host/Origin
                             (repeatable), for a gateway behind a known name.

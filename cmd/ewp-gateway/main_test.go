@@ -184,3 +184,28 @@ func TestPinReportsAServerItCannotReach(t *testing.T) {
 		t.Error("a pins file was written with nothing pinned")
 	}
 }
+
+// ewp-gateway --http also serves the client hook endpoints over the same
+// gate and manifest: a tool call the manifest permits is MAY_ACT, one no
+// rule matches is refused, each under a decision.
+func TestHTTPServesTheHookEndpoints(t *testing.T) {
+	bin, config := echoWorld(t)
+	u := httpGateway(t, bin, config)
+	base := strings.TrimSuffix(u, "/mcp")
+	post := func(body string) string {
+		t.Helper()
+		resp, err := http.Post(base+"/hooks/tool-call", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if got := post(`{"tool":"echo/echo","arguments":{"text":"hi"}}`); !strings.Contains(got, `"decision":"MAY_ACT"`) || !strings.Contains(got, `"decision_id"`) {
+		t.Errorf("permitted call: %s", got)
+	}
+	if got := post(`{"tool":"other/rm","arguments":{}}`); !strings.Contains(got, `"decision":"DENY"`) {
+		t.Errorf("a call no rule matches: %s", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
 	"github.com/ewp-go/ewp/gateway/config"
 	"github.com/ewp-go/ewp/gateway/front"
+	"github.com/ewp-go/ewp/hook"
 	"github.com/ewp-go/ewp/identity"
 	"github.com/ewp-go/ewp/internal/mcpwire"
 	"github.com/ewp-go/ewp/internal/pgurl"
@@ -77,7 +79,15 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 			return identity.WithPrincipal(ctx, agent)
 		})
 	}
-	return serveHTTP(ctx, o, f, b.log, writeTimeout(cfg), log)
+	hooks := func(mux *http.ServeMux, auth *identity.Authenticator) {
+		judge := &hook.GateJudge{Gate: b.gate, Describe: hook.ManifestDescribe(m), Log: b.log}
+		where := hook.Where{ConsoleURL: cfg.ConsoleURL}
+		if cmd := approveCommand(cfg); cmd != "" {
+			where.DB = strings.TrimSuffix(strings.TrimPrefix(cmd, "ewp-audit approve "), " --once")
+		}
+		(&hook.Server{Judge: judge, Auth: hook.IdentityAuth(auth), Where: where, Log: log}).Route(mux)
+	}
+	return serveHTTP(ctx, o, f, b.log, hooks, writeTimeout(cfg), log)
 }
 
 // approveCommand is the command line that approves a pending decision
@@ -123,13 +133,9 @@ func stdioAgent(ctx context.Context, name string, l audit.Log) (audit.Principal,
 }
 
 // authenticated serves next with the caller's principal on the request's
-// context, answering the resource metadata and the 401 challenge itself.
+// context, answering the 401 challenge itself.
 func authenticated(next http.Handler, a *identity.Authenticator) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a.IsMetadataPath(r.URL.Path) {
-			a.ServeMetadata(w, r)
-			return
-		}
 		id, err := a.Authenticate(r)
 		if err != nil {
 			a.Challenge(w, err)
@@ -139,7 +145,24 @@ func authenticated(next http.Handler, a *identity.Authenticator) http.Handler {
 	})
 }
 
-func serveHTTP(ctx context.Context, o options, f *front.Front, l audit.Log, wt time.Duration, log *slog.Logger) error {
+// withMetadata answers the protected resource metadata, and sends
+// everything else to next.
+func withMetadata(next http.Handler, a *identity.Authenticator) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.IsMetadataPath(r.URL.Path) {
+			a.ServeMetadata(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// serveHTTP serves the MCP endpoint and, through hooks, the client hook
+// endpoints (POST /hooks/claude-code, /hooks/tool-call: Claude Code's
+// hooks and the OpenClaw plugin, judged by the same gate and manifest),
+// all behind the Host/Origin check and the body limit.
+func serveHTTP(ctx context.Context, o options, f *front.Front, l audit.Log, hooks func(*http.ServeMux, *identity.Authenticator),
+	wt time.Duration, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", o.httpAddr)
 	if err != nil {
 		return err
@@ -157,15 +180,17 @@ func serveHTTP(ctx context.Context, o options, f *front.Front, l audit.Log, wt t
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle(endpointPath, f.HTTPHandler(endpointPath, func(ctx context.Context, r *http.Request) context.Context {
+	mux.Handle(endpointPath, authenticated(f.HTTPHandler(endpointPath, func(ctx context.Context, r *http.Request) context.Context {
 		return identity.WithPrincipal(ctx, identity.PrincipalFrom(r.Context()))
-	}))
-	h := mcpwire.Guard(authenticated(mux, auth), hosts, o.maxRequest, "the operator raises the limit with ewp-gateway --max-request-bytes")
+	}), auth))
+	hooks(mux, auth)
+	h := mcpwire.Guard(withMetadata(mux, auth), hosts, o.maxRequest, "the operator raises the limit with ewp-gateway --max-request-bytes")
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: wt,
 		IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("serving the gateway over HTTP", "url", "http://"+addr+endpointPath,
+		"claude_code_hook", "http://"+addr+hook.PathClaudeCode, "tool_call_hook", "http://"+addr+hook.PathToolCall,
 		"agent_credentials", identity.AgentsOf(l) != nil, "required", auth.Required())
 	select {
 	case err := <-errc:
