@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ewp-go/ewp/internal/npmclients"
 )
@@ -235,14 +236,25 @@ type decision struct{ id, outcome string }
 // a call that was not forwarded has none.
 func checkExport(t *testing.T, w *world, decided []decision) {
 	t.Helper()
-	out := runProg(t, filepath.Join(w.bin, "ewp-audit"), "export", "--db", w.ledger)
-	byID := map[string]map[string]any{}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("export line %q: %v", line, err)
+	var out string
+	var byID map[string]map[string]any
+	// A result is recorded just after its call is answered: the last
+	// one may take a moment to land.
+	for try := 0; ; try++ {
+		out = runProg(t, filepath.Join(w.bin, "ewp-audit"), "export", "--db", w.ledger)
+		byID = map[string]map[string]any{}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatalf("export line %q: %v", line, err)
+			}
+			byID[m["decision_id"].(string)] = m
 		}
-		byID[m["decision_id"].(string)] = m
+		last := decided[len(decided)-1]
+		if _, ok := byID[last.id]; ok && allResults(byID, decided) || try == 50 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	for i, want := range decided {
 		d, ok := byID[want.id]
@@ -261,6 +273,16 @@ func checkExport(t *testing.T, w *world, decided []decision) {
 	if t.Failed() {
 		t.Logf("export:\n%s", out)
 	}
+}
+
+// allResults: every forwarded call's result is in the export.
+func allResults(byID map[string]map[string]any, decided []decision) bool {
+	for _, d := range decided {
+		if d.outcome == "MAY_ACT" && !hasResult(byID[d.id], "ok") {
+			return false
+		}
+	}
+	return true
 }
 
 func hasResult(d map[string]any, status string) bool {

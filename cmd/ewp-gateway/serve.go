@@ -63,6 +63,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	f := front.New(front.Config{Name: "ewp-gateway", Version: warrant.ProtocolVersion, Gate: b.gate,
 		Manifest: manifestOf{m}, Downstreams: reg, Log: log, Principal: identity.PrincipalFrom,
 		Approve: front.Approve{ConsoleURL: cfg.ConsoleURL, Command: approveCommand(cfg)}})
+	defer f.Close() // before the registry and the log close: every result recorded
 	fp.Store(f)
 	f.Sync() // anything the registry saw while the front was made
 	f.SyncPassthrough(ctx)

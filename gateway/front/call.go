@@ -135,14 +135,41 @@ func (f *Front) forward(ctx context.Context, t Tool, req mcp.CallToolRequest, ar
 		out.SHA256 = resultHash(res)
 	}
 	if decisionID != "" {
-		// The call has run; a failure to record its outcome must not hide
-		// its result from the agent, so it is logged, not answered.
-		if rerr := f.cfg.Gate.RecordResult(context.WithoutCancel(ctx), out); rerr != nil {
-			f.cfg.Log.Error("recording a result failed", "decision_id", decisionID, "err", rerr)
-		}
+		f.record(context.WithoutCancel(ctx), out)
 	}
 	return withDecision(res, decisionID)
 }
+
+// maxPendingResults bounds the results being recorded after their calls
+// were answered; past it a result is recorded before the answer.
+const maxPendingResults = 1024
+
+// record records a forwarded call's outcome. The decision is on record
+// already, before the call was forwarded; the outcome is written after
+// the agent has its answer, off the call's path, unless maxPendingResults
+// are in flight (then the caller waits, so a flood cannot queue without
+// bound). Close waits for them all. A failure to record is logged: the
+// call has run, and its result must not be hidden from the agent.
+func (f *Front) record(ctx context.Context, out audit.Result) {
+	write := func() {
+		if err := f.cfg.Gate.RecordResult(ctx, out); err != nil {
+			f.cfg.Log.Error("recording a result failed", "decision_id", out.DecisionID, "err", err)
+		}
+	}
+	select {
+	case f.pending <- struct{}{}:
+		f.inflight.Add(1)
+		go func() {
+			defer func() { <-f.pending; f.inflight.Done() }()
+			write()
+		}()
+	default:
+		write()
+	}
+}
+
+// Close waits until every result is recorded.
+func (f *Front) Close() { f.inflight.Wait() }
 
 // progressTo passes a forwarded call's progress on to the agent, under
 // the token the agent's request named; nil when it named none.

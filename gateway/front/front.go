@@ -104,6 +104,9 @@ type Front struct {
 	mcp   *server.MCPServer
 	mu    sync.Mutex
 	tools map[string]Tool // by exposed name, every known tool (withheld too)
+
+	pending  chan struct{} // one token per result being recorded (record)
+	inflight sync.WaitGroup
 }
 
 // New returns the front with the registry's tools listed.
@@ -114,7 +117,7 @@ func New(cfg Config) *Front {
 	if cfg.Principal == nil {
 		cfg.Principal = func(context.Context) audit.Principal { return audit.Principal{Name: audit.Anonymous} }
 	}
-	f := &Front{cfg: cfg}
+	f := &Front{cfg: cfg, pending: make(chan struct{}, maxPendingResults)}
 	hooks := &server.Hooks{}
 	hooks.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
 		res.Tools = f.listable(ctx, res.Tools)

@@ -192,6 +192,7 @@ func TestMayActIsDecidedBeforeItIsForwardedAndItsResultRecorded(t *testing.T) {
 	if got := decisionID(res); got != "d-fs/read" {
 		t.Errorf("_meta %s = %v, want d-fs/read", MetaDecisionID, got)
 	}
+	fx.f.Close() // results are recorded after the answer
 	want := []string{"decide fs/read", "forward fs/read", "result ok"}
 	if got := fx.ev.all(); !slices.Equal(got, want) {
 		t.Errorf("events = %v, want %v", got, want)
@@ -218,12 +219,16 @@ func TestToolErrorAndFailedDownstreamAreRecordedAsSuch(t *testing.T) {
 	if decisionID(res) != "d-fs/boom" {
 		t.Errorf("failed call's _meta = %v", res.Meta)
 	}
-	st := []audit.ResultStatus{fx.gate.results[0].Status, fx.gate.results[1].Status}
-	if !slices.Equal(st, []audit.ResultStatus{audit.ResultToolError, audit.ResultFailed}) {
-		t.Errorf("statuses = %v", st)
+	fx.f.Close()
+	byID := map[string]audit.Result{}
+	for _, r := range fx.gate.results {
+		byID[r.DecisionID] = r
 	}
-	if fx.gate.results[1].SHA256 != "" || fx.gate.results[1].Message == "" {
-		t.Errorf("failed result = %+v, want a message and no hash", fx.gate.results[1])
+	if len(byID) != 2 || byID["d-fs/oops"].Status != audit.ResultToolError || byID["d-fs/boom"].Status != audit.ResultFailed {
+		t.Errorf("results = %+v", fx.gate.results)
+	}
+	if f := byID["d-fs/boom"]; f.SHA256 != "" || f.Message == "" {
+		t.Errorf("failed result = %+v, want a message and no hash", f)
 	}
 }
 
