@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/gate"
@@ -82,9 +83,15 @@ type fakeDown struct {
 }
 
 func (d *fakeDown) Tools() []Tool { return d.tools }
-func (d *fakeDown) Call(_ context.Context, srv, name string, _ json.RawMessage, _ func(Progress)) (*mcp.CallToolResult, error) {
+func (d *fakeDown) Call(_ context.Context, srv, name string, _ json.RawMessage, progress func(Progress)) (*mcp.CallToolResult, error) {
 	d.ev.add("forward " + srv + "/" + name)
 	switch name {
+	case "slow":
+		if progress == nil {
+			return mcp.NewToolResultError("no progress token reached the downstream"), nil
+		}
+		progress(Progress{Progress: 1, Total: 2, Message: "half"})
+		progress(Progress{Progress: 2, Total: 2})
 	case "boom":
 		return nil, errors.New("the server exited (signal: killed)")
 	case "oops":
@@ -111,7 +118,7 @@ func newFixture(t *testing.T, verdicts map[string]warrant.Verdict) *fixture {
 	fx := &fixture{ev: ev, gate: &fakeGate{ev: ev, verdicts: verdicts}}
 	withheld := tool("fs", "changed")
 	withheld.Withheld = "its definition changed since it was pinned"
-	fx.down = &fakeDown{ev: ev, tools: []Tool{tool("fs", "read"), tool("fs", "write"), tool("fs", "boom"),
+	fx.down = &fakeDown{ev: ev, tools: []Tool{tool("fs", "read"), tool("fs", "slow"), tool("fs", "write"), tool("fs", "boom"),
 		tool("fs", "oops"), tool("fs", "secret"), withheld, tool("echo", "echo")}}
 	fx.f = New(Config{Name: "ewp-gateway", Version: "test", Gate: fx.gate,
 		Manifest: fakeManifest{deny: map[string]bool{"fs/secret": true}}, Downstreams: fx.down,
@@ -177,7 +184,7 @@ func TestListShowsPermittedPinnedToolsAsServerTool(t *testing.T) {
 			t.Errorf("fs__read's description = %q, want the downstream's", tl.Description)
 		}
 	}
-	want := []string{"echo__echo", "fs__boom", "fs__oops", "fs__read", "fs__write"}
+	want := []string{"echo__echo", "fs__boom", "fs__oops", "fs__read", "fs__slow", "fs__write"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools/list = %v, want %v (fs__secret: no rule permits it; fs__changed: withheld)", names, want)
 	}
@@ -341,5 +348,42 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A downstream's progress reaches the agent under the token the agent's
+// request named.
+func TestProgressIsPassedOn(t *testing.T) {
+	fx := newFixture(t, nil)
+	var mu sync.Mutex
+	var got []map[string]any
+	fx.c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == "notifications/progress" {
+			mu.Lock()
+			got = append(got, n.Params.AdditionalFields)
+			mu.Unlock()
+		}
+	})
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "fs__slow"
+	req.Params.Meta = &mcp.Meta{ProgressToken: "tok-1"}
+	res, err := fx.c.CallTool(context.Background(), req)
+	if err != nil || res.IsError {
+		t.Fatalf("slow = %v %v", res, err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n >= 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[0]["progressToken"] != "tok-1" || got[0]["message"] != "half" || got[1]["progress"] != 2.0 {
+		t.Errorf("progress notifications = %v", got)
 	}
 }
