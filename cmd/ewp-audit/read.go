@@ -503,6 +503,13 @@ func runVerify(e *env, args []string) int {
 	return exitOK
 }
 
+// exported is a tool call's export line: the decision and, beside its
+// members, the results the gateway or a hook recorded for it.
+type exported struct {
+	*audit.Decision
+	Results []audit.Result `json:"results,omitempty"`
+}
+
 func runExport(e *env, args []string) int {
 	var f filterFlags
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
@@ -530,7 +537,15 @@ func runExport(e *env, args []string) int {
 	n := 0
 	err = l.Each(e.ctx, sqlite.Query{Filter: flt}, func(d *audit.Decision) error {
 		n++
-		return enc.Encode(d)
+		if d.Tool != audit.ToolCall {
+			return enc.Encode(d)
+		}
+		// A forwarded tool call's line also says what the call did.
+		res, err := l.ResultsFor(e.ctx, d.ID)
+		if err != nil {
+			return err
+		}
+		return enc.Encode(exported{d, res})
 	})
 	if ferr := bw.Flush(); err == nil {
 		err = ferr

@@ -139,8 +139,10 @@ const usageExport = `ewp-audit export — the decisions as JSON Lines, for a SIE
 USAGE
   ewp-audit export [--since T] [--until T] [--outcome O] [--proposition P] [--pending]
 
-One decision per line, oldest first, in the form decision_get returns; it
-streams, so memory stays flat for any size of log. The count goes to stderr.
+One decision per line, oldest first, in the form decision_get returns; a
+tool call an entrance forwarded (ewp-gateway, the hooks) also has "results":
+what the call did (ok, tool_error, failed, with the sha256 of the result).
+It streams, so memory stays flat for any size of log. The count goes to stderr.
 Filters as for list.
 ` + usageLog
 

@@ -9,8 +9,8 @@ const (
 	PostgreSQL = "no PostgreSQL" // initdb and pg_ctl, or EWP_TEST_POSTGRES_URL
 	Chromium   = "no chromium"   // Debian's chromium, for the browser tests
 	Shared     = "no ../shared"  // the read-only material beside the checkout
-	// Clients: the pinned npm clients (Claude Code, OpenClaw) are not
-	// installed in the clients cache (scripts/clients/*/install.sh).
+	// Clients: an npm client set of scripts/clients/ is not installed
+	// (its install.sh puts it under $EWP_CLIENTS_DIR, outside the repo).
 	Clients = "no npm clients"
 	// Helper marks a test function that is only a child process's entry
 	// point: it skips when run by go test, and nothing is missing.
@@ -21,8 +21,8 @@ const (
 var Advice = map[string]string{
 	PostgreSQL: "PostgreSQL not found (install postgresql: the tests start their own throwaway clusters; or set EWP_TEST_POSTGRES_URL)",
 	Chromium:   "chromium not found (install Debian's chromium: apt-get install -y chromium)",
+	Clients:    "npm client sets not installed (run scripts/clients/SET/install.sh: npm ci into ${EWP_CLIENTS_DIR:-~/.cache/ewp-clients}/SET)",
 	Shared:     "../shared absent (the reference pack, the differential corpus and the grounding pack, beside the checkout; CI has it)",
-	Clients:    "the pinned npm clients are not installed (run scripts/clients/claude-openclaw/install.sh; they go to ${EWP_CLIENTS_DIR:-$HOME/.cache/ewp-clients}, never the repository)",
 	Helper:     "helper processes (each runs when its parent test starts it; nothing is missing)",
 }
 
