@@ -91,4 +91,3 @@ func loadManifest(path string) (*manifest.Manifest, error) {
 	}
 	return m, nil
 }
-
