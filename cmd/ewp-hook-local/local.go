@@ -46,7 +46,24 @@ type localFlags struct {
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
+const usage = `ewp-hook-local: ewp-hook claude-code's local mode, which ewp-hook runs for --db.
+
+  ewp-hook-local claude-code --db LEDGER --tools FILE --agent NAME [--policies FILE]
+                             [--audit PATH] [--operator-keys FILE] [--timeout SECONDS]
+
+Reads Claude Code's hook JSON on stdin, judges the call over the local
+ledger and decision log with the manifest in --tools, for agent NAME (a
+live agent of the log: ewp-audit agents add), records the decision and
+prints Claude Code's answer. Any failure exits 2 (a block). See
+docs/hooks.md.
+`
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" ||
+		len(args) > 1 && args[0] == "claude-code" && (args[1] == "-h" || args[1] == "--help")) {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
 	if len(args) == 0 || args[0] != "claude-code" {
 		return block(stderr, "usage: ewp-hook-local claude-code --db LEDGER --tools FILE --agent NAME [--policies FILE] [--audit PATH] [--operator-keys FILE]")
 	}

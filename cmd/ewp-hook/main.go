@@ -55,6 +55,10 @@ Flags:
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if wantsHelp(args) {
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
 	if len(args) == 0 || args[0] != "claude-code" {
 		fmt.Fprint(stderr, usage)
 		return exitBlock
@@ -64,6 +68,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return install(args[1:], stdout, stderr)
 	}
 	return forward(args, stdin, stdout, stderr)
+}
+
+// wantsHelp is whether args ask for the usage (help, -h, --help anywhere
+// before a "--"): a person reading it, never a hook, so it exits 0.
+func wantsHelp(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "-h", a == "-help", a == "--help", i == 0 && a == "help":
+			return true
+		}
+	}
+	return false
 }
 
 // block prints why the tool is blocked and returns exitBlock.

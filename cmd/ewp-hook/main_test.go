@@ -134,3 +134,17 @@ func TestInstall(t *testing.T) {
 		t.Errorf("a non-http URL: exit %d", code)
 	}
 }
+
+// --help is for a person: the usage on stdout and exit 0, wherever it is
+// asked; anything else unusable is still a block.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"claude-code", "--help"}, {"claude-code", "install", "-h"}} {
+		code, out, _ := hookRun(t, "", args...)
+		if code != exitOK || !strings.Contains(out, "ewp-hook claude-code install") {
+			t.Errorf("%v: exit %d, stdout %.60q", args, code, out)
+		}
+	}
+	if code, _, errs := hookRun(t, "", "frobnicate"); code != exitBlock || !strings.Contains(errs, "Usage") && !strings.Contains(errs, "ewp-hook claude-code") {
+		t.Errorf("an unknown command: exit %d, %q", code, errs)
+	}
+}
