@@ -54,7 +54,8 @@ Usage:
 Flags:
   --config FILE             The gateway's JSON config (schemas/gateway-config.schema.json;
                             docs/gateway.md explains every field): the ledger (db), the
-                            decision log (audit), policies, operator keys, the console URL,
+                            decision log (audit), edge and call policies, budgets, operator
+                            keys, the console URL,
                             the downstream servers, the manifest (tools, default) and the
                             pins. Relative paths in it are read against its directory.
                             Errors name the field (a JSON pointer) and the rule it breaks.
