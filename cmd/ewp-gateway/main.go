@@ -55,9 +55,9 @@ Flags:
   --config FILE             The gateway's JSON config (schemas/gateway-config.schema.json;
                             docs/gateway.md explains every field): the ledger (db), the
                             decision log (audit), edge and call policies, budgets, operator
-                            keys, the console URL,
-                            the downstream servers, the manifest (tools, default) and the
-                            pins. Relative paths in it are read against its directory.
+                            keys, the console URL, the downstream servers, the manifest
+                            (tools, default) and the pins. Relative paths in it are read
+                            against its directory.
                             Errors name the field (a JSON pointer) and the rule it breaks.
   --http ADDR               Serve Streamable HTTP on ADDR (host:port; 127.0.0.1:0 picks a
                             port) instead of stdio, and the client hook endpoints beside it
