@@ -21,6 +21,10 @@ func TestUsageErrorsSayWhatToDo(t *testing.T) {
 		{[]string{"--nope"}, "ewp-gateway --help says how to use it"},
 		{[]string{"--config", "x.json", "--max-request-bytes", "10"}, "at least 1024"},
 		{[]string{"pin", "--config", "x.json", "--http", ":0"}, "pin takes --config only"},
+		{[]string{"--config", "x.json", "--jwks", "k.json", "--issuer", "i", "--audience", "a"}, "are for --http"},
+		{[]string{"--config", "x.json", "--http", ":0", "--issuer", "i"}, "give --jwks FILE|URL too"},
+		{[]string{"--config", "x.json", "--http", ":0", "--jwks", "k.json", "--issuer", "i"}, "--jwks needs --issuer"},
+		{[]string{"--config", "x.json", "--http", ":0", "--jwks", "/nonexistent/k.json", "--issuer", "i", "--audience", "a"}, "cannot read it"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(context.Background(), c.args, strings.NewReader(""), &out, &errb); code != 2 {

@@ -14,10 +14,10 @@ import (
 
 // policyWorld is echoWorld with the config's call_policies and budgets:
 // agent bot may call 3 times a minute, and no member of group ops may call
-// echo/echo. It returns the gateway's URL and a credential per agent.
-func policyWorld(t *testing.T) (u string, creds map[string]string) {
+// echo/echo. It returns the config and a credential per agent.
+func policyWorld(t *testing.T) (bin, config string, creds map[string]string) {
 	t.Helper()
-	bin, config := echoWorld(t)
+	bin, config = echoWorld(t)
 	dir := filepath.Dir(config)
 	var cfg map[string]any
 	raw, err := os.ReadFile(config)
@@ -40,7 +40,7 @@ func policyWorld(t *testing.T) (u string, creds map[string]string) {
 			t.Fatalf("agents add %s printed no credential:\n%s", name, out)
 		}
 	}
-	return httpGateway(t, bin, config), creds
+	return bin, config, creds
 }
 
 // callAs posts one tools/call of echo__echo with cred and returns the
@@ -81,7 +81,8 @@ func callAs(t *testing.T, u, cred string) string {
 // the budget's reason, and the call policy on group ops refuses its
 // member op and not dev.
 func TestConfigBudgetsAndCallPolicies(t *testing.T) {
-	u, creds := policyWorld(t)
+	bin, config, creds := policyWorld(t)
+	u := httpGateway(t, bin, config)
 	if left := time.Until(time.Now().Truncate(time.Minute).Add(time.Minute)); left < 15*time.Second {
 		time.Sleep(left + 100*time.Millisecond) // the four calls in one minute
 	}
