@@ -66,7 +66,8 @@ func openBackend(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *
 	if err != nil {
 		return nil, err
 	}
-	gc := gate.Config{Ledger: l, Layers: guard.Layers(), Guard: guard, PolicySetHash: policyHash, Logger: log}
+	gc := gate.Config{Ledger: l, Layers: guard.Layers(), Guard: guard, PolicySetHash: policyHash, Logger: log,
+		LogOff: `"audit": "off" in ` + cfg.Path}
 	if cfg.Audit != "" {
 		if b.log, err = auditstore.Open(ctx, "", cfg.Audit, auditstore.Options{Create: !auditstore.IsPostgres(cfg.Audit)}); err != nil {
 			return nil, fmt.Errorf("open decision log %s (audit in %s): %w", pgurl.Redact(cfg.Audit), cfg.Path, err)
