@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/console/consolelink"
 	"github.com/ewp-go/ewp/edgepolicy"
 	"github.com/ewp-go/ewp/internal/termtext"
 )
@@ -248,7 +249,7 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, s *session) {
 		c.errorPage(w, r, approveStatus(err), "Approval not recorded", err.Error())
 		return
 	}
-	http.Redirect(w, r, BasePath+"decision?id="+urlQuery(d.D.ID)+"&done="+urlQuery(a.ID), http.StatusSeeOther)
+	http.Redirect(w, r, consolelink.Decision(BasePath, d.D.ID)+"&done="+urlQuery(a.ID), http.StatusSeeOther)
 }
 
 // rejectStale rejects every pending call whose newest retry is older

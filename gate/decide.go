@@ -38,7 +38,7 @@ func (g *Gate) Decide(ctx context.Context, r Request) (Answer, error) {
 		return Answer{}, g.Refuse(ctx, g.toolOf(&r), r, err)
 	}
 	if g.st.cfg.Log == nil {
-		if err := logOff(r.ApprovalID != "", r.IdempotencyKey != ""); err != nil {
+		if err := logOff(g.st.cfg.LogOff, r.ApprovalID != "", r.IdempotencyKey != ""); err != nil {
 			runDone(done)
 			return Answer{}, err
 		}
@@ -233,15 +233,23 @@ func (g *Gate) timedOut(ctx context.Context, err error, start time.Time) error {
 		"a write that timed out was not stored. Narrow the request, or ask the operator to raise ewp-mcp --request-timeout", timeout)
 }
 
-// logOff refuses the arguments that need the decision log.
-func logOff(approval, key bool) error {
+// logOff refuses the arguments that need the decision log, naming
+// setting, how the log was turned off ("": DefaultLogOff, with ewp-mcp's
+// words byte for byte).
+func logOff(setting string, approval, key bool) error {
+	remedy := "ask the operator to run ewp-mcp with its decision log"
+	if setting == "" {
+		setting = DefaultLogOff
+	} else {
+		remedy = "ask the operator to turn the decision log on"
+	}
 	if approval {
-		return refusal(CodeApprovalsDisabled, "approval_id", "%s: this server runs without a decision log (ewp-mcp --audit off), "+
-			"so no approval can be checked; drop approval_id, or ask the operator to run ewp-mcp with its decision log", ReasonApprovalsDisabled)
+		return refusal(CodeApprovalsDisabled, "approval_id", "%s: this server runs without a decision log (%s), "+
+			"so no approval can be checked; drop approval_id, or %s", ReasonApprovalsDisabled, setting, remedy)
 	}
 	if key {
-		return refusal(CodeNoDecisionLog, "idempotency_key", "this server runs without a decision log (ewp-mcp --audit off), "+
-			"so no decision is kept to return on a retry; drop idempotency_key")
+		return refusal(CodeNoDecisionLog, "idempotency_key", "this server runs without a decision log (%s), "+
+			"so no decision is kept to return on a retry; drop idempotency_key", setting)
 	}
 	return nil
 }

@@ -410,3 +410,27 @@ func TestDecideBounds(t *testing.T) {
 		t.Errorf("%d propositions refused: %v", MaxPropositions, err)
 	}
 }
+
+// Without a decision log, the refusals of what needs one name how the
+// entrance turned it off: ewp-mcp's flag by default, the entrance's own
+// setting when it gives one (the gateway's config key).
+func TestLogOffNamesTheSetting(t *testing.T) {
+	for _, c := range []struct{ setting, want string }{
+		{"", "this server runs without a decision log (ewp-mcp --audit off), so no decision is kept to return on a retry; drop idempotency_key"},
+		{`"audit": "off" in /etc/gw.json`, `this server runs without a decision log ("audit": "off" in /etc/gw.json), so no decision`},
+	} {
+		g, err := New(Config{LogOff: c.setting, Now: func() time.Time { return testNow }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = g.Decide(context.Background(), Request{IdempotencyKey: "k", Call: toolCall(`{}`), Action: action("low", true)})
+		var we *warrant.Error
+		if !errors.As(err, &we) || we.Code != CodeNoDecisionLog || !strings.Contains(we.Rule, c.want) {
+			t.Errorf("LogOff %q: %v, want %q", c.setting, err, c.want)
+		}
+		_, err = g.Decide(context.Background(), Request{ApprovalID: "ap", Call: toolCall(`{}`), Action: action("low", true)})
+		if !errors.As(err, &we) || we.Code != CodeApprovalsDisabled || !strings.Contains(we.Rule, c.setting) {
+			t.Errorf("LogOff %q, approval_id: %v", c.setting, err)
+		}
+	}
+}

@@ -76,7 +76,15 @@ type Config struct {
 	Explain func(error) (code, message string)
 	// Logger logs what cannot be answered (a late record that failed).
 	Logger *slog.Logger
+	// LogOff is how the operator turned this entrance's decision log
+	// off, named in the refusals that need one (an approval_id, an
+	// idempotency_key); "": DefaultLogOff.
+	LogOff string
 }
+
+// DefaultLogOff is ewp-mcp's setting for no decision log, the one the
+// refusals name unless Config.LogOff names another.
+const DefaultLogOff = "ewp-mcp --audit off"
 
 // DefaultTimeout is a decision's deadline when neither ctx nor
 // Config.Timeout gives one.

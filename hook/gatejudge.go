@@ -65,7 +65,13 @@ func (j *GateJudge) Judge(ctx context.Context, q Query) (Verdict, error) {
 		caller.ClientName = q.Entrance
 	}
 	r, err := j.Describe(q)
-	r.Agent, r.Caller, r.IdempotencyKey = q.Caller.Principal, caller, q.IdempotencyKey
+	r.Agent, r.Caller = q.Caller.Principal, caller
+	if j.Log != nil {
+		// The key is the hook's, to find the decision again for its
+		// result; a gate without a log refuses any key, and has no
+		// result to record.
+		r.IdempotencyKey = q.IdempotencyKey
+	}
 	if err != nil {
 		return refused(j.Gate.Refuse(ctx, audit.ToolCall, r, err))
 	}

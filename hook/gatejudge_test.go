@@ -92,3 +92,33 @@ func TestClaudeCodeOverTheGate(t *testing.T) {
 		t.Errorf("results of %s: %+v, %v", readID, rs, err)
 	}
 }
+
+// A gate without a decision log ("audit": "off", ewp-mcp --audit off)
+// judges the hooks' calls all the same: the idempotency key a hook derives
+// from the client's call id is for finding the decision again, which
+// without a log there is no need to do, so it is not the agent's to drop.
+func TestHooksOverAGateWithoutALog(t *testing.T) {
+	g, err := gate.New(gate.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Parse([]byte(`{"default": "deny", "tools": [
+	  {"match": "claude-code/Read", "kind": "read", "risk": "low", "reversible": true},
+	  {"match": "claude-code/Bash", "kind": "exec", "risk": "high", "reversible": false}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &GateJudge{Gate: g, Describe: ManifestDescribe(m)}
+	for tool, want := range map[string]string{"Read": "allow", "Bash": "deny"} {
+		body := `{"hook_event_name":"PreToolUse","session_id":"s","tool_use_id":"t-` + tool + `","cwd":"/",` +
+			`"tool_name":"` + tool + `","tool_input":{"file_path":"/etc/hosts","command":"make"}}`
+		out, err := ClaudeCode(context.Background(), j, bot, []byte(body), Where{})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		d, why := decision(t, out)
+		if d != want || strings.Contains(why, "idempotency_key") {
+			t.Errorf("%s without a log: %s %q, want %s", tool, d, why, want)
+		}
+	}
+}

@@ -96,8 +96,9 @@ type Judge interface {
 
 // Where tells a person how the operator approves a pending call.
 type Where struct {
-	// ConsoleURL is the operator console's address ("" when none); the
-	// decision's page is ConsoleURL + "/decisions/" + id.
+	// ConsoleURL is the operator console's root, e.g.
+	// http://127.0.0.1:8765/console/ ("" when none); the decision's page
+	// is consolelink.Decision(ConsoleURL, id): …/console/decision?id=ID.
 	ConsoleURL string
 	// DB is the ledger flag ewp-audit needs ("--db PATH"), "" when the
 	// default reaches it.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/console/consolelink"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -77,7 +78,8 @@ func TestClaudeName(t *testing.T) {
 }
 
 // Each verdict becomes its permissionDecision, with the decision_id in
-// the reason and, for the operator's confirmation, where to approve.
+// the reason and, for the operator's confirmation, where to approve: the
+// command, and the console's page of the decision.
 func TestPreToolUseAnswers(t *testing.T) {
 	w := Where{DB: "--db /l.db", ConsoleURL: "http://127.0.0.1:1/console/"}
 	cases := []struct {
@@ -87,7 +89,8 @@ func TestPreToolUseAnswers(t *testing.T) {
 		{Verdict{Decision: audit.VerdictMayAct, DecisionID: "d1"}, "allow", "ewp: MAY_ACT (decision_id d1)"},
 		{Verdict{Decision: audit.VerdictDeny, DecisionID: "d2", Reasons: []string{"edge_policies: no\x1b[2J"}}, "deny", `edge_policies: no\x1b[2J`},
 		{Verdict{Decision: audit.VerdictRequireConfirmation, DecisionID: "d3"}, "deny",
-			"`ewp-audit approve d3 --once --db /l.db` or at http://127.0.0.1:1/console/decision?id=d3"},
+			// the link the console answers (console's TestConsoleLinkIsAnsweredByTheConsole)
+			"`ewp-audit approve d3 --once --db /l.db` or at " + consolelink.Decision(w.ConsoleURL, "d3") + ";"},
 		{Verdict{Decision: audit.VerdictRequireConfirmation, DecisionID: "d4", ConfirmBy: ConfirmUser}, "ask", "the user confirm"},
 		{Verdict{Decision: "SOMETHING"}, "deny", "SOMETHING"},
 	}

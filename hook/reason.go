@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/console/consolelink"
 	"github.com/ewp-go/ewp/internal/termtext"
 )
 
@@ -58,7 +59,7 @@ func confirmHint(v Verdict, w Where) string {
 	}
 	s += "`"
 	if w.ConsoleURL != "" {
-		s += " or at " + termtext.Escape(strings.TrimSuffix(w.ConsoleURL, "/")) + "/decision?id=" + id
+		s += " or at " + termtext.Escape(consolelink.Decision(w.ConsoleURL, v.DecisionID))
 	}
 	return s + "; then the same call by the same agent passes once: retry it."
 }

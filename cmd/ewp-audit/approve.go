@@ -177,7 +177,7 @@ func answer(e *env, f *answerFlags, name string, a *audit.Approval) int {
 			Superseded int `json:"superseded,omitempty"`
 		}{a, closed})
 	}
-	printApproval(e.stdout, a)
+	printApproval(e.stdout, a, d)
 	if closed > 0 {
 		fmt.Fprintf(e.stdout, "closed %d identical older call(s) of the same caller as superseded by this answer\n", closed)
 	}
@@ -241,7 +241,10 @@ func rejectStale(e *env, f *answerFlags) int {
 	return exitOK
 }
 
-func printApproval(w io.Writer, a *audit.Approval) {
+// printApproval shows the answer a to decision d, and what the agent
+// does next.
+func printApproval(w io.Writer, a *audit.Approval, d *audit.Decision) {
+	forwarded := d.Tool == audit.ToolCall // a gateway's or a client hook's call
 	verb := "approved"
 	if a.Verdict == audit.Rejected {
 		verb = "rejected"
@@ -257,6 +260,8 @@ func printApproval(w io.Writer, a *audit.Approval) {
 	}
 	if a.Verdict == audit.Approved {
 		switch {
+		case a.Once && forwarded:
+			fmt.Fprintf(w, "  covers       once: the identical call (same agent, tool and arguments), one time\n")
 		case a.Once:
 			fmt.Fprintf(w, "  covers       once: exactly this action, one may_act call\n")
 		case a.Scope != nil:
@@ -276,8 +281,21 @@ func printApproval(w io.Writer, a *audit.Approval) {
 		fmt.Fprintf(w, "  action       %s\n", esc(actionText(*act)))
 	}
 	if a.Verdict == audit.Approved {
-		fmt.Fprintf(w, "The agent repeats its may_act call with \"approval_id\": %s.\n", strconv.Quote(a.ID))
+		fmt.Fprintln(w, nextStep(a, d, forwarded))
 	}
+}
+
+// nextStep is what the agent does with an approval. A forwarded call (a
+// gateway's or a client hook's) carries no approval id: the gate finds a
+// single-use approval by the call itself, and nothing else.
+func nextStep(a *audit.Approval, d *audit.Decision, forwarded bool) string {
+	switch {
+	case forwarded && a.Once:
+		return "The identical call (" + esc(d.ToolName) + ", same agent and arguments) now passes once: the agent retries it as it was; it has no approval id to handle."
+	case forwarded:
+		return "Note: " + esc(d.ToolName) + " came through the gateway or a client hook, which lets a call through only on a single-use approval (--once) of that very call; this approval does not let it through. Approve the decision with --once."
+	}
+	return fmt.Sprintf("The agent repeats its may_act call with \"approval_id\": %s.", strconv.Quote(a.ID))
 }
 
 func scopeText(s *audit.Scope) string {

@@ -17,6 +17,7 @@ import (
 	"github.com/ewp-go/ewp/gateway/config"
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/internal/pgurl"
+	"github.com/ewp-go/ewp/internal/policylayers"
 	"github.com/ewp-go/ewp/store"
 )
 
@@ -43,10 +44,8 @@ func (b *backend) close() {
 // evidence.
 func openBackend(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *backend, err error) {
 	b := &backend{}
-	// Fail closed: a gateway the operator believes enforces call policies
-	// or budgets must not start without them.
-	if cfg.CallPolicies != "" || cfg.Budgets != "" {
-		return nil, fmt.Errorf(`%s: "call_policies" and "budgets" are not applied by this build of ewp-gateway yet; remove them or use a build that applies them`, cfg.Path)
+	if cfg.Budgets != "" && cfg.Audit == "" {
+		return nil, fmt.Errorf(`%s: "budgets" keep their counts in the decision log; they need one ("audit" is "off")`, cfg.Path)
 	}
 	defer func() {
 		if err != nil {
@@ -67,7 +66,8 @@ func openBackend(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *
 	if err != nil {
 		return nil, err
 	}
-	gc := gate.Config{Ledger: l, Layers: guard.Layers(), Guard: guard, PolicySetHash: policyHash, Logger: log}
+	gc := gate.Config{Ledger: l, Layers: guard.Layers(), Guard: guard, PolicySetHash: policyHash, Logger: log,
+		LogOff: `"audit": "off" in ` + cfg.Path}
 	if cfg.Audit != "" {
 		if b.log, err = auditstore.Open(ctx, "", cfg.Audit, auditstore.Options{Create: !auditstore.IsPostgres(cfg.Audit)}); err != nil {
 			return nil, fmt.Errorf("open decision log %s (audit in %s): %w", pgurl.Redact(cfg.Audit), cfg.Path, err)
@@ -78,6 +78,11 @@ func openBackend(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *
 	} else {
 		log.Warn(`running without a decision log ("audit": "off"): nothing is recorded and no call can be approved`)
 	}
+	more, err := policyLayers(cfg, b.log, log)
+	if err != nil {
+		return nil, err
+	}
+	gc.Layers = append(gc.Layers, more...)
 	if gc.OperatorKeys, err = operatorKeys(cfg, log); err != nil {
 		return nil, err
 	}
@@ -117,6 +122,24 @@ func openGuard(ctx context.Context, cfg *config.Config, gs *graphstore.Store, lo
 	}
 	log.Info("grounding guard ready", "concepts", g.Len(), "graph_version", version, "policies", cfg.Policies, "policy_set_hash", hash)
 	return gate.NewGuard(gs, set, func() *slog.Logger { return log }), hash, nil
+}
+
+// policyLayers are the call_policies and budget layers of the config's
+// files, to run after the guard's (as ewp-mcp's --call-policies and
+// --budgets). The budgets count in the decision log l.
+func policyLayers(cfg *config.Config, l audit.Log, log *slog.Logger) ([]gate.Layer, error) {
+	built, err := policylayers.Build(policylayers.Files{CallPolicies: cfg.CallPolicies, Budgets: cfg.Budgets}, l, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Path, err)
+	}
+	if built.CallPolicies != nil {
+		log.Info("call policies ready", "call_policies", cfg.CallPolicies, "policy_ids", built.CallPolicies.IDs())
+	}
+	if built.Budgets != nil {
+		log.Info("budgets ready", "budgets", cfg.Budgets, "agents", len(built.Budgets.Agents), "groups", len(built.Budgets.Groups),
+			"default", built.Budgets.Default != nil)
+	}
+	return built.Layers, nil
 }
 
 func operatorKeys(cfg *config.Config, log *slog.Logger) (*audit.OperatorKeys, error) {

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/ewp-go/ewp/identity"
 	"github.com/ewp-go/ewp/release"
 )
 
@@ -54,9 +55,10 @@ Usage:
 Flags:
   --config FILE             The gateway's JSON config (schemas/gateway-config.schema.json;
                             docs/gateway.md explains every field): the ledger (db), the
-                            decision log (audit), policies, operator keys, the console URL,
-                            the downstream servers, the manifest (tools, default) and the
-                            pins. Relative paths in it are read against its directory.
+                            decision log (audit), edge and call policies, budgets, operator
+                            keys, the console URL, the downstream servers, the manifest
+                            (tools, default) and the pins. Relative paths in it are read
+                            against its directory.
                             Errors name the field (a JSON pointer) and the rule it breaks.
   --http ADDR               Serve Streamable HTTP on ADDR (host:port; 127.0.0.1:0 picks a
                             port) instead of stdio, and the client hook endpoints beside it
@@ -74,6 +76,14 @@ Flags:
                             credential is refused all the same. Credentials are looked up in
                             the decision log's agent register on every request, so a
                             revocation holds from the next call (docs/agents.md).
+  --jwks FILE|URL           HTTP: also accept OAuth 2.1 access tokens (JWTs) signed by a key of
+                            this JWKS, as ewp-mcp --jwks does (docs/agents.md#oauth-21-access-tokens).
+                            Every request then needs a credential: an agent's or a token.
+  --issuer ISS              With --jwks: the exact iss the tokens carry.
+  --audience AUD            With --jwks: an aud the tokens must hold (the gateway's resource URL;
+                            an http(s) one is what the resource metadata names).
+  --groups-claim NAME       With --jwks: the claim holding the caller's groups (a string or an
+                            array of strings), for call policies, budgets and edge policies.
 
 Approving a pending call (as the operator, with your operator key):
   ewp-audit --db LEDGER approve --once DECISION_ID --key ~/.ewp/operator.key
@@ -100,6 +110,7 @@ type options struct {
 	agent             string   // stdio: every call is this agent's
 	servers           []string // pin: the servers named (none: all)
 	requireCredential bool
+	oauth             identity.OAuthFlags // --jwks, --issuer, --audience, --groups-claim (HTTP)
 }
 
 type hostList []string
@@ -121,6 +132,7 @@ func parseArgs(args []string) (options, error) {
 	fs.IntVar(&o.maxRequest, "max-request-bytes", 1<<20, "")
 	fs.StringVar(&o.agent, "agent", "", "")
 	fs.BoolVar(&o.requireCredential, "require-credential", false, "")
+	o.oauth.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, errHelp
@@ -137,14 +149,14 @@ func parseArgs(args []string) (options, error) {
 		return o, errors.New("--config FILE is required: the gateway's JSON config (ewp-gateway --help, docs/gateway.md)")
 	case o.maxRequest < 1024:
 		return o, fmt.Errorf("--max-request-bytes %d: at least 1024", o.maxRequest)
-	case o.pin && (o.httpAddr != "" || o.agent != "" || o.requireCredential):
+	case o.pin && (o.httpAddr != "" || o.agent != "" || o.requireCredential || o.oauth.Given()):
 		return o, errors.New("pin takes --config only")
 	case o.agent != "" && o.httpAddr != "":
 		return o, errors.New("--agent is for stdio; over HTTP each agent presents its own credential (Authorization: Bearer)")
-	case o.requireCredential && o.httpAddr == "":
-		return o, errors.New("--require-credential is for --http")
+	case (o.requireCredential || o.oauth.Given()) && o.httpAddr == "":
+		return o, errors.New("--jwks, --issuer, --audience, --groups-claim and --require-credential are for --http")
 	}
-	return o, nil
+	return o, o.oauth.Check()
 }
 
 func main() {

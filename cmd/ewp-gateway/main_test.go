@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -21,6 +22,10 @@ func TestUsageErrorsSayWhatToDo(t *testing.T) {
 		{[]string{"--nope"}, "ewp-gateway --help says how to use it"},
 		{[]string{"--config", "x.json", "--max-request-bytes", "10"}, "at least 1024"},
 		{[]string{"pin", "--config", "x.json", "--http", ":0"}, "pin takes --config only"},
+		{[]string{"--config", "x.json", "--jwks", "k.json", "--issuer", "i", "--audience", "a"}, "are for --http"},
+		{[]string{"--config", "x.json", "--http", ":0", "--issuer", "i"}, "give --jwks FILE|URL too"},
+		{[]string{"--config", "x.json", "--http", ":0", "--jwks", "k.json", "--issuer", "i"}, "--jwks needs --issuer"},
+		{[]string{"--config", "x.json", "--http", ":0", "--jwks", "/nonexistent/k.json", "--issuer", "i", "--audience", "a"}, "cannot read it"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(context.Background(), c.args, strings.NewReader(""), &out, &errb); code != 2 {
@@ -207,5 +212,29 @@ func TestHTTPServesTheHookEndpoints(t *testing.T) {
 	}
 	if got := post(`{"tool":"other/rm","arguments":{}}`); !strings.Contains(got, `"decision":"DENY"`) {
 		t.Errorf("a call no rule matches: %s", got)
+	}
+}
+
+// With "audit": "off" the hook endpoints still judge a client's calls:
+// the key a hook makes from the client's session and call id is not sent
+// to a gate that keeps no log (which refuses a key: the hook answered 500).
+func TestHookEndpointsWithoutADecisionLog(t *testing.T) {
+	bin, config := echoWorld(t)
+	var cfg map[string]any
+	raw, err := os.ReadFile(config)
+	must(t, err)
+	must(t, json.Unmarshal(raw, &cfg))
+	cfg["audit"] = "off"
+	writeJSON(t, config, cfg)
+	base := strings.TrimSuffix(httpGateway(t, bin, config), "/mcp")
+	resp, err := http.Post(base+"/hooks/tool-call", "application/json",
+		strings.NewReader(`{"event":"before","session":"s1","call_id":"c1","tool":"echo/echo","arguments":{"text":"hi"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"decision":"MAY_ACT"`) || strings.Contains(string(b), "--audit off") {
+		t.Errorf("a permitted call without a log: %d %s", resp.StatusCode, b)
 	}
 }

@@ -174,8 +174,9 @@ func serveHTTP(ctx context.Context, o options, f *front.Front, l audit.Log, hook
 		_ = ln.Close()
 		return err
 	}
-	auth, err := identity.New(ctx, identity.Config{Agents: identity.AgentsOf(l), Required: o.requireCredential,
-		Resource: "http://" + addr + endpointPath})
+	ic := identity.Config{Agents: identity.AgentsOf(l), Required: o.requireCredential, Resource: "http://" + addr + endpointPath}
+	o.oauth.Apply(&ic)
+	auth, err := identity.New(ctx, ic)
 	if err != nil {
 		_ = ln.Close()
 		return err
@@ -192,7 +193,8 @@ func serveHTTP(ctx context.Context, o options, f *front.Front, l audit.Log, hook
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("serving the gateway over HTTP", "url", "http://"+addr+endpointPath,
 		"claude_code_hook", "http://"+addr+hook.PathClaudeCode, "tool_call_hook", "http://"+addr+hook.PathToolCall,
-		"agent_credentials", identity.AgentsOf(l) != nil, "required", auth.Required())
+		"agent_credentials", identity.AgentsOf(l) != nil, "oauth", ic.OAuth != nil, "required", auth.Required(),
+		"resource_metadata", auth.MetadataURL())
 	select {
 	case err := <-errc:
 		return err

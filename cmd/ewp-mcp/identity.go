@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"os"
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/identity"
@@ -16,48 +14,28 @@ import (
 
 // identFlags are the flags that say who callers are.
 type identFlags struct {
-	agent                               string // --agent: stdio's one agent
-	jwks, issuer, audience, groupsClaim string
-	requireCredential                   bool
+	agent             string // --agent: stdio's one agent
+	oauth             identity.OAuthFlags
+	requireCredential bool
 }
 
 func (f *identFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.agent, "agent", "", "")
-	fs.StringVar(&f.jwks, "jwks", "", "")
-	fs.StringVar(&f.issuer, "issuer", "", "")
-	fs.StringVar(&f.audience, "audience", "", "")
-	fs.StringVar(&f.groupsClaim, "groups-claim", "", "")
+	f.oauth.Register(fs)
 	fs.BoolVar(&f.requireCredential, "require-credential", false, "")
 }
 
 // check refuses combinations that cannot work, before anything starts.
 func (f *identFlags) check(http, auditOff bool) error {
-	oauth := f.issuer != "" || f.audience != "" || f.groupsClaim != ""
 	switch {
 	case f.agent != "" && http:
 		return errors.New("--agent is for stdio; over HTTP each agent presents its own credential (Authorization: Bearer)")
 	case f.agent != "" && auditOff:
 		return errors.New("--agent names an agent of the decision log's register; it needs the decision log (drop --audit off)")
-	case (f.jwks != "" || oauth || f.requireCredential) && !http:
+	case (f.oauth.Given() || f.requireCredential) && !http:
 		return errors.New("--jwks, --issuer, --audience, --groups-claim and --require-credential are for --http")
-	case oauth && f.jwks == "":
-		return errors.New("--issuer, --audience and --groups-claim check OAuth access tokens; give --jwks FILE|URL too")
-	case f.jwks != "" && (f.issuer == "" || f.audience == ""):
-		return errors.New("--jwks needs --issuer (the exact iss tokens carry) and --audience (this server's resource URL)")
 	}
-	if f.jwks != "" && !isURL(f.jwks) {
-		fh, err := os.Open(f.jwks)
-		if err != nil {
-			return fmt.Errorf("--jwks %s: cannot read it: %w", f.jwks, err)
-		}
-		fh.Close()
-	}
-	return nil
-}
-
-func isURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https")
+	return f.oauth.Check()
 }
 
 // stdioAgent puts the --agent's principal on ctx; ctx unchanged without
@@ -79,12 +57,7 @@ func stdioAgent(ctx context.Context, cfg config, srv *mcp.Server) (context.Conte
 func authenticator(ctx context.Context, cfg config, log audit.Log, addr string, logger *slog.Logger) (*identity.Authenticator, error) {
 	ic := identity.Config{Agents: identity.AgentsOf(log), IngestToken: cfg.token, Required: cfg.ident.requireCredential,
 		Resource: "http://" + addr + mcp.EndpointPath}
-	if f := cfg.ident; f.jwks != "" {
-		ic.OAuth = &identity.OAuth{JWKS: f.jwks, Issuer: f.issuer, Audience: f.audience, GroupsClaim: f.groupsClaim}
-		if isURL(f.audience) {
-			ic.Resource = f.audience // the resource the tokens are for
-		}
-	}
+	cfg.ident.oauth.Apply(&ic)
 	a, err := identity.New(ctx, ic)
 	if err != nil {
 		return nil, err

@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/console/consolelink"
 	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/warrant"
@@ -259,7 +259,7 @@ func pending(tool string, ans gate.Answer, ap Approve) *mcp.CallToolResult {
 	if ap.Command != "" {
 		where = append(where, "`"+ap.Command+" "+ans.DecisionID+"`")
 	}
-	if u := decisionURL(ap.ConsoleURL, ans.DecisionID); u != "" {
+	if u := consolelink.Decision(ap.ConsoleURL, ans.DecisionID); u != "" {
 		where = append(where, "the console: "+u)
 	}
 	if len(where) == 0 {
@@ -268,14 +268,6 @@ func pending(tool string, ans gate.Answer, ap Approve) *mcp.CallToolResult {
 	return refusal("REQUIRE_CONFIRMATION: %s needs an operator's approval; it is pending as decision %s (%s). "+
 		"An operator approves it once with %s; then retry this identical call, which passes once.",
 		tool, ans.DecisionID, reasons(ans), strings.Join(where, " or "))
-}
-
-// decisionURL is the console page of a decision; "" without a console.
-func decisionURL(base, id string) string {
-	if base == "" || id == "" {
-		return ""
-	}
-	return strings.TrimSuffix(base, "/") + "/decision?id=" + url.QueryEscape(id)
 }
 
 // reasons joins the reasons of the layers that did not permit the call.

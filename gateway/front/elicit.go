@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/ewp-go/ewp/console/consolelink"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -18,7 +19,7 @@ const elicitWait = 10 * time.Minute
 // on its own goroutine, on a context the call's end does not cancel.
 // Over the stateless HTTP transport there is no session to send it on.
 func (f *Front) elicit(ctx context.Context, decisionID string) {
-	u := decisionURL(f.cfg.Approve.ConsoleURL, decisionID)
+	u := consolelink.Decision(f.cfg.Approve.ConsoleURL, decisionID)
 	if u == "" {
 		return
 	}

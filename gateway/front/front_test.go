@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/console/consolelink"
 	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 	"github.com/mark3labs/mcp-go/client"
@@ -258,7 +259,7 @@ func TestPendingNamesTheDecisionAndWhereTheOperatorApproves(t *testing.T) {
 	res := fx.call(t, "fs__write", map[string]any{"path": "/x"})
 	s := text(res)
 	for _, want := range []string{"REQUIRE_CONFIRMATION", "decision d-fs/write",
-		"`ewp-audit --db l.sqlite approve --once d-fs/write`", "http://127.0.0.1:9/console/decision?id=d-fs%2Fwrite",
+		"`ewp-audit --db l.sqlite approve --once d-fs/write`", consolelink.Decision("http://127.0.0.1:9/console/", "d-fs/write"), // a page the console answers
 		"retry this identical call"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("pending answer lacks %q:\n%s", want, s)

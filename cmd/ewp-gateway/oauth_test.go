@@ -1,0 +1,124 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+// signer mints ES256 JWTs under kid k1, as a test authorization server.
+type signer struct{ key *ecdsa.PrivateKey }
+
+func newSigner(t *testing.T) signer {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signer{k}
+}
+
+// jwksFile writes the signer's public key set to dir and returns its path.
+func (s signer) jwksFile(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: s.key.Public(), KeyID: "k1", Use: "sig", Algorithm: "ES256"}}})
+	must(t, err)
+	p := filepath.Join(dir, "jwks.json")
+	must(t, os.WriteFile(p, b, 0o600))
+	return p
+}
+
+func (s signer) sign(t *testing.T, claims map[string]any) string {
+	t.Helper()
+	js, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: s.key}, (&jose.SignerOptions{}).WithHeader("kid", "k1"))
+	must(t, err)
+	tok, err := jwt.Signed(js).Claims(claims).Serialize()
+	must(t, err)
+	return tok
+}
+
+// postCall sends one tools/call of echo__echo with the bearer token (none
+// for ""), returning the status, the body and the challenge.
+func postCall(t *testing.T, u, token string) (int, string, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo__echo","arguments":{"text":"hi"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header.Get("WWW-Authenticate")
+}
+
+// ewp-gateway --jwks takes OAuth access tokens as ewp-mcp does: a good
+// token is its sub with the groups of --groups-claim (so the config's call
+// policy on group ops refuses an ops token and forwards a dev one); a
+// token with another issuer, audience or key, or expired, is 401 without
+// being echoed; an agent credential still works, and no credential is 401.
+func TestHTTPOAuthTokens(t *testing.T) {
+	bin, config, creds := policyWorld(t)
+	is := newSigner(t)
+	const iss, aud = "https://auth.example", "https://gw.example/mcp"
+	u := httpGateway(t, bin, config, "--jwks", is.jwksFile(t, filepath.Dir(config)), "--issuer", iss, "--audience", aud,
+		"--groups-claim", "groups")
+	claims := func(sub string, edit func(map[string]any)) map[string]any {
+		c := map[string]any{"iss": iss, "aud": aud, "sub": sub, "groups": []string{"dev"},
+			"exp": time.Now().Add(10 * time.Minute).Unix(), "iat": time.Now().Unix()}
+		if edit != nil {
+			edit(c)
+		}
+		return c
+	}
+	text := func(body string) string {
+		_, rest, _ := strings.Cut(body, `"text":"`)
+		s, _, _ := strings.Cut(rest, `"`)
+		return s
+	}
+	if code, body, _ := postCall(t, u, is.sign(t, claims("alice", nil))); code != 200 || text(body) != "hi" {
+		t.Errorf("alice's good token (group dev): %d %s, want the call forwarded", code, body)
+	}
+	ops := is.sign(t, claims("olga", func(c map[string]any) { c["groups"] = []string{"ops"} }))
+	if code, body, _ := postCall(t, u, ops); code != 200 || !strings.Contains(body, `call policy \"no_echo_for_ops\" forbids echo/echo for agent olga`) {
+		t.Errorf("olga's good token (group ops): %d %s, want DENY by the call policy", code, body)
+	}
+	other := newSigner(t)
+	for name, tok := range map[string]string{
+		"another issuer":   is.sign(t, claims("alice", func(c map[string]any) { c["iss"] = "https://evil.example" })),
+		"another audience": is.sign(t, claims("alice", func(c map[string]any) { c["aud"] = "https://other.example/mcp" })),
+		"another key":      other.sign(t, claims("alice", nil)),
+		"expired":          is.sign(t, claims("alice", func(c map[string]any) { c["exp"] = time.Now().Add(-time.Hour).Unix() })),
+	} {
+		code, body, challenge := postCall(t, u, tok)
+		if code != 401 || !strings.Contains(challenge, "invalid_token") || strings.Contains(body+challenge, tok) {
+			t.Errorf("%s: %d %q %s, want 401 invalid_token, the token not echoed", name, code, challenge, body)
+		}
+	}
+	if code, body, _ := postCall(t, u, creds["dev"]); code != 200 || text(body) != "hi" {
+		t.Errorf("an agent credential beside --jwks: %d %s", code, body)
+	}
+	if code, _, challenge := postCall(t, u, ""); code != 401 || !strings.Contains(challenge, "resource_metadata=") {
+		t.Errorf("no credential with --jwks: %d %q, want 401 naming the metadata", code, challenge)
+	}
+	export := runProg(t, filepath.Join(bin, "ewp-audit"), "export", "--db", filepath.Join(filepath.Dir(config), "ewp.sqlite"))
+	if !strings.Contains(export, `"agent":"alice"`) || !strings.Contains(export, `"agent":"olga"`) {
+		t.Errorf("the tokens' decisions are not on record under their sub:\n%s", export)
+	}
+}
