@@ -3,10 +3,9 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/ewp-go/ewp/internal/jsonraw"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -111,47 +110,6 @@ func join(field, key string) string {
 	return field + "." + key
 }
 
-// badText reports a lone surrogate escape or invalid UTF-8 in raw JSON.
-func badText(raw []byte) bool {
-	return !utf8.Valid(raw) || loneSurrogate(raw)
-}
-
-// loneSurrogate reports a \uD800–\uDFFF escape that is not a high
-// surrogate followed by a low one. An escaped backslash is skipped whole,
-// so "\\ud800" (a backslash and text) is not taken for an escape.
-func loneSurrogate(raw []byte) bool {
-	for i := 0; i < len(raw); i++ {
-		j := bytes.IndexByte(raw[i:], '\\')
-		if j < 0 {
-			return false
-		}
-		i += j
-		if i+5 >= len(raw) || raw[i+1] != 'u' {
-			i++
-			continue
-		}
-		r := hex4(raw[i+2 : i+6])
-		switch {
-		case r >= 0xD800 && r <= 0xDBFF:
-			if i+11 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
-				if lo := hex4(raw[i+8 : i+12]); lo >= 0xDC00 && lo <= 0xDFFF {
-					i += 11
-					continue
-				}
-			}
-			return true
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return true
-		}
-		i += 5
-	}
-	return false
-}
-
-func hex4(b []byte) rune {
-	n, err := strconv.ParseUint(string(b), 16, 32)
-	if err != nil {
-		return -1
-	}
-	return rune(n)
-}
+// badText reports a lone surrogate escape or invalid UTF-8 in raw JSON
+// (jsonraw.BadText): text a decoder would silently rewrite.
+func badText(raw []byte) bool { return jsonraw.BadText(raw) }

@@ -3,8 +3,8 @@ package mcp
 import (
 	"bytes"
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/ewp-go/ewp/internal/jsonraw"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -17,49 +17,8 @@ import (
 // rewritten the same way and are refused alike.
 
 // badText reports whether raw, valid JSON, holds a lone surrogate escape
-// or invalid UTF-8 anywhere. It is one pass for the usual message.
-func badText(raw []byte) bool {
-	return loneSurrogate(raw) >= 0 || !utf8.Valid(raw)
-}
-
-// loneSurrogate returns the offset of the first \uD800–\uDFFF escape in
-// raw that is not a high surrogate followed by a low one, or -1.
-func loneSurrogate(raw []byte) int {
-	for i := 0; i < len(raw); i++ {
-		j := bytes.IndexByte(raw[i:], '\\')
-		if j < 0 {
-			return -1
-		}
-		i += j
-		if i+5 >= len(raw) || raw[i+1] != 'u' {
-			i++ // an escaped character, never the start of another escape
-			continue
-		}
-		r := hex4(raw[i+2 : i+6])
-		switch {
-		case r >= 0xD800 && r <= 0xDBFF:
-			if i+11 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
-				if lo := hex4(raw[i+8 : i+12]); lo >= 0xDC00 && lo <= 0xDFFF {
-					i += 11
-					continue
-				}
-			}
-			return i
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return i
-		}
-		i += 5
-	}
-	return -1
-}
-
-func hex4(b []byte) rune {
-	n, err := strconv.ParseUint(string(b), 16, 32)
-	if err != nil {
-		return -1
-	}
-	return rune(n)
-}
+// or invalid UTF-8 anywhere (jsonraw.BadText).
+func badText(raw []byte) bool { return jsonraw.BadText(raw) }
 
 // textRefusal finds the first string (a key or a value) of raw, valid
 // JSON, that badText objects to and returns its refusal naming it by its
@@ -85,7 +44,7 @@ func badString(path string, raw []byte) (string, bool) {
 	}
 	switch raw[0] {
 	case '"':
-		return path, loneSurrogate(raw) >= 0
+		return path, jsonraw.LoneSurrogate(raw) >= 0
 	case '{':
 		return badMember(path, raw)
 	case '[':
@@ -101,7 +60,7 @@ func badMember(path string, raw []byte) (string, bool) {
 		start := skipSpace(raw, skipSpace(raw, kend)+1) // past the colon
 		end := skipValue(raw, start)
 		if badText(key) {
-			return join(path, string(key)), loneSurrogate(key) >= 0
+			return join(path, string(key)), jsonraw.LoneSurrogate(key) >= 0
 		}
 		if badText(raw[start:end]) {
 			name, _ := decodeKey(key)
