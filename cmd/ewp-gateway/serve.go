@@ -189,25 +189,9 @@ func serveHTTP(ctx context.Context, o options, f *front.Front, l audit.Log, hook
 	h := mcpwire.Guard(withMetadata(mux, auth), hosts, o.maxRequest, "the operator raises the limit with ewp-gateway --max-request-bytes")
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: wt,
 		IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
 	log.Info("serving the gateway over HTTP", "url", "http://"+addr+endpointPath,
 		"claude_code_hook", "http://"+addr+hook.PathClaudeCode, "tool_call_hook", "http://"+addr+hook.PathToolCall,
 		"agent_credentials", identity.AgentsOf(l) != nil, "oauth", ic.OAuth != nil, "required", auth.Required(),
 		"resource_metadata", auth.MetadataURL())
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		return err
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return mcpwire.Serve(ctx, hs, ln, shutdownGrace, func() { log.Info("shutting down") })
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/identity"
+	"github.com/ewp-go/ewp/internal/mcpwire"
 	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/release"
@@ -166,8 +166,6 @@ func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server
 	}
 	hs := mcp.NewHTTPServer(addr, h)
 	hs.WriteTimeout = mcp.WriteTimeoutFor(srv.RequestTimeout())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
 	log.Info("serving MCP over HTTP", "url", "http://"+addr+mcp.EndpointPath, "db", pgurl.Redact(cfg.db), "ingest_token", cfg.token != "")
 	if con != nil {
 		log.Info("serving the operator console", "console", "http://"+addr+console.BasePath)
@@ -175,19 +173,5 @@ func serveHTTP(ctx context.Context, cfg config, store mcp.Store, srv *mcp.Server
 		log.Info(consoleOffHint(cfg))
 	}
 	ready(addr, con != nil)
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		return err
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return mcpwire.Serve(ctx, hs, ln, shutdownGrace, func() { log.Info("shutting down") })
 }

@@ -1,8 +1,9 @@
-// Package mcpwire is the HTTP guard of an MCP entrance that serves
-// Streamable HTTP through mcp-go's transport (ewp-gateway): the
-// DNS-rebinding defence on Host and Origin (403) and the body limit
-// (413), with the same rules and messages as package mcp's own front
-// (mcp/http.go), which ewp-mcp serves.
+// Package mcpwire is the HTTP plumbing MCP entrances share: how they stop
+// (Serve: the requests in flight are answered), and the guard of an
+// entrance that serves Streamable HTTP through mcp-go's transport
+// (ewp-gateway): the DNS-rebinding defence on Host and Origin (403) and
+// the body limit (413), with the same rules and messages as package mcp's
+// own front (mcp/http.go), which ewp-mcp serves.
 package mcpwire
 
 import (
