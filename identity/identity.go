@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/textproto"
 	"strings"
 	"time"
 
@@ -247,11 +248,16 @@ func (a *Authenticator) agent(ctx context.Context, token string) (Identity, erro
 // ingestHeader is the older header the ingest token may come in.
 const ingestHeader = "X-EWP-Ingest-Token"
 
+// ingestHeaderKey is ingestHeader as net/http keeps header names
+// (canonical): Header.Get of the name as written canonicalises it anew,
+// an allocation on every request.
+var ingestHeaderKey = textproto.CanonicalMIMEHeaderKey(ingestHeader)
+
 // presented is the token r carries: X-EWP-Ingest-Token, or a Bearer
 // Authorization (any other scheme is no credential).
 func presented(r *http.Request) (token, header string, ok bool) {
-	if t := r.Header.Get(ingestHeader); t != "" {
-		return t, ingestHeader, true
+	if v := r.Header[ingestHeaderKey]; len(v) > 0 && v[0] != "" {
+		return v[0], ingestHeader, true
 	}
 	scheme, t, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if ok && strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(t) != "" {

@@ -160,7 +160,7 @@ func (s *Server) slotDone(ctx context.Context) func() {
 func (s *Server) runGated(ctx context.Context, t *toolSpec, raw []byte, argErr error, start time.Time) (toolResult, error) {
 	err := argErr
 	if err == nil {
-		err = s.acquireGated(ctx, start)
+		err = s.acquireGated(ctx)
 	}
 	if err != nil {
 		return s.refused(t, s.gate.Refuse(ctx, t.tool.Name, s.who(ctx), err))
@@ -188,33 +188,36 @@ func (s *Server) runGated(ctx context.Context, t *toolSpec, raw []byte, argErr e
 
 // acquireGated takes an evaluation slot for a gated call, waiting for one
 // at most until the gate's recording reserve before ctx's deadline, so a
-// refusal for time is on record when it is answered.
-func (s *Server) acquireGated(ctx context.Context, start time.Time) error {
+// refusal for time is on record when it is answered. Under load most
+// calls wait here, so the wait is a plain timer rather than a derived
+// context (which allocates and registers with its parent). A slot taken
+// is always the call's: the gate releases it (gate.Request.Done), even
+// when the deadline passes as it is taken.
+func (s *Server) acquireGated(ctx context.Context) error {
 	select {
 	case s.slots <- struct{}{}:
 		return nil
 	default:
 	}
-	ectx, cancel := s.evalContext(ctx)
-	defer cancel()
-	return s.timedOut(ectx, s.acquire(ectx), start)
+	if s.decisions == nil {
+		return s.acquire(ctx)
+	}
+	dl, _ := ctx.Deadline()
+	t := time.NewTimer(time.Until(dl.Add(-s.recordReserve())))
+	defer t.Stop()
+	select {
+	case s.slots <- struct{}{}:
+		return nil
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return s.slotsBusy()
 }
 
 // refused is the answer to a call refused with err.
 func (s *Server) refused(t *toolSpec, err error) (toolResult, error) {
 	s.logRefusal(t.tool.Name, err)
 	return failure(err), nil
-}
-
-// evalContext is the context a gated call waits for its slot on: ctx, or
-// with a decision log ctx ending the gate's recording reserve before its
-// deadline, so a refusal for time is on record when it is answered.
-func (s *Server) evalContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if s.decisions == nil {
-		return ctx, func() {}
-	}
-	dl, _ := ctx.Deadline()
-	return context.WithDeadline(ctx, dl.Add(-s.recordReserve()))
 }
 
 // recordReserve is the part of the per-request deadline a recorded call

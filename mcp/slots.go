@@ -40,9 +40,14 @@ func (s *Server) acquire(ctx context.Context) error {
 	case s.slots <- struct{}{}:
 		return nil
 	case <-ctx.Done():
-		return refuse(CodeTimeout, "", "all %d evaluation slots stayed busy until the server's %v per-request deadline, so the call was not started; "+
-			"retry later, or ask the operator to raise ewp-mcp --max-concurrent-calls or --request-timeout", cap(s.slots), s.timeout)
+		return s.slotsBusy()
 	}
+}
+
+// slotsBusy is the refusal of a call that found no slot in time.
+func (s *Server) slotsBusy() error {
+	return refuse(CodeTimeout, "", "all %d evaluation slots stayed busy until the server's %v per-request deadline, so the call was not started; "+
+		"retry later, or ask the operator to raise ewp-mcp --max-concurrent-calls or --request-timeout", cap(s.slots), s.timeout)
 }
 
 // release frees the slot acquire took.
