@@ -152,7 +152,9 @@ func TestHang(t *testing.T) {
 	if d := time.Since(began); d < 500*time.Millisecond || d > 3*time.Second {
 		t.Errorf("timed out after %s, want about 500ms", d)
 	}
-	time.Sleep(1500 * time.Millisecond) // the probe after the timeout is answered
+	// The probe after the timeout is answered: wait for it to end (on a
+	// loaded machine it may start late), then the server must be the same.
+	waitProbed(t, r.conns["fake"])
 	if serverPid(t, r, "fake__pid") != pid {
 		t.Fatal("a server that answers pings was restarted")
 	}
@@ -168,6 +170,29 @@ func TestHang(t *testing.T) {
 	if serverPid(t, r, "fake__pid") == pid {
 		t.Error("the hung server was not replaced")
 	}
+}
+
+// waitProbed waits until c's session has been probed after a timeout
+// and the probe has ended: the probe starts on a goroutine of its own, so
+// a fixed sleep could look before it began.
+func waitProbed(t *testing.T, c *conn) {
+	t.Helper()
+	s := c.session()
+	deadline := time.Now().Add(10 * time.Second)
+	for seen := false; time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if s == nil || s.ended() {
+			return
+		}
+		probing := s.probing.Load()
+		if seen && !probing {
+			return
+		}
+		seen = seen || probing
+		if !seen && time.Now().After(deadline.Add(-9*time.Second)) {
+			return // no probe began within a second: none is coming
+		}
+	}
+	t.Fatal("the probe after the timeout did not end within 10 s")
 }
 
 // A line over the cap or a stream of garbage on stdout is PROTOCOL; the
