@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 
@@ -16,13 +15,11 @@ import (
 	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/gateway/config"
 	"github.com/ewp-go/ewp/graphstore"
+	"github.com/ewp-go/ewp/internal/opfile"
 	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/internal/policylayers"
 	"github.com/ewp-go/ewp/store"
 )
-
-// maxPolicyBytes bounds the operator's policy file.
-const maxPolicyBytes = 4 << 20
 
 // backend is what the gate stands on: the ledger, the decision log, the
 // concept graph and the operator's policies and keys, as the config
@@ -106,7 +103,7 @@ func openGuard(ctx context.Context, cfg *config.Config, gs *graphstore.Store, lo
 	var set *edgepolicy.Set
 	var hash string
 	if cfg.Policies != "" {
-		src, err := readCapped(cfg.Policies, maxPolicyBytes)
+		src, _, err := opfile.Read(cfg.Policies, opfile.MaxPolicyBytes)
 		if err != nil {
 			return nil, "", fmt.Errorf(`"policies": %w`, err)
 		}
@@ -152,21 +149,4 @@ func operatorKeys(cfg *config.Config, log *slog.Logger) (*audit.OperatorKeys, er
 		return nil, fmt.Errorf(`"operator_keys": %w`, err)
 	}
 	return keys, nil
-}
-
-// readCapped reads at most max bytes of path; a longer file is refused.
-func readCapped(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s is over %d bytes", path, max)
-	}
-	return b, nil
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/hook"
 	"github.com/ewp-go/ewp/identity"
+	"github.com/ewp-go/ewp/internal/opfile"
 	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/manifest"
 	"github.com/ewp-go/ewp/store"
@@ -91,9 +92,6 @@ func block(stderr io.Writer, format string, a ...any) int {
 	fmt.Fprintf(stderr, "ewp-hook: blocked: "+format+"\n", a...)
 	return exitBlock
 }
-
-// maxFileBytes bounds each file the local mode reads (manifest, policies).
-const maxFileBytes = 4 << 20
 
 // local decides one hook call over a local ledger and decision log, as
 // ewp-mcp --http --tools would: the agent is named by --agent and must
@@ -158,7 +156,7 @@ func localAgent(ctx context.Context, log audit.Log, name string) (hook.Caller, e
 // localGate is the gate over the ledger (with its concept graph and the
 // --policies edge policies) and the log, and the --tools manifest.
 func localGate(ctx context.Context, f localFlags, ledger store.Ledger, log audit.Log) (*gate.Gate, *manifest.Manifest, error) {
-	raw, err := readLimited(f.tools)
+	raw, _, err := opfile.Read(f.tools, opfile.MaxPolicyBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--tools: %w", err)
 	}
@@ -169,7 +167,7 @@ func localGate(ctx context.Context, f localFlags, ledger store.Ledger, log audit
 	cfg := gate.Config{Ledger: ledger, Log: log, Logger: slog.New(slog.DiscardHandler)}
 	var set *edgepolicy.Set
 	if f.policies != "" {
-		src, err := readLimited(f.policies)
+		src, _, err := opfile.Read(f.policies, opfile.MaxPolicyBytes)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--policies: %w", err)
 		}
@@ -188,17 +186,4 @@ func localGate(ctx context.Context, f localFlags, ledger store.Ledger, log audit
 	}
 	g, err := gate.New(cfg)
 	return g, m, err
-}
-
-func readLimited(path string) ([]byte, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, maxFileBytes+1))
-	if err == nil && len(b) > maxFileBytes {
-		err = fmt.Errorf("%s is over the limit of %d bytes", path, maxFileBytes)
-	}
-	return b, err
 }
