@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/ewp-go/ewp/identity"
 )
 
 // The JSON-RPC pre-filter. mcp-go answers most malformed messages, but not
@@ -143,10 +146,25 @@ func (s *Server) screenRequest(ctx context.Context, m message, msg []byte) verdi
 	case m.carriesOutcome():
 		v.reply = errorReply(id, mcpgo.INVALID_REQUEST, `a request carries no "result" or "error" member`, nil)
 	default:
+		// A stdio server started for one agent refuses every request once
+		// the operator revoked it (HTTP checks each request's credential).
+		if err := identity.Recheck(ctx); err != nil {
+			v.reply = errorReply(id, mcpgo.INVALID_REQUEST, err.Error(), recheckData(err))
+			return v
+		}
 		v = s.screenMethod(ctx, m, params, msg, v)
 		v.request = v.forward != nil
 	}
 	return v
+}
+
+// recheckData is the EWP code of identity.Recheck's refusal.
+func recheckData(err error) toolError {
+	var re *identity.RecheckError
+	if errors.As(err, &re) {
+		return toolError{Error: re.Code, Message: re.Reason}
+	}
+	return toolError{Error: CodeInternal, Message: err.Error()}
 }
 
 func (m message) hasParamsProblem() bool {

@@ -72,12 +72,16 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 		if err != nil {
 			return err
 		}
-		log.Info("serving the gateway on stdio", "config", cfg.Path, "servers", len(cfg.Servers), "agent", agent.Name)
+		name := ""
+		if agent != nil {
+			name = agent.Name
+		}
+		log.Info("serving the gateway on stdio", "config", cfg.Path, "servers", len(cfg.Servers), "agent", name)
 		return f.ServeStdio(ctx, stdin, stdout, func(ctx context.Context) context.Context {
-			if agent.Name == "" {
+			if agent == nil {
 				return ctx
 			}
-			return identity.WithPrincipal(ctx, agent)
+			return identity.WithStdioAgent(ctx, identity.AgentsOf(b.log), agent)
 		})
 	}
 	hooks := func(mux *http.ServeMux, auth *identity.Authenticator) {
@@ -117,20 +121,20 @@ func writeTimeout(cfg *config.Config) time.Duration {
 	return d + 10*time.Second
 }
 
-// stdioAgent is --agent's principal, live in the log's register; none
-// without --agent.
-func stdioAgent(ctx context.Context, name string, l audit.Log) (audit.Principal, error) {
+// stdioAgent is --agent's agent, live in the log's register at start
+// (each call looks it up again: identity.Recheck); nil without --agent.
+func stdioAgent(ctx context.Context, name string, l audit.Log) (*audit.AgentRecord, error) {
 	if name == "" {
-		return audit.Principal{}, nil
+		return nil, nil
 	}
 	if l == nil {
-		return audit.Principal{}, errors.New(`--agent names an agent of the decision log's register; it needs the decision log ("audit" is "off")`)
+		return nil, errors.New(`--agent names an agent of the decision log's register; it needs the decision log ("audit" is "off")`)
 	}
 	rec, err := identity.AgentNamed(ctx, identity.AgentsOf(l), name)
 	if err != nil {
-		return audit.Principal{}, fmt.Errorf("--agent: %w", err)
+		return nil, fmt.Errorf("--agent: %w", err)
 	}
-	return rec.Principal(), nil
+	return rec, nil
 }
 
 // authenticated serves next with the caller's principal on the request's

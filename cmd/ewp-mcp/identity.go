@@ -39,16 +39,18 @@ func (f *identFlags) check(http, auditOff bool) error {
 }
 
 // stdioAgent puts the --agent's principal on ctx; ctx unchanged without
-// one. The agent must be live in the log's register.
+// one. The agent must be live in the log's register at start, and is
+// looked up again on every request (identity.Recheck).
 func stdioAgent(ctx context.Context, cfg config, srv *mcp.Server) (context.Context, error) {
 	if cfg.ident.agent == "" {
 		return ctx, nil
 	}
-	rec, err := identity.AgentNamed(ctx, identity.AgentsOf(srv.DecisionLogStore()), cfg.ident.agent)
+	agents := identity.AgentsOf(srv.DecisionLogStore())
+	rec, err := identity.AgentNamed(ctx, agents, cfg.ident.agent)
 	if err != nil {
 		return nil, fmt.Errorf("--agent: %w", err)
 	}
-	return identity.WithPrincipal(ctx, rec.Principal()), nil
+	return identity.WithStdioAgent(ctx, agents, rec), nil
 }
 
 // authenticator is who-is-asking for the HTTP server at addr: agent

@@ -164,3 +164,66 @@ func TestHTTPServesMetadataAndChallenges(t *testing.T) {
 		t.Fatal("no shutdown")
 	}
 }
+
+// TestStdioAgentRevokedWhileServing: an agent revoked after its stdio
+// server started is refused on its next request; the server keeps
+// running and says why.
+func TestStdioAgentRevokedWhileServing(t *testing.T) {
+	db := ledgerFile(t)
+	logPath, _ := agentLog(t, db, []string{"alice"})
+	inR, inW := io.Pipe()
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	o := &fakeOpener{store: &emptyStore{}}
+	go func() { done <- run(context.Background(), []string{"--db", db, "--agent", "alice"}, env(), inR, &out, &errb, o.open) }()
+	send := func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// answered waits for the answer to id, one line of out.
+	answered := func(id string) string {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			for _, l := range strings.Split(out.String(), "\n") {
+				if strings.Contains(l, `"id":`+id+`,`) || strings.Contains(l, `"id":`+id+`}`) {
+					return l
+				}
+			}
+		}
+		t.Fatalf("no answer to %s; stdout %s; stderr %s", id, out.String(), errb.String())
+		return ""
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if a := answered("2"); !strings.Contains(a, `"may_act"`) {
+		t.Fatalf("tools/list before the revocation: %s", a)
+	}
+	l, err := auditsqlite.OpenOrCreate(logPath, auditsqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.RevokeAgent(context.Background(), "alice", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	_ = l.Close()
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"may_act","arguments":{"proposition_id":"P","action":{"action_id":"a","kind":"deploy","risk":"low","reversible":true}}}}`)
+	if a := answered("3"); !strings.Contains(a, `"error":{"code":-32600`) || !strings.Contains(a, "EWP_REFUSE_AGENT_REVOKED") ||
+		!strings.Contains(a, `agent \"alice\" was revoked`) {
+		t.Fatalf("a call after the revocation: %s", a)
+	}
+	_ = inW.Close()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	r, err := auditsqlite.Open(logPath, auditsqlite.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if all, err := r.List(context.Background(), audit.Filter{}); err != nil || len(all) != 0 {
+		t.Fatalf("the refused call was judged: %d decisions, %v", len(all), err)
+	}
+}

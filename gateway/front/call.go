@@ -13,6 +13,7 @@ import (
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/console/consolelink"
 	"github.com/ewp-go/ewp/gate"
+	"github.com/ewp-go/ewp/identity"
 	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/warrant"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -47,6 +48,16 @@ func (f *Front) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	}
 	name := ManifestName(t.Server, t.Def.Name)
 	p := f.cfg.Principal(ctx)
+	if err := identity.Recheck(ctx); err != nil {
+		// A stdio gateway's --agent, revoked since it started: refused
+		// on record, like any call the gate could not judge.
+		var re *identity.RecheckError
+		code := CodeInvalidArgument
+		if errors.As(err, &re) {
+			code = re.Code
+		}
+		return f.refuse(ctx, p, name, nil, "refused", &warrant.Error{Code: code, Field: "/agent", Rule: err.Error()}), nil
+	}
 	args, err := rawArguments(req)
 	if err != nil {
 		return f.refuse(ctx, p, name, nil, "", &warrant.Error{Code: CodeInvalidArgument, Field: "/params/arguments", Rule: err.Error()}), nil
