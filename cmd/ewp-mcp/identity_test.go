@@ -175,7 +175,9 @@ func TestStdioAgentRevokedWhileServing(t *testing.T) {
 	var out, errb syncBuffer
 	done := make(chan int, 1)
 	o := &fakeOpener{store: &emptyStore{}}
-	go func() { done <- run(context.Background(), []string{"--db", db, "--agent", "alice"}, env(), inR, &out, &errb, o.open) }()
+	go func() {
+		done <- run(context.Background(), []string{"--db", db, "--agent", "alice"}, env(), inR, &out, &errb, o.open)
+	}()
 	send := func(line string) {
 		t.Helper()
 		if _, err := io.WriteString(inW, line+"\n"); err != nil {
