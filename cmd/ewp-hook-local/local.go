@@ -5,7 +5,8 @@
 // package initialisation, which the forwarding hook must not pay on every
 // tool call; `ewp-hook claude-code --db …` runs it in its place.
 //
-//	ewp-hook-local claude-code --db LEDGER --tools FILE --agent NAME [--policies FILE] [--audit PATH] [--operator-keys FILE] [--timeout S]
+//	ewp-hook-local claude-code --db LEDGER --tools FILE --agent NAME [--policies FILE] [--call-policies FILE]
+//	                           [--budgets FILE] [--audit PATH] [--operator-keys FILE] [--timeout S]
 //
 // Any failure exits 2 (Claude Code's block) with the reason on stderr.
 package main
@@ -29,7 +30,9 @@ import (
 	"github.com/ewp-go/ewp/graphstore"
 	"github.com/ewp-go/ewp/hook"
 	"github.com/ewp-go/ewp/identity"
+	"github.com/ewp-go/ewp/internal/hookflags"
 	"github.com/ewp-go/ewp/internal/opfile"
+	"github.com/ewp-go/ewp/internal/policylayers"
 	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/manifest"
 	"github.com/ewp-go/ewp/store"
@@ -41,8 +44,8 @@ const maxInput = hook.MaxBody
 const exitBlock = 2
 
 type localFlags struct {
-	timeout                                         int
-	db, audit, tools, policies, operatorKeys, agent string
+	timeout int
+	hookflags.Local
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
@@ -50,12 +53,15 @@ func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 const usage = `ewp-hook-local: ewp-hook claude-code's local mode, which ewp-hook runs for --db.
 
   ewp-hook-local claude-code --db LEDGER --tools FILE --agent NAME [--policies FILE]
+                             [--call-policies FILE] [--budgets FILE]
                              [--audit PATH] [--operator-keys FILE] [--timeout SECONDS]
 
 Reads Claude Code's hook JSON on stdin, judges the call over the local
 ledger and decision log with the manifest in --tools, for agent NAME (a
 live agent of the log: ewp-audit agents add), records the decision and
-prints Claude Code's answer. Any failure exits 2 (a block). See
+prints Claude Code's answer. --policies, --call-policies and --budgets
+are ewp-mcp's: edge policies, Cedar policies over the call, and budgets
+counted in the decision log. Any failure exits 2 (a block). See
 docs/hooks.md.
 `
 
@@ -66,19 +72,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if len(args) == 0 || args[0] != "claude-code" {
-		return block(stderr, "usage: ewp-hook-local claude-code --db LEDGER --tools FILE --agent NAME [--policies FILE] [--audit PATH] [--operator-keys FILE]")
+		return block(stderr, "usage: ewp-hook-local claude-code --db LEDGER --tools FILE --agent NAME [--policies FILE] [--call-policies FILE] [--budgets FILE] [--audit PATH] [--operator-keys FILE]")
 	}
 	var f localFlags
 	fs := flag.NewFlagSet("ewp-hook-local claude-code", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.IntVar(&f.timeout, "timeout", 10, "")
-	fs.StringVar(&f.db, "db", "", "")
-	fs.StringVar(&f.audit, "audit", "", "")
-	fs.StringVar(&f.tools, "tools", "", "")
-	fs.StringVar(&f.policies, "policies", "", "")
-	fs.StringVar(&f.operatorKeys, "operator-keys", "", "")
-	fs.StringVar(&f.agent, "agent", "", "")
-	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 || f.db == "" || f.timeout <= 0 {
+	f.Register(fs)
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 || f.DB == "" || f.timeout <= 0 {
 		return block(stderr, "usage: ewp-hook-local claude-code --db LEDGER --tools FILE --agent NAME [...]")
 	}
 	body, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
@@ -108,20 +109,20 @@ func local(f localFlags, body []byte, stdout, stderr io.Writer) int {
 }
 
 func decideLocally(ctx context.Context, f localFlags, body []byte) ([]byte, error) {
-	if f.tools == "" || f.agent == "" {
+	if f.Tools == "" || f.Agent == "" {
 		return nil, errors.New("with --db, --tools FILE and --agent NAME are required")
 	}
-	ledger, err := store.Open(ctx, f.db, store.Options{ReadOnly: true})
+	ledger, err := store.Open(ctx, f.DB, store.Options{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("--db: %w", err)
 	}
 	defer ledger.Close()
-	log, err := auditstore.Open(ctx, f.db, f.audit, auditstore.Options{Create: !auditstore.IsPostgres(f.db)})
+	log, err := auditstore.Open(ctx, f.DB, f.Audit, auditstore.Options{Create: !auditstore.IsPostgres(f.DB)})
 	if err != nil {
 		return nil, fmt.Errorf("the decision log: %w", err)
 	}
 	defer log.Close()
-	caller, err := localAgent(ctx, log, f.agent)
+	caller, err := localAgent(ctx, log, f.Agent)
 	if err != nil {
 		return nil, err
 	}
@@ -130,9 +131,9 @@ func decideLocally(ctx context.Context, f localFlags, body []byte) ([]byte, erro
 		return nil, err
 	}
 	j := &hook.GateJudge{Gate: g, Describe: hook.ManifestDescribe(m), Log: log}
-	where := hook.Where{DB: "--db " + f.db}
-	if f.audit != "" {
-		where.DB = "--audit " + f.audit
+	where := hook.Where{DB: "--db " + f.DB}
+	if f.Audit != "" {
+		where.DB = "--audit " + f.Audit
 	}
 	return hook.ClaudeCode(ctx, j, caller, body, where)
 }
@@ -156,31 +157,36 @@ func localAgent(ctx context.Context, log audit.Log, name string) (hook.Caller, e
 // localGate is the gate over the ledger (with its concept graph and the
 // --policies edge policies) and the log, and the --tools manifest.
 func localGate(ctx context.Context, f localFlags, ledger store.Ledger, log audit.Log) (*gate.Gate, *manifest.Manifest, error) {
-	raw, _, err := opfile.Read(f.tools, opfile.MaxPolicyBytes)
+	raw, _, err := opfile.Read(f.Tools, opfile.MaxPolicyBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--tools: %w", err)
 	}
 	m, err := manifest.Parse(raw)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--tools %s: %w", f.tools, err)
+		return nil, nil, fmt.Errorf("--tools %s: %w", f.Tools, err)
 	}
 	cfg := gate.Config{Ledger: ledger, Log: log, Logger: slog.New(slog.DiscardHandler)}
 	var set *edgepolicy.Set
-	if f.policies != "" {
-		src, _, err := opfile.Read(f.policies, opfile.MaxPolicyBytes)
+	if f.Policies != "" {
+		src, _, err := opfile.Read(f.Policies, opfile.MaxPolicyBytes)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--policies: %w", err)
 		}
-		if set, err = edgepolicy.Load(f.policies, src); err != nil {
-			return nil, nil, fmt.Errorf("--policies %s: %w", f.policies, err)
+		if set, err = edgepolicy.Load(f.Policies, src); err != nil {
+			return nil, nil, fmt.Errorf("--policies %s: %w", f.Policies, err)
 		}
 		sum := sha256.Sum256(src)
 		cfg.PolicySetHash = hex.EncodeToString(sum[:])
 	}
 	cfg.Guard = gate.NewGuard(graphstore.New(ledger, nil), set, func() *slog.Logger { return cfg.Logger })
-	cfg.Layers = cfg.Guard.Layers()
-	if f.operatorKeys != "" {
-		if cfg.OperatorKeys, err = audit.LoadOperatorKeys(f.operatorKeys); err != nil {
+	// The operator's layers after the guard's, as ewp-mcp orders them.
+	built, err := policylayers.Build(policylayers.Files{CallPolicies: f.CallPolicies, Budgets: f.Budgets}, log, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Layers = append(cfg.Guard.Layers(), built.Layers...)
+	if f.OperatorKeys != "" {
+		if cfg.OperatorKeys, err = audit.LoadOperatorKeys(f.OperatorKeys); err != nil {
 			return nil, nil, fmt.Errorf("--operator-keys: %w", err)
 		}
 	}

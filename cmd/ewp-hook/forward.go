@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ewp-go/ewp/internal/hookflags"
 	"github.com/ewp-go/ewp/internal/termtext"
 )
 
@@ -32,7 +33,7 @@ type forwardFlags struct {
 	url, tokenFile string
 	timeout        int
 	// The local mode: a ledger and decision log instead of a server.
-	db, audit, tools, policies, operatorKeys, agent string
+	local hookflags.Local
 }
 
 func parseForward(args []string, stderr io.Writer) (forwardFlags, bool) {
@@ -42,16 +43,11 @@ func parseForward(args []string, stderr io.Writer) (forwardFlags, bool) {
 	fs.StringVar(&f.url, "url", "", "")
 	fs.StringVar(&f.tokenFile, "token-file", "", "")
 	fs.IntVar(&f.timeout, "timeout", 10, "")
-	fs.StringVar(&f.db, "db", "", "")
-	fs.StringVar(&f.audit, "audit", "", "")
-	fs.StringVar(&f.tools, "tools", "", "")
-	fs.StringVar(&f.policies, "policies", "", "")
-	fs.StringVar(&f.operatorKeys, "operator-keys", "", "")
-	fs.StringVar(&f.agent, "agent", "", "")
+	f.local.Register(fs)
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return f, false
 	}
-	return f, (f.url != "") != (f.db != "") && f.timeout > 0
+	return f, (f.url != "") != (f.local.DB != "") && f.timeout > 0
 }
 
 // forward sends the hook input to the server and prints its answer.
@@ -60,7 +56,7 @@ func forward(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return block(stderr, "usage: ewp-hook claude-code (--url URL [--token-file FILE] | --db LEDGER --tools FILE --agent NAME) [--timeout SECONDS]")
 	}
-	if f.db != "" {
+	if f.local.DB != "" {
 		return runLocal(args, stdin, stdout, stderr)
 	}
 	body, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ewp-go/ewp/internal/hookflags"
 )
 
 // marker tags the hook entries install writes, so a second --write
@@ -25,7 +27,7 @@ type installFlags struct {
 	command, write           bool
 	timeout                  int
 	// The local mode's flags (a command hook over --db).
-	db, audit, tools, policies, operatorKeys, agent string
+	local hookflags.Local
 }
 
 func install(args []string, stdout, stderr io.Writer) int {
@@ -38,13 +40,8 @@ func install(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.command, "command", false, "")
 	fs.BoolVar(&f.write, "write", false, "")
 	fs.IntVar(&f.timeout, "timeout", 10, "")
-	fs.StringVar(&f.db, "db", "", "")
-	fs.StringVar(&f.audit, "audit", "", "")
-	fs.StringVar(&f.tools, "tools", "", "")
-	fs.StringVar(&f.policies, "policies", "", "")
-	fs.StringVar(&f.operatorKeys, "operator-keys", "", "")
-	fs.StringVar(&f.agent, "agent", "", "")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || (f.url == "") == (f.db == "") || f.timeout <= 0 {
+	f.local.Register(fs)
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || (f.url == "") == (f.local.DB == "") || f.timeout <= 0 {
 		fmt.Fprint(stderr, usage)
 		return exitBlock
 	}
@@ -72,7 +69,7 @@ func install(args []string, stdout, stderr io.Writer) int {
 // blocks the tool (Claude Code lets it run otherwise).
 func hookEntry(f installFlags) (map[string]any, error) {
 	h := map[string]any{"onFailure": "block", "timeout": f.timeout + 5, "statusMessage": marker}
-	if f.db != "" {
+	if f.local.DB != "" {
 		return localEntry(f, h)
 	}
 	base := strings.TrimSuffix(f.url, "/")
@@ -164,7 +161,7 @@ func writeSettings(path string, entry map[string]any) error {
 // localEntry is the command hook deciding over a local ledger: every
 // file it names by its absolute path, so the hook runs from any cwd.
 func localEntry(f installFlags, h map[string]any) (map[string]any, error) {
-	if f.tools == "" || f.agent == "" {
+	if f.local.Tools == "" || f.local.Agent == "" {
 		return nil, errors.New("with --db, --tools FILE and --agent NAME are required")
 	}
 	self, err := selfPath()
@@ -172,19 +169,15 @@ func localEntry(f installFlags, h map[string]any) (map[string]any, error) {
 		return nil, err
 	}
 	self = filepath.Join(filepath.Dir(self), localBin) // run directly: one process per tool call
-	args := []string{"claude-code", "--agent", f.agent, "--timeout", fmt.Sprint(f.timeout)}
-	for _, p := range []struct{ flag, path string }{{"--db", f.db}, {"--audit", f.audit}, {"--tools", f.tools},
-		{"--policies", f.policies}, {"--operator-keys", f.operatorKeys}} {
-		if p.path == "" {
-			continue
-		}
-		v := p.path
+	args := []string{"claude-code", "--agent", f.local.Agent, "--timeout", fmt.Sprint(f.timeout)}
+	for _, p := range f.local.Files() {
+		v := p[1]
 		if !strings.Contains(v, "://") { // a PostgreSQL URL stays as it is
 			if v, err = filepath.Abs(v); err != nil {
 				return nil, err
 			}
 		}
-		args = append(args, p.flag, v)
+		args = append(args, p[0], v)
 	}
 	h["type"], h["command"], h["args"] = "command", self, args
 	return h, nil

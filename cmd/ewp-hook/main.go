@@ -33,9 +33,12 @@ const usage = `ewp-hook: the EWP gate as a Claude Code hook.
       or the first line of --token-file. Any failure exits 2 (a block).
 
   ewp-hook claude-code --db LEDGER --tools FILE --agent NAME [--policies FILE]
+                       [--call-policies FILE] [--budgets FILE]
                        [--audit PATH] [--operator-keys FILE]
       The same decision over a local ledger and decision log, without a
       server: NAME must be a live agent of the log (ewp-audit agents add).
+      --policies, --call-policies and --budgets are ewp-mcp's (budgets
+      are counted in the decision log).
 
   ewp-hook claude-code install (--url URL [--command] | --db LEDGER --tools FILE --agent NAME ...)
                                [--write] [--settings FILE]

@@ -107,7 +107,8 @@ func TestInstall(t *testing.T) {
 		t.Errorf("command hook: %v", h)
 	}
 	// The local mode's command hook names every file absolutely.
-	code, out, _ = hookRun(t, "", "claude-code", "install", "--db", "l.db", "--tools", "t.json", "--agent", "bot")
+	code, out, _ = hookRun(t, "", "claude-code", "install", "--db", "l.db", "--tools", "t.json", "--agent", "bot",
+		"--budgets", "b.json", "--call-policies", "c.cedar")
 	var local struct {
 		Hooks map[string][]struct {
 			Hooks []struct {
@@ -122,7 +123,8 @@ func TestInstall(t *testing.T) {
 	args := strings.Join(local.Hooks["PreToolUse"][0].Hooks[0].Args, " ")
 	wd, _ := os.Getwd()
 	if !strings.Contains(args, "--db "+filepath.Join(wd, "l.db")) || !strings.Contains(args, "--agent bot") ||
-		!strings.Contains(args, "--tools "+filepath.Join(wd, "t.json")) {
+		!strings.Contains(args, "--tools "+filepath.Join(wd, "t.json")) || !strings.Contains(args, "--budgets "+filepath.Join(wd, "b.json")) ||
+		!strings.Contains(args, "--call-policies "+filepath.Join(wd, "c.cedar")) {
 		t.Errorf("local command hook args: %s", args)
 	}
 	for _, bad := range [][]string{{"--url", "ftp://x"}, {"--db", "l.db"}, {"--db", "l.db", "--url", "http://x", "--tools", "t", "--agent", "a"}} {

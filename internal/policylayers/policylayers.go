@@ -1,6 +1,6 @@
 // Package policylayers builds the operator's call_policies and budget
 // gate layers from their files, for every entrance that configures a gate
-// (ewp-mcp --call-policies/--budgets, ewp-gateway's config).
+// (ewp-mcp --call-policies/--budgets, ewp-gateway's config, ewp-hook-local).
 package policylayers
 
 import (
