@@ -21,17 +21,7 @@ import (
 // naming its layer's reason, and on record.
 func TestLocalModeHasTheOperatorsLayers(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "l.db")
-	l, err := ledgersqlite.Create(db, ledgersqlite.Options{})
-	must(t, err)
-	must(t, l.Close())
-	log, err := auditsqlite.OpenOrCreate(auditsqlite.DefaultPath(db), auditsqlite.Options{})
-	must(t, err)
-	for name, group := range map[string]string{"bot": "ci", "op": "ops"} {
-		_, sum, _ := audit.NewAgentCredential()
-		must(t, log.AddAgent(context.Background(), &audit.AgentRecord{Name: name, Groups: []string{group}, CredentialSHA256: sum}))
-	}
-	must(t, log.Close())
+	db := localWorld(t, dir, map[string]string{"bot": "ci", "op": "ops"})
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
 		must(t, os.WriteFile(p, []byte(body), 0o644))
@@ -99,15 +89,7 @@ func TestLocalModeRefusesABadBudgetsFile(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "budgets.json")
 	must(t, os.WriteFile(bad, []byte(`{"agents":{"bot":{"calls_a_minute":2}}}`), 0o644))
-	db := filepath.Join(dir, "l.db")
-	l, err := ledgersqlite.Create(db, ledgersqlite.Options{})
-	must(t, err)
-	must(t, l.Close())
-	log, err := auditsqlite.OpenOrCreate(auditsqlite.DefaultPath(db), auditsqlite.Options{})
-	must(t, err)
-	_, sum, _ := audit.NewAgentCredential()
-	must(t, log.AddAgent(context.Background(), &audit.AgentRecord{Name: "bot", CredentialSHA256: sum}))
-	must(t, log.Close())
+	db := localWorld(t, dir, map[string]string{"bot": "ci"})
 	tools := filepath.Join(dir, "tools.json")
 	must(t, os.WriteFile(tools, []byte(`{"default":"deny","tools":[]}`), 0o644))
 	var out, errb bytes.Buffer
@@ -116,6 +98,25 @@ func TestLocalModeRefusesABadBudgetsFile(t *testing.T) {
 	if code != exitBlock || !strings.Contains(errb.String(), bad) || out.Len() != 0 {
 		t.Fatalf("exit %d, stderr %q, stdout %q", code, errb.String(), out.String())
 	}
+}
+
+// localWorld is an empty ledger in dir and its decision log beside it,
+// with the agents named (each in the group given); it returns the
+// ledger's path.
+func localWorld(t *testing.T, dir string, agents map[string]string) string {
+	t.Helper()
+	db := filepath.Join(dir, "l.db")
+	l, err := ledgersqlite.Create(db, ledgersqlite.Options{})
+	must(t, err)
+	must(t, l.Close())
+	log, err := auditsqlite.OpenOrCreate(auditsqlite.DefaultPath(db), auditsqlite.Options{})
+	must(t, err)
+	defer log.Close()
+	for name, group := range agents {
+		_, sum, _ := audit.NewAgentCredential()
+		must(t, log.AddAgent(context.Background(), &audit.AgentRecord{Name: name, Groups: []string{group}, CredentialSHA256: sum}))
+	}
+	return db
 }
 
 func must(t *testing.T, err error) {
