@@ -69,6 +69,7 @@ Flags:
   --max-request-bytes N     The largest request body (default 1048576).
   --agent NAME              stdio: every call is this agent's (ewp-audit agents add NAME makes
                             one): the decisions, the approvals and the budgets are its own.
+                            Looked up again on every call: once revoked, calls are refused.
                             Without it a stdio caller is anonymous.
   --require-credential      HTTP: refuse a request without a valid agent credential (401 with
                             a WWW-Authenticate challenge naming the resource metadata). Without

@@ -108,7 +108,8 @@ Flags:
   --agent NAME              stdio only: serve every call as this agent (ewp-audit agents add
                             NAME): its name and groups are the principal of each decision.
                             Refused at start when the log's register does not hold it or it
-                            was revoked. Without it stdio calls are anonymous.
+                            was revoked; looked up again on every request, so a revocation
+                            refuses the next one. Without it stdio calls are anonymous.
   --jwks FILE|URL           HTTP only: accept OAuth 2.1 access tokens, JWTs signed (RS256, ES256
                             or EdDSA) by a key of this JWKS: a file, or an http(s) URL fetched
                             at start (5 s timeout, 256 KiB at most), again when a token names an
