@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ewp-go/ewp/internal/syncbuf"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -111,7 +112,7 @@ func helper(t *testing.T, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
 	cmd.Env = append(os.Environ(), "EWP_JSONSTORE_HELPER=1")
 	cmd.Args = append(cmd.Args, append([]string{"--"}, args...)...)
-	cmd.Stderr = &lockedBuffer{}
+	cmd.Stderr = &syncbuf.Buffer{}
 	return cmd
 }
 
@@ -151,22 +152,4 @@ func runHelper(args []string) error {
 		return writeBatches(s)
 	}
 	return fmt.Errorf("unknown helper role %q", args[0])
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b = append(l.b, p...)
-	return len(p), nil
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return string(l.b)
 }

@@ -1,36 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/internal/syncbuf"
 )
 
-// lockedBuffer is a bytes.Buffer safe to read while run writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func waitFor(t *testing.T, out *lockedBuffer, want string) {
+func waitFor(t *testing.T, out *syncbuf.Buffer, want string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(out.String(), want) {
@@ -44,13 +25,13 @@ func waitFor(t *testing.T, out *lockedBuffer, want string) {
 // startWatch runs list --pending --watch in process on db's log, reading
 // end of input from a pipe; it returns the output, the pipe's writer and
 // the exit code's channel.
-func startWatch(t *testing.T, ctx context.Context, db string) (*lockedBuffer, *io.PipeWriter, chan int) {
+func startWatch(t *testing.T, ctx context.Context, db string) (*syncbuf.Buffer, *io.PipeWriter, chan int) {
 	t.Helper()
 	pr, pw := io.Pipe()
 	prev := watchInput
 	watchInput = pr
 	t.Cleanup(func() { watchInput = prev; pw.Close() })
-	out, errb := &lockedBuffer{}, &lockedBuffer{}
+	out, errb := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"list", "--pending", "--watch", "--interval", "1s", "--db", db}, out, errb)

@@ -2,18 +2,18 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ewp-go/ewp/audit"
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/internal/syncbuf"
 )
 
 // TestStdioAgentRevokedWhileServing: a stdio gateway started for one
@@ -31,7 +31,7 @@ func TestStdioAgentRevokedWhileServing(t *testing.T) {
 
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	var errb lockedBuffer
+	var errb syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(context.Background(), []string{"--config", config, "--agent", "alice"}, inR, outW, &errb)
@@ -41,7 +41,7 @@ func TestStdioAgentRevokedWhileServing(t *testing.T) {
 	answers.Buffer(nil, 1<<20)
 	ask := func(id int, method, params string) map[string]any {
 		t.Helper()
-		msg := `{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"` + method + `","params":` + params + "}\n"
+		msg := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"` + method + `","params":` + params + "}\n"
 		if _, err := io.WriteString(inW, msg); err != nil {
 			t.Fatal(err)
 		}
@@ -85,25 +85,4 @@ func TestStdioAgentRevokedWhileServing(t *testing.T) {
 func resultText(m map[string]any) string {
 	b, _ := json.Marshal(m["result"])
 	return string(b)
-}
-
-func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
-
-// lockedBuffer is a bytes.Buffer written by one goroutine and read by
-// another.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ewp-go/ewp/ingest"
+	"github.com/ewp-go/ewp/internal/syncbuf"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -238,31 +238,13 @@ func testStreamStopsAtUnreadableRest(t *testing.T, kind string) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe to read while ewp-ingest writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A long-running stream tells its refusals as they happen, once each.
 func TestStreamRefusalsToldAtOnce(t *testing.T) { eachStore(t, testStreamRefusalsToldAtOnce) }
 
 func testStreamRefusalsToldAtOnce(t *testing.T, kind string) {
 	db := freshDB(t, kind)
 	pr, pw := io.Pipe()
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run(context.Background(), []string{"--db", db, "--partial", "-"}, pr, &out, &errb) }()
 	go io.WriteString(pw, "{\"proposition_id\": 3}\n") //nolint:errcheck // checked by what arrives

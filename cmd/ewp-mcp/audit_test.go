@@ -20,6 +20,7 @@ import (
 	"github.com/ewp-go/ewp/audit/audittest"
 	"github.com/ewp-go/ewp/audit/memlog"
 	"github.com/ewp-go/ewp/fixtures"
+	"github.com/ewp-go/ewp/internal/syncbuf"
 )
 
 func TestAuditPath(t *testing.T) {
@@ -178,7 +179,7 @@ func TestApprovalLoopOverHTTP(t *testing.T) {
 	ml := memlog.New(nil)
 	asked := sharedLog(t, ml)
 	logPath := filepath.Join(t.TempDir(), "decisions.audit")
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	args := []string{"--demo", "--audit", logPath, "--http", "127.0.0.1:0", "--operator-keys", keysFile(t)}
@@ -213,7 +214,7 @@ func TestApprovalLoopOverStdio(t *testing.T) {
 	sharedLog(t, ml)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	var errb syncBuffer
+	var errb syncbuf.Buffer
 	done := make(chan int)
 	args := []string{"--db", graphLedger(t), "--policies", writePolicies(t, string(fixtures.DemoPolicies)), "--operator-keys", keysFile(t)}
 	go func() {
@@ -253,7 +254,7 @@ func processSession(t *testing.T, args []string, calls ...string) []toolReply {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "EWP_MCP_RUN_MAIN=1")
-	var errb syncBuffer
+	var errb syncbuf.Buffer
 	cmd.Stderr = &errb
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ewp-go/ewp/fixtures"
 	"github.com/ewp-go/ewp/graphstore"
+	"github.com/ewp-go/ewp/internal/syncbuf"
 	"github.com/ewp-go/ewp/internal/testskip"
 	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
@@ -62,7 +63,7 @@ func consoleServer(t *testing.T, operator, ingest string) (mcpURL, base string) 
 	cmd := exec.Command(os.Args[0], "--db", db, "--policies", policies, "--http", "127.0.0.1:0",
 		"--operator-keys", keysFile(t), "--console-key", opKey(t, "console"))
 	cmd.Env = append(os.Environ(), "EWP_MCP_RUN_MAIN=1", "EWP_OPERATOR_TOKEN="+operator, "EWP_INGEST_TOKEN="+ingest)
-	var errb syncBuffer
+	var errb syncbuf.Buffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

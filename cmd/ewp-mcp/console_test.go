@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ewp-go/ewp/internal/syncbuf"
 )
 
 // The operator token follows the ingest token's rules (never on the
@@ -84,9 +86,9 @@ func TestHelpDocumentsTheConsole(t *testing.T) {
 
 // serveInProcess runs the command over HTTP on the real ledger opener
 // until the test ends; it returns the server's base URL and its logs.
-func serveInProcess(t *testing.T, args []string, getenv func(string) string) (string, *syncBuffer) {
+func serveInProcess(t *testing.T, args []string, getenv func(string) string) (string, *syncbuf.Buffer) {
 	t.Helper()
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, args, getenv, strings.NewReader(""), &out, &errb, openStore) }()

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ewp-go/ewp/internal/syncbuf"
 )
 
 // demoBin builds ewp-mcp and ewp-audit into one directory, as a newcomer
@@ -50,7 +52,7 @@ func demoHints(t *testing.T, bin, line string) (cmds []string, printed string, s
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, "sh", "-c", line)
 	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	errb := &syncBuffer{}
+	errb := &syncbuf.Buffer{}
 	cmd.Stderr = errb
 	// Stopped as Ctrl-C stops it, so it deletes its temporary directory.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }

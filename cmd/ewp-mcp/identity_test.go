@@ -12,6 +12,7 @@ import (
 
 	"github.com/ewp-go/ewp/audit"
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/internal/syncbuf"
 )
 
 func TestIdentityFlagsRefused(t *testing.T) {
@@ -104,7 +105,7 @@ func TestHTTPServesMetadataAndChallenges(t *testing.T) {
 	db := ledgerFile(t)
 	logPath, creds := agentLog(t, db, []string{"alice"})
 	o := &fakeOpener{store: &emptyStore{}}
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() {
@@ -172,7 +173,7 @@ func TestStdioAgentRevokedWhileServing(t *testing.T) {
 	db := ledgerFile(t)
 	logPath, _ := agentLog(t, db, []string{"alice"})
 	inR, inW := io.Pipe()
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	done := make(chan int, 1)
 	o := &fakeOpener{store: &emptyStore{}}
 	go func() {

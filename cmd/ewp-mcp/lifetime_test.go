@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ewp-go/ewp/internal/syncbuf"
 	"github.com/ewp-go/ewp/ledger/sqlite"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -61,7 +62,7 @@ const recordE1 = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name"
 // write is in the ledger: end of input does not cancel work in flight.
 func TestStdioEndOfInputAnswersAndCommits(t *testing.T) {
 	db := seededLedger(t)
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	code := run(context.Background(), []string{"--db", db, "--allow-ingest"}, env(),
 		strings.NewReader(recordE1+"\n"), &out, &errb, openStore)
 	if code != 0 {
@@ -79,7 +80,7 @@ func TestStdioEndOfInputAnswersAndCommits(t *testing.T) {
 // request still gets the answer, and a write is committed.
 func TestHTTPHalfCloseAnswersAndCommits(t *testing.T) {
 	db := seededLedger(t)
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/fixtures"
+	"github.com/ewp-go/ewp/internal/syncbuf"
 )
 
 // buildAudit builds the ewp-audit command into a temporary directory.
@@ -44,7 +45,7 @@ func demoLedgerFile(t testing.TB) string {
 type mcpProcess struct {
 	t    testing.TB
 	cmd  *exec.Cmd
-	errb *syncBuffer
+	errb *syncbuf.Buffer
 	url  string         // HTTP
 	in   io.WriteCloser // stdio
 	out  *bufio.Scanner // stdio
@@ -55,7 +56,7 @@ type mcpProcess struct {
 // over HTTP, otherwise over stdio (after initialize).
 func startMCP(t testing.TB, args ...string) *mcpProcess {
 	t.Helper()
-	p := &mcpProcess{t: t, errb: &syncBuffer{}}
+	p := &mcpProcess{t: t, errb: &syncbuf.Buffer{}}
 	p.cmd = exec.Command(os.Args[0], args...)
 	p.cmd.Env = append(os.Environ(), "EWP_MCP_RUN_MAIN=1")
 	p.cmd.Stderr = p.errb

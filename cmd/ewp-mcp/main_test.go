@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ewp-go/ewp/internal/syncbuf"
 	"github.com/ewp-go/ewp/mcp"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -62,24 +63,6 @@ func (f *fakeOpener) open(_ string, writable bool) (mcp.Store, io.Closer, error)
 
 func (f *fakeOpener) Close() error { f.closed = true; return nil }
 
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func ledgerFile(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "ewp.sqlite")
@@ -109,7 +92,7 @@ type result struct {
 func runWith(t *testing.T, args []string, getenv func(string) string, stdin string) result {
 	t.Helper()
 	o := &fakeOpener{store: &emptyStore{}}
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	code := run(context.Background(), args, getenv, strings.NewReader(stdin), &out, &errb, o.open)
 	return result{code, out.String(), errb.String(), o}
 }
@@ -204,7 +187,7 @@ func TestStdioWritesOnlyProtocolToStdout(t *testing.T) {
 
 func TestHTTPServesAndShutsDown(t *testing.T) {
 	o := &fakeOpener{store: &emptyStore{}}
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	args := []string{"--db", ledgerFile(t), "--http", "127.0.0.1:0"}
@@ -245,7 +228,7 @@ func TestHTTPServesAndShutsDown(t *testing.T) {
 
 var urlRE = regexp.MustCompile(`url=(http://\S+/mcp)`)
 
-func waitForURL(t testing.TB, logs *syncBuffer) string {
+func waitForURL(t testing.TB, logs *syncbuf.Buffer) string {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {

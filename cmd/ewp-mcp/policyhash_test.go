@@ -12,6 +12,7 @@ import (
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/memlog"
 	"github.com/ewp-go/ewp/fixtures"
+	"github.com/ewp-go/ewp/internal/syncbuf"
 )
 
 // Every decision records the sha256 of the policy bytes the guard loaded:
@@ -41,7 +42,7 @@ func TestPolicySetHashIsOfTheLoadedBytes(t *testing.T) {
 	in := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
 		callBody(1, "may_act", protectedDelete()) + "\n"
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	if code := run(context.Background(), []string{"--db", db, "--policies", policies}, env(), strings.NewReader(in), &out, &errb, openStore); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ewp-go/ewp/internal/syncbuf"
 )
 
 // makeReadOnly leaves path and its directory unwritable for this process:
@@ -53,7 +55,7 @@ func TestServesLedgerOnReadOnlyStorage(t *testing.T) {
 	// The decision log is written, so it lives on writable storage: the
 	// operator names it, or turns it off.
 	for _, audit := range []string{filepath.Join(t.TempDir(), "decisions.audit"), "off"} {
-		var out, errb syncBuffer
+		var out, errb syncbuf.Buffer
 		code := run(context.Background(), []string{"--db", db, "--audit", audit}, env(), strings.NewReader(list+"\n"), &out, &errb, openStore)
 		if code != 0 || !strings.Contains(out.String(), `\"proposition_id\":\"P\"`) {
 			t.Fatalf("--audit %s: exit %d, stdout %s, stderr %s", audit, code, out.String(), errb.String())
@@ -61,7 +63,7 @@ func TestServesLedgerOnReadOnlyStorage(t *testing.T) {
 	}
 	// Left to its default beside the read-only ledger, the log cannot be
 	// created: the server says so and what to do, rather than run unrecorded.
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	code := run(context.Background(), []string{"--db", db}, env(), strings.NewReader(list+"\n"), &out, &errb, openStore)
 	if code == 0 || !strings.Contains(errb.String(), "--audit") {
 		t.Fatalf("default log beside a read-only ledger: exit %d, stderr %s", code, errb.String())

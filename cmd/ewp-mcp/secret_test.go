@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ewp-go/ewp/internal/pgtest"
+	"github.com/ewp-go/ewp/internal/syncbuf"
 	"github.com/ewp-go/ewp/store"
 )
 
@@ -31,7 +32,7 @@ func TestPasswordsNeverLogged(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Close()
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	code := run(context.Background(), []string{"--db", url, "--allow-ingest"}, env(), strings.NewReader(""), &out, &errb, openStore)
 	log := errb.String()
 	if code != 0 || !strings.Contains(log, "serving MCP on stdio") || !strings.Contains(log, "postgres:xxxxx@") || strings.Contains(log, "hunter2") {

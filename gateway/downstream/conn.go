@@ -290,7 +290,10 @@ func (c *conn) probe(s *session) {
 	if !s.probing.CompareAndSwap(false, true) {
 		return // one probe at a time: many calls may time out together
 	}
-	defer s.probing.Store(false)
+	defer func() {
+		s.probed.Add(1)
+		s.probing.Store(false)
+	}()
 	wait := max(probeFloor, c.srv.Timeout)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()

@@ -1,6 +1,7 @@
 package downstream
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"os"
@@ -159,9 +160,7 @@ func TestHang(t *testing.T) {
 		t.Fatal("a server that answers pings was restarted")
 	}
 	// Now the whole server stops answering.
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	freeze(t, pid)
 	defer syscall.Kill(pid, syscall.SIGCONT)
 	_, err = call(t, r, "fake__echo", `{"text":"x"}`)
 	wantCode(t, err, CodeTimeout, "fake")
@@ -172,24 +171,40 @@ func TestHang(t *testing.T) {
 	}
 }
 
+// freeze stops process pid and returns once it has stopped. kill returns
+// before the stop takes effect: a Go process's threads stop one by one,
+// and until they all have, it may still read a request and answer it (CI
+// met one). Where /proc cannot say, it waits a moment instead.
+func freeze(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stat := "/proc/" + strconv.Itoa(pid) + "/stat"
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			time.Sleep(100 * time.Millisecond)
+			return
+		}
+		// pid (comm) STATE …: comm may hold spaces, so read after the last ")".
+		if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); len(f) > 0 && f[0] == "T" {
+			return
+		}
+	}
+	t.Fatalf("process %d did not stop within 5 s of SIGSTOP", pid)
+}
+
 // waitProbed waits until c's session has been probed after a timeout
-// and the probe has ended: the probe starts on a goroutine of its own, so
-// a fixed sleep could look before it began.
+// and the probe has ended: the probe starts on a goroutine of its own,
+// which on a loaded machine may start late, so the test counts probes
+// ended rather than guess how long one takes to begin.
 func waitProbed(t *testing.T, c *conn) {
 	t.Helper()
 	s := c.session()
-	deadline := time.Now().Add(10 * time.Second)
-	for seen := false; time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if s == nil || s.ended() {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if s == nil || s.ended() || s.probed.Load() > 0 {
 			return
-		}
-		probing := s.probing.Load()
-		if seen && !probing {
-			return
-		}
-		seen = seen || probing
-		if !seen && time.Now().After(deadline.Add(-9*time.Second)) {
-			return // no probe began within a second: none is coming
 		}
 	}
 	t.Fatal("the probe after the timeout did not end within 10 s")
@@ -403,9 +418,7 @@ func TestServerStopsReadingStdin(t *testing.T) {
 	srv.Timeout = 500 * time.Millisecond
 	r, _ := start(t, Options{PinOnFirstSight: true}, srv)
 	pid := serverPid(t, r, "fake__pid")
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	freeze(t, pid)
 	defer syscall.Kill(pid, syscall.SIGCONT)
 	big := `{"text":"` + strings.Repeat("z", 256<<10) + `"}` // four times a pipe's buffer
 	done := make(chan error, 1)

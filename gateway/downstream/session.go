@@ -34,7 +34,8 @@ type session struct {
 	// gone is closed when nothing of the session is left running: the
 	// process has exited (stdio), or at once when it ends (HTTP).
 	gone    chan struct{}
-	probing atomic.Bool // a liveness probe is under way (conn.probe)
+	probing atomic.Bool  // a liveness probe is under way (conn.probe)
+	probed  atomic.Int32 // liveness probes that have ended, answered or not
 }
 
 func newSession() *session {
