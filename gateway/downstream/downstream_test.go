@@ -1,7 +1,6 @@
 package downstream
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ewp-go/ewp/internal/procstop"
 )
 
 func TestStdioListAndCall(t *testing.T) {
@@ -171,28 +172,13 @@ func TestHang(t *testing.T) {
 	}
 }
 
-// freeze stops process pid and returns once it has stopped. kill returns
-// before the stop takes effect: a Go process's threads stop one by one,
-// and until they all have, it may still read a request and answer it (CI
-// met one). Where /proc cannot say, it waits a moment instead.
+// freeze stops process pid and returns once it has stopped (kill returns
+// before: see procstop; CI met the server answering the next call).
 func freeze(t *testing.T, pid int) {
 	t.Helper()
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+	if err := procstop.Stop(pid, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	stat := "/proc/" + strconv.Itoa(pid) + "/stat"
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		b, err := os.ReadFile(stat)
-		if err != nil {
-			time.Sleep(100 * time.Millisecond)
-			return
-		}
-		// pid (comm) STATE …: comm may hold spaces, so read after the last ")".
-		if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); len(f) > 0 && f[0] == "T" {
-			return
-		}
-	}
-	t.Fatalf("process %d did not stop within 5 s of SIGSTOP", pid)
 }
 
 // waitProbed waits until c's session has been probed after a timeout

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ewp-go/ewp/internal/procstop"
 )
 
 // CPUTime is the processor time (user + system) the throwaway server's
@@ -72,8 +74,10 @@ func (c *Cluster) Freeze(t testing.TB) (thaw func()) {
 		t.Fatal("pgtest: the server's processes cannot be found in /proc")
 	}
 	for _, pid := range pids {
-		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-			t.Fatalf("pgtest: SIGSTOP %d: %v", pid, err)
+		// Stopped, not only signalled: a backend may otherwise answer
+		// the test's next statement before the stop takes effect.
+		if err := procstop.Stop(pid, 5*time.Second); err != nil {
+			t.Fatalf("pgtest: %v", err)
 		}
 	}
 	var once sync.Once
