@@ -35,7 +35,7 @@ func WithStdioAgent(ctx context.Context, agents audit.Agents, rec *audit.AgentRe
 
 // Recheck is nil unless ctx serves an agent given to WithStdioAgent that
 // has since been revoked, or whose register cannot be read: then the
-// call must be refused, with this error (CodeOf names its code).
+// call must be refused with this error, a *RecheckError naming its code.
 func Recheck(ctx context.Context) error {
 	s, _ := ctx.Value(stdioAgentKey{}).(*stdioAgent)
 	if s == nil {
