@@ -3,24 +3,17 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	jose "github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -28,6 +21,7 @@ import (
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/audit/memlog"
 	"github.com/ewp-go/ewp/identity"
+	"github.com/ewp-go/ewp/internal/oauthtest"
 )
 
 // agentsServer is an HTTP test server whose decision log is also the
@@ -217,44 +211,10 @@ func TestProtectedResourceMetadataServed(t *testing.T) {
 	}
 }
 
-// oauthKey is a test authorization server's key and its JWKS file.
-type oauthKey struct {
-	key  *ecdsa.PrivateKey
-	jwks string
-}
-
-func newOAuthKey(t *testing.T) oauthKey {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: k.Public(), KeyID: "k1", Use: "sig", Algorithm: "ES256"}}}
-	b, _ := json.Marshal(set)
-	p := filepath.Join(t.TempDir(), "jwks.json")
-	if err := os.WriteFile(p, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return oauthKey{key: k, jwks: p}
-}
-
-func (o oauthKey) token(t *testing.T, claims map[string]any) string {
-	t.Helper()
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: o.key}, (&jose.SignerOptions{}).WithHeader("kid", "k1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := jwt.Signed(s).Claims(claims).Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
-}
-
 func TestOAuthAccessTokensOverHTTP(t *testing.T) {
-	k := newOAuthKey(t)
+	k := oauthtest.New(t)
 	const iss, aud = "https://auth.example", "https://ewp.example/mcp"
-	a := newAgentsServer(t, &identity.OAuth{JWKS: k.jwks, Issuer: iss, Audience: aud, GroupsClaim: "groups"})
+	a := newAgentsServer(t, &identity.OAuth{JWKS: k.JWKSFile(t, t.TempDir()), Issuer: iss, Audience: aud, GroupsClaim: "groups"})
 	claims := func(k string, v any) map[string]any {
 		c := map[string]any{"iss": iss, "aud": aud, "sub": "carol", "exp": testNow.Add(time.Hour).Unix(), "groups": []string{"ops"}}
 		c[k] = v
@@ -266,17 +226,17 @@ func TestOAuthAccessTokensOverHTTP(t *testing.T) {
 		t.Fatalf("no token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
 	for name, tok := range map[string]string{
-		"wrong issuer":   k.token(t, claims("iss", "https://evil.example")),
-		"wrong audience": k.token(t, claims("aud", "https://other.example/mcp")),
-		"expired":        k.token(t, claims("exp", testNow.Add(-time.Hour).Unix())),
-		"other key":      newOAuthKey(t).token(t, claims("sub", "carol")),
+		"wrong issuer":   k.Sign(t, claims("iss", "https://evil.example")),
+		"wrong audience": k.Sign(t, claims("aud", "https://other.example/mcp")),
+		"expired":        k.Sign(t, claims("exp", testNow.Add(-time.Hour).Unix())),
+		"other key":      oauthtest.New(t).Sign(t, claims("sub", "carol")),
 		"not a token":    "nope",
 	} {
 		if resp, body := a.post(t, tok); resp.StatusCode != 401 || strings.Contains(body, tok) {
 			t.Errorf("%s: %d %s", name, resp.StatusCode, body)
 		}
 	}
-	c := a.dial(t, k.token(t, claims("sub", "carol")))
+	c := a.dial(t, k.Sign(t, claims("sub", "carol")))
 	id := decisionID(t, mustOK(t, call(t, c, "may_act", confirmArgs())))
 	d, err := a.ml.Decision(context.Background(), id)
 	if err != nil {

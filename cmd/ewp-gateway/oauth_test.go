@@ -1,52 +1,15 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	jose "github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/ewp-go/ewp/internal/oauthtest"
 )
-
-// signer mints ES256 JWTs under kid k1, as a test authorization server.
-type signer struct{ key *ecdsa.PrivateKey }
-
-func newSigner(t *testing.T) signer {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return signer{k}
-}
-
-// jwksFile writes the signer's public key set to dir and returns its path.
-func (s signer) jwksFile(t *testing.T, dir string) string {
-	t.Helper()
-	b, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: s.key.Public(), KeyID: "k1", Use: "sig", Algorithm: "ES256"}}})
-	must(t, err)
-	p := filepath.Join(dir, "jwks.json")
-	must(t, os.WriteFile(p, b, 0o600))
-	return p
-}
-
-func (s signer) sign(t *testing.T, claims map[string]any) string {
-	t.Helper()
-	js, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: s.key}, (&jose.SignerOptions{}).WithHeader("kid", "k1"))
-	must(t, err)
-	tok, err := jwt.Signed(js).Claims(claims).Serialize()
-	must(t, err)
-	return tok
-}
 
 // postCall sends one tools/call of echo__echo with the bearer token (none
 // for ""), returning the status, the body and the challenge.
@@ -75,9 +38,9 @@ func postCall(t *testing.T, u, token string) (int, string, string) {
 // being echoed; an agent credential still works, and no credential is 401.
 func TestHTTPOAuthTokens(t *testing.T) {
 	bin, config, creds := policyWorld(t)
-	is := newSigner(t)
+	is := oauthtest.New(t)
 	const iss, aud = "https://auth.example", "https://gw.example/mcp"
-	u := httpGateway(t, bin, config, "--jwks", is.jwksFile(t, filepath.Dir(config)), "--issuer", iss, "--audience", aud,
+	u := httpGateway(t, bin, config, "--jwks", is.JWKSFile(t, filepath.Dir(config)), "--issuer", iss, "--audience", aud,
 		"--groups-claim", "groups")
 	claims := func(sub string, edit func(map[string]any)) map[string]any {
 		c := map[string]any{"iss": iss, "aud": aud, "sub": sub, "groups": []string{"dev"},
@@ -92,19 +55,19 @@ func TestHTTPOAuthTokens(t *testing.T) {
 		s, _, _ := strings.Cut(rest, `"`)
 		return s
 	}
-	if code, body, _ := postCall(t, u, is.sign(t, claims("alice", nil))); code != 200 || text(body) != "hi" {
+	if code, body, _ := postCall(t, u, is.Sign(t, claims("alice", nil))); code != 200 || text(body) != "hi" {
 		t.Errorf("alice's good token (group dev): %d %s, want the call forwarded", code, body)
 	}
-	ops := is.sign(t, claims("olga", func(c map[string]any) { c["groups"] = []string{"ops"} }))
+	ops := is.Sign(t, claims("olga", func(c map[string]any) { c["groups"] = []string{"ops"} }))
 	if code, body, _ := postCall(t, u, ops); code != 200 || !strings.Contains(body, `call policy \"no_echo_for_ops\" forbids echo/echo for agent olga`) {
 		t.Errorf("olga's good token (group ops): %d %s, want DENY by the call policy", code, body)
 	}
-	other := newSigner(t)
+	other := oauthtest.New(t)
 	for name, tok := range map[string]string{
-		"another issuer":   is.sign(t, claims("alice", func(c map[string]any) { c["iss"] = "https://evil.example" })),
-		"another audience": is.sign(t, claims("alice", func(c map[string]any) { c["aud"] = "https://other.example/mcp" })),
-		"another key":      other.sign(t, claims("alice", nil)),
-		"expired":          is.sign(t, claims("alice", func(c map[string]any) { c["exp"] = time.Now().Add(-time.Hour).Unix() })),
+		"another issuer":   is.Sign(t, claims("alice", func(c map[string]any) { c["iss"] = "https://evil.example" })),
+		"another audience": is.Sign(t, claims("alice", func(c map[string]any) { c["aud"] = "https://other.example/mcp" })),
+		"another key":      other.Sign(t, claims("alice", nil)),
+		"expired":          is.Sign(t, claims("alice", func(c map[string]any) { c["exp"] = time.Now().Add(-time.Hour).Unix() })),
 	} {
 		code, body, challenge := postCall(t, u, tok)
 		if code != 401 || !strings.Contains(challenge, "invalid_token") || strings.Contains(body+challenge, tok) {

@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -18,47 +15,10 @@ import (
 	"testing"
 	"time"
 
-	jose "github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
-
 	"github.com/ewp-go/ewp/audit"
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/internal/oauthtest"
 )
-
-// issuer is a test authorization server: an ES256 key, kid k1.
-type issuer struct{ key *ecdsa.PrivateKey }
-
-func newIssuer(t *testing.T) issuer {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return issuer{k}
-}
-
-// jwks is the issuer's public key set, as its JWKS document.
-func (is issuer) jwks(t *testing.T) []byte {
-	t.Helper()
-	b, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: is.key.Public(), KeyID: "k1", Use: "sig", Algorithm: "ES256"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func (is issuer) sign(t *testing.T, claims map[string]any) string {
-	t.Helper()
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: is.key}, (&jose.SignerOptions{}).WithHeader("kid", "k1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := jwt.Signed(s).Claims(claims).Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
-}
 
 func b64url(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 
@@ -87,8 +47,8 @@ func hmacJWT(claims map[string]any, key []byte) string {
 // SQLite log for the token's sub with its groups.
 func TestOAuthTokensAgainstTheServer(t *testing.T) {
 	const iss, aud = "https://auth.example", "https://ewp.example/mcp"
-	is := newIssuer(t)
-	jwksDoc := is.jwks(t)
+	is := oauthtest.New(t)
+	jwksDoc := is.JWKS(t)
 	jwksFile := filepath.Join(t.TempDir(), "jwks.json")
 	if err := os.WriteFile(jwksFile, jwksDoc, 0o600); err != nil {
 		t.Fatal(err)
@@ -100,17 +60,17 @@ func TestOAuthTokensAgainstTheServer(t *testing.T) {
 		c[k] = v
 		return c
 	}
-	good := is.sign(t, claims("sub", "carol"))
+	good := is.Sign(t, claims("sub", "carol"))
 	parts := strings.Split(good, ".")
 	swapped, _ := json.Marshal(claims("sub", "root"))
 	for name, tok := range map[string]string{
-		"wrong issuer":    is.sign(t, claims("iss", "https://evil.example")),
-		"wrong audience":  is.sign(t, claims("aud", "https://other.example/mcp")),
-		"other key":       newIssuer(t).sign(t, claims("sub", "carol")),
+		"wrong issuer":    is.Sign(t, claims("iss", "https://evil.example")),
+		"wrong audience":  is.Sign(t, claims("aud", "https://other.example/mcp")),
+		"other key":       oauthtest.New(t).Sign(t, claims("sub", "carol")),
 		"payload swapped": parts[0] + "." + b64url(swapped) + "." + parts[2],
 		"alg none":        unsignedJWT(claims("sub", "carol")),
 		"alg HS256":       hmacJWT(claims("sub", "carol"), jwksDoc),
-		"expired":         is.sign(t, claims("exp", time.Now().Add(-time.Hour).Unix())),
+		"expired":         is.Sign(t, claims("exp", time.Now().Add(-time.Hour).Unix())),
 	} {
 		code, challenge, body := postBearer(t, p.url, tok)
 		if code != http.StatusUnauthorized || !strings.Contains(challenge, `error="invalid_token"`) || strings.Contains(body+challenge, tok) {
