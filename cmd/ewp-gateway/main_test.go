@@ -128,22 +128,10 @@ func TestHTTPHostOriginAndBodyLimit(t *testing.T) {
 // served; without it, no credential is anonymous and a bad one still 401.
 func TestHTTPCredentials(t *testing.T) {
 	bin, config := echoWorld(t)
-	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo__echo","arguments":{"text":"hi"}}}`
-	post := func(u, token string) (int, http.Header) {
+	post := func(u, token string) (code int, challenge string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(call))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode, resp.Header
+		code, _, challenge = postCall(t, u, token)
+		return code, challenge
 	}
 	bad := "ewp_agent_" + strings.Repeat("A", 43)
 	open := httpGateway(t, bin, config)
@@ -154,11 +142,10 @@ func TestHTTPCredentials(t *testing.T) {
 		t.Errorf("unknown credential: %d, want 401", code)
 	}
 	closed := httpGateway(t, bin, config, "--require-credential")
-	code, h := post(closed, "")
-	if code != 401 || !strings.Contains(h.Get("WWW-Authenticate"), "resource_metadata=") {
-		t.Fatalf("no credential, required: %d %q, want 401 naming the metadata", code, h.Get("WWW-Authenticate"))
+	code, meta := post(closed, "")
+	if code != 401 || !strings.Contains(meta, "resource_metadata=") {
+		t.Fatalf("no credential, required: %d %q, want 401 naming the metadata", code, meta)
 	}
-	meta := h.Get("WWW-Authenticate")
 	meta = meta[strings.Index(meta, "resource_metadata=")+len("resource_metadata="):]
 	meta = strings.Trim(strings.SplitN(meta, ",", 2)[0], `"`)
 	resp, err := http.Get(meta)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"io"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,26 +8,6 @@ import (
 
 	"github.com/ewp-go/ewp/internal/oauthtest"
 )
-
-// postCall sends one tools/call of echo__echo with the bearer token (none
-// for ""), returning the status, the body and the challenge.
-func postCall(t *testing.T, u, token string) (int, string, string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo__echo","arguments":{"text":"hi"}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), resp.Header.Get("WWW-Authenticate")
-}
 
 // ewp-gateway --jwks takes OAuth access tokens as ewp-mcp does: a good
 // token is its sub with the groups of --groups-claim (so the config's call

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,20 +46,11 @@ func policyWorld(t *testing.T) (bin, config string, creds map[string]string) {
 // result's text.
 func callAs(t *testing.T, u, cred string) string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo__echo","arguments":{"text":"hi"}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+cred)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	code, body, _ := postCall(t, u, cred)
+	if code != 200 {
+		t.Fatalf("tools/call: %d %s", code, body)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		t.Fatalf("tools/call: %d %s", resp.StatusCode, b)
-	}
+	b := []byte(body)
 	var msg struct {
 		Result struct {
 			IsError bool `json:"isError"`
