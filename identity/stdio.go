@@ -35,8 +35,9 @@ func WithStdioAgent(ctx context.Context, agents audit.Agents, rec *audit.AgentRe
 
 // Recheck is nil unless ctx serves an agent given to WithStdioAgent that
 // has since been revoked, or whose register cannot be read: then the
-// call must be refused with this error, a *RecheckError naming its code.
-func Recheck(ctx context.Context) error {
+// call must be refused, for the reason and with the code it gives. The
+// lookup ends with ctx: give it the call's deadline.
+func Recheck(ctx context.Context) *RecheckError {
 	s, _ := ctx.Value(stdioAgentKey{}).(*stdioAgent)
 	if s == nil {
 		return nil

@@ -52,9 +52,8 @@ func TestRecheckWantsTheSameAgent(t *testing.T) {
 
 func mustRecheck(t *testing.T, ctx context.Context, code, want string) {
 	t.Helper()
-	err := Recheck(ctx)
-	var re *RecheckError
-	if !errors.As(err, &re) || re.Code != code || !strings.Contains(err.Error(), want) {
-		t.Fatalf("Recheck = %v, want %s mentioning %q", err, code, want)
+	re := Recheck(ctx)
+	if re == nil || re.Code != code || !strings.Contains(re.Error(), want) {
+		t.Fatalf("Recheck = %v, want %s mentioning %q", re, code, want)
 	}
 }

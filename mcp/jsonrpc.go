@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,8 +147,8 @@ func (s *Server) screenRequest(ctx context.Context, m message, msg []byte) verdi
 	default:
 		// A stdio server started for one agent refuses every request once
 		// the operator revoked it (HTTP checks each request's credential).
-		if err := identity.Recheck(ctx); err != nil {
-			v.reply = errorReply(id, mcpgo.INVALID_REQUEST, err.Error(), recheckData(err))
+		if re := s.recheck(ctx); re != nil {
+			v.reply = errorReply(id, mcpgo.INVALID_REQUEST, re.Reason, toolError{Error: re.Code, Message: re.Reason})
 			return v
 		}
 		v = s.screenMethod(ctx, m, params, msg, v)
@@ -158,13 +157,14 @@ func (s *Server) screenRequest(ctx context.Context, m message, msg []byte) verdi
 	return v
 }
 
-// recheckData is the EWP code of identity.Recheck's refusal.
-func recheckData(err error) toolError {
-	var re *identity.RecheckError
-	if errors.As(err, &re) {
-		return toolError{Error: re.Code, Message: re.Reason}
-	}
-	return toolError{Error: CodeInternal, Message: err.Error()}
+// recheck is identity.Recheck under the per-request deadline: the stdio
+// reader waits for it before it reads the next line, so a register that
+// does not answer (a frozen database) costs a request its deadline, never
+// the session.
+func (s *Server) recheck(ctx context.Context) *identity.RecheckError {
+	ctx, cancel := s.callContext(ctx)
+	defer cancel()
+	return identity.Recheck(ctx)
 }
 
 func (m message) hasParamsProblem() bool {

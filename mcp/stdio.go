@@ -39,7 +39,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, al
 	p := identity.PrincipalFrom(ctx)
 	tr := transportInfo{name: transportStdio}
 	if p.Name != audit.Anonymous {
-		tr.credential = identity.CredentialAgent + ":" + p.Name
+		tr.credential = identity.Identity{Principal: p, Credential: identity.CredentialAgent}.Record()
 	}
 	ctx = withRole(withCaller(ctx, tr, p), r)
 	w := &lineWriter{w: out}

@@ -10,13 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/console/consolelink"
 	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/identity"
 	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/warrant"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // MetaDecisionID is the _meta key of a forwarded call's result (and of
@@ -48,15 +49,10 @@ func (f *Front) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	}
 	name := ManifestName(t.Server, t.Def.Name)
 	p := f.cfg.Principal(ctx)
-	if err := identity.Recheck(ctx); err != nil {
+	if re := recheck(ctx); re != nil {
 		// A stdio gateway's --agent, revoked since it started: refused
 		// on record, like any call the gate could not judge.
-		var re *identity.RecheckError
-		code := CodeInvalidArgument
-		if errors.As(err, &re) {
-			code = re.Code
-		}
-		return f.refuse(ctx, p, name, nil, "refused", &warrant.Error{Code: code, Field: "/agent", Rule: err.Error()}), nil
+		return f.refuse(ctx, p, name, nil, "refused", &warrant.Error{Code: re.Code, Field: "/agent", Rule: re.Reason}), nil
 	}
 	args, err := rawArguments(req)
 	if err != nil {
@@ -97,6 +93,15 @@ func (f *Front) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	default:
 		return withDecision(denied(req.Params.Name, ans), ans.DecisionID), nil
 	}
+}
+
+// recheck is identity.Recheck under the gate's default deadline (the
+// gateway's gate keeps it): a register that does not answer refuses the
+// call in time, never hangs it.
+func recheck(ctx context.Context) *identity.RecheckError {
+	ctx, cancel := context.WithTimeout(ctx, gate.DefaultTimeout)
+	defer cancel()
+	return identity.Recheck(ctx)
 }
 
 // refuse records a refusal met before the gate could judge the call and
