@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ewp-go/ewp/gate"
 )
 
 // Call is what the manifest says a tool call is.
@@ -387,8 +389,9 @@ func stringList(p pointer, v any) ([]string, error) {
 	return nil, argErr(p.String(), "must be a string or a list of strings (this rule reads it)")
 }
 
-// RedactedMarker replaces a redacted value in Recorded (mcp's marker).
-const RedactedMarker = "[redacted]"
+// RedactedMarker replaces a redacted value in Recorded: the gate's
+// marker, so a call redacted here reads as one the gate redacted.
+const RedactedMarker = gate.RedactedMarker
 
 func redact(args map[string]any, ptrs []pointer) any {
 	var v any = args

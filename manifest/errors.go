@@ -3,6 +3,7 @@ package manifest
 import (
 	"strconv"
 
+	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -14,8 +15,8 @@ const (
 	// schema cannot say (a template, a pointer, a relative directory).
 	CodeInvalidManifest = "EWP_REFUSE_INVALID_MANIFEST"
 	// CodeInvalidArgument: a call's name or arguments cannot be read as
-	// the matching rule needs (the same code as package mcp's).
-	CodeInvalidArgument = "EWP_REFUSE_INVALID_ARGUMENT"
+	// the matching rule needs (the gate's code).
+	CodeInvalidArgument = gate.CodeInvalidArgument
 	// CodeUnsafePath: a path argument is a look-alike of another path,
 	// or one the kernel could not resolve either.
 	CodeUnsafePath = "EWP_REFUSE_UNSAFE_PATH"

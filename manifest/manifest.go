@@ -7,6 +7,8 @@
 // turns what it found into the gate's request. See docs/manifest.md.
 package manifest
 
+import "github.com/ewp-go/ewp/gate"
+
 // Bounds of a manifest, checked by Parse (and by the schema where it can
 // say them). Each is far above a real manifest and keeps a hostile or
 // generated one from making every call slow.
@@ -19,10 +21,10 @@ const (
 	MaxListPerRule    = 64 // concepts, derivations' concepts, paths, propositions, redactions of one rule
 	MaxRoots          = 1024
 	MaxRedactions     = 64
-	MaxNameBytes      = 256 // a call's SERVER/TOOL (mcp.MaxIDBytes: the bound of a recorded tool_name)
-	MaxIDBytes        = 256 // a kind or concept name (mcp.MaxIDBytes)
-	MaxConcepts       = 64  // concepts of one call, fixed and derived (mcp.MaxConcepts)
-	MaxPropositions   = 64  // propositions of one call, templates expanded
+	MaxNameBytes      = gate.MaxNameBytes // a call's SERVER/TOOL: the bound of a recorded tool_name
+	MaxIDBytes        = 256               // a kind or concept name (mcp.MaxIDBytes)
+	MaxConcepts       = 64                // concepts of one call, fixed and derived (mcp.MaxConcepts)
+	MaxPropositions   = 64                // propositions of one call, templates expanded
 	MaxPropositionLen = 8192
 	MaxPathsPerCall   = 256 // path values resolved for one call
 )
