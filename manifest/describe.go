@@ -96,7 +96,10 @@ func (m *Manifest) describe(name string, args json.RawMessage, root string, r *r
 // or by none (r nil) under default deny or confirm.
 func (m *Manifest) refused(c *Call, r *rule) {
 	c.Risk, c.Reversible, c.ConfirmBy = "high", false, ConfirmOperator
-	c.Recorded = canonical(redact(c.args, m.redact))
+	c.Recorded = c.Arguments // the same encoding, unless a value is redacted
+	if len(m.redact) > 0 {
+		c.Recorded = canonical(redact(c.args, m.redact))
+	}
 	if r != nil {
 		c.Rule, c.Kind, c.Deny = r.match, "denied", true
 		return
@@ -163,7 +166,10 @@ func (d *describer) fill(c *Call) error {
 	if c.Propositions, err = d.propositions(); err != nil {
 		return err
 	}
-	c.Recorded = canonical(redact(d.args, append(append([]pointer{}, d.m.redact...), r.redact...)))
+	c.Recorded = c.Arguments // the same encoding, unless a value is redacted
+	if len(d.m.redact)+len(r.redact) > 0 {
+		c.Recorded = canonical(redact(d.args, append(append([]pointer{}, d.m.redact...), r.redact...)))
+	}
 	return nil
 }
 

@@ -85,7 +85,10 @@ func (c *Call) actionFields(act warrant.Action) map[string]json.RawMessage {
 	}
 	concepts, _ := json.Marshal(c.Concepts)
 	f["concepts"], f["tool_name"] = concepts, str(c.Name)
-	f["arguments"] = canonical(c.arguments())
+	f["arguments"] = c.Arguments // Describe's canonical encoding of args
+	if c.args == nil {
+		f["arguments"] = canonical(c.arguments())
+	}
 	if c.Cardinality != "" {
 		f["cardinality"] = str(c.Cardinality)
 	}
