@@ -128,19 +128,19 @@ func (g *Gate) deadline(ctx context.Context) (context.Context, context.CancelFun
 	return context.WithTimeout(ctx, g.st.cfg.Timeout)
 }
 
-// recordReserve is the part of a decision's deadline kept for recording
+// RecordReserve is the part of a decision's deadline kept for recording
 // it: the evaluation is stopped that much before the deadline, so a
 // refusal for time is on record when it is answered, at the deadline.
-func (g *Gate) recordReserve() time.Duration { return min(g.st.cfg.Timeout/5, time.Second) }
+func (g *Gate) RecordReserve() time.Duration { return min(g.st.cfg.Timeout/5, time.Second) }
 
 // evalContext is the context a call is evaluated on: ctx, or for a
-// recorded call ctx ending recordReserve before its deadline.
+// recorded call ctx ending RecordReserve before its deadline.
 func (g *Gate) evalContext(ctx context.Context, dr *draft) (context.Context, context.CancelFunc) {
 	if dr == nil {
 		return ctx, func() {}
 	}
 	dl, _ := ctx.Deadline()
-	return context.WithDeadline(ctx, dl.Add(-g.recordReserve()))
+	return context.WithDeadline(ctx, dl.Add(-g.RecordReserve()))
 }
 
 // begin starts the decision of a call of tool; nil without a log.

@@ -203,7 +203,7 @@ func (s *Server) acquireGated(ctx context.Context) error {
 		return s.acquire(ctx)
 	}
 	dl, _ := ctx.Deadline()
-	t := time.NewTimer(time.Until(dl.Add(-s.recordReserve())))
+	t := time.NewTimer(time.Until(dl.Add(-s.gate.RecordReserve())))
 	defer t.Stop()
 	select {
 	case s.slots <- struct{}{}:
@@ -219,7 +219,3 @@ func (s *Server) refused(t *toolSpec, err error) (toolResult, error) {
 	s.logRefusal(t.tool.Name, err)
 	return failure(err), nil
 }
-
-// recordReserve is the part of the per-request deadline a recorded call
-// keeps for recording its decision (the gate's own reserve).
-func (s *Server) recordReserve() time.Duration { return min(s.timeout/5, time.Second) }
