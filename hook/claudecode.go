@@ -103,15 +103,7 @@ func decodeClaude(body []byte) (*claudeInput, error) {
 // key is the call's idempotency key across its Pre and Post hooks: "" when
 // Claude Code gave no ids (a retry is then decided again).
 func (in *claudeInput) key() (string, error) {
-	if in.session == "" || in.toolUseID == "" {
-		return "", nil
-	}
-	for name, v := range map[string]string{"session_id": in.session, "tool_use_id": in.toolUseID} {
-		if len(v) > MaxKeyBytes {
-			return "", refuse(warrant.CodeLimitExceeded, name, "is %d bytes; the limit is %d", len(v), MaxKeyBytes)
-		}
-	}
-	return EntranceClaudeCode + ":" + in.session + ":" + in.toolUseID, nil
+	return callKey(EntranceClaudeCode, field{"session_id", in.session}, field{"tool_use_id", in.toolUseID})
 }
 
 // ClaudeCode answers one Claude Code hook call for agent: body is the

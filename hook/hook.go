@@ -26,6 +26,32 @@ const MaxBody = 4 << 20
 // idempotency key (Claude Code's are UUIDs and toolu_ ids, under 64).
 const MaxKeyBytes = 256
 
+// field is one named string of a hook input, for checks that name it.
+type field struct{ name, value string }
+
+// bounded refuses the first of fields, in order, over MaxKeyBytes.
+func bounded(fields ...field) error {
+	for _, f := range fields {
+		if len(f.value) > MaxKeyBytes {
+			return refuse(warrant.CodeLimitExceeded, f.name, "is %d bytes; the limit is %d", len(f.value), MaxKeyBytes)
+		}
+	}
+	return nil
+}
+
+// callKey is a call's idempotency key across its hooks,
+// ENTRANCE:SESSION:ID: "" when the client gave either id empty (a retry
+// is then decided again).
+func callKey(entrance string, session, id field) (string, error) {
+	if session.value == "" || id.value == "" {
+		return "", nil
+	}
+	if err := bounded(session, id); err != nil {
+		return "", err
+	}
+	return entrance + ":" + session.value + ":" + id.value, nil
+}
+
 // Entrances, as the decision records them (gate.ToolCall.Entrance).
 const (
 	EntranceClaudeCode = "claude-code"

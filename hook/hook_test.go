@@ -248,6 +248,14 @@ func TestToolCall(t *testing.T) {
 		}
 	}
 	var we *warrant.Error
+	// The agent name is recorded, ids or not, so it is bounded either way.
+	long := strings.Repeat("a", MaxKeyBytes+1)
+	for _, ids := range []string{``, `"session":"s","call_id":"c",`} {
+		_, err = ToolCall(ctx, j, bot, []byte(`{"tool":"openclaw/write","arguments":{},`+ids+`"agent":"`+long+`"}`), Where{})
+		if !errors.As(err, &we) || we.Code != warrant.CodeLimitExceeded || we.Field != "agent" {
+			t.Errorf("an agent name over %d bytes (ids %q): %v", MaxKeyBytes, ids, err)
+		}
+	}
 	_, err = ToolCall(ctx, j, bot, []byte(`{"tool":"openclaw/write","Tool":"x"}`), Where{})
 	if !errors.As(err, &we) || we.Code != warrant.CodeInvalidAction || we.Field != "Tool" {
 		t.Errorf("case variant: %v", err)

@@ -57,6 +57,11 @@ func decodeToolCall(body []byte) (*toolCallInput, error) {
 			return nil, err
 		}
 	}
+	// The client's agent name is recorded (Caller.ClientName) whether or
+	// not the call has ids, so it is bounded here, not with the key.
+	if err := bounded(field{"agent", in.agent}); err != nil {
+		return nil, err
+	}
 	if in.event == "" {
 		in.event = "before"
 	}
@@ -69,15 +74,7 @@ func decodeToolCall(body []byte) (*toolCallInput, error) {
 }
 
 func (in *toolCallInput) key() (string, error) {
-	if in.session == "" || in.callID == "" {
-		return "", nil
-	}
-	for name, v := range map[string]string{"session": in.session, "call_id": in.callID, "agent": in.agent} {
-		if len(v) > MaxKeyBytes {
-			return "", refuse(warrant.CodeLimitExceeded, name, "is %d bytes; the limit is %d", len(v), MaxKeyBytes)
-		}
-	}
-	return EntranceToolCall + ":" + in.session + ":" + in.callID, nil
+	return callKey(EntranceToolCall, field{"session", in.session}, field{"call_id", in.callID})
 }
 
 // ToolName checks a manifest name given whole: NAMESPACE/NAME, each part
