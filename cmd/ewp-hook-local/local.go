@@ -32,6 +32,7 @@ import (
 	"github.com/ewp-go/ewp/identity"
 	"github.com/ewp-go/ewp/internal/hookflags"
 	"github.com/ewp-go/ewp/internal/opfile"
+	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/internal/policylayers"
 	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/manifest"
@@ -131,27 +132,27 @@ func decideLocally(ctx context.Context, f localFlags, body []byte) ([]byte, erro
 		return nil, err
 	}
 	j := &hook.GateJudge{Gate: g, Describe: hook.ManifestDescribe(m), Log: log}
-	where := hook.Where{DB: "--db " + f.DB}
+	return hook.ClaudeCode(ctx, j, caller, body, approveWhere(f))
+}
+
+// approveWhere is where the answer says an operator approves: the log's
+// flag for ewp-audit. It is shown to the agent and the person at the
+// keyboard, so a database URL's password never is.
+func approveWhere(f localFlags) hook.Where {
 	if f.Audit != "" {
-		where.DB = "--audit " + f.Audit
+		return hook.Where{DB: "--audit " + pgurl.Redact(f.Audit)}
 	}
-	return hook.ClaudeCode(ctx, j, caller, body, where)
+	return hook.Where{DB: "--db " + pgurl.Redact(f.DB)}
 }
 
 // localAgent is the registered, live agent NAME.
 func localAgent(ctx context.Context, log audit.Log, name string) (hook.Caller, error) {
-	agents, ok := log.(audit.Agents)
-	if !ok {
-		return hook.Caller{}, errors.New("this decision log keeps no agents")
-	}
-	rec, err := identity.AgentNamed(ctx, agents, name)
+	rec, err := identity.AgentNamed(ctx, identity.AgentsOf(log), name) // a revoked agent is refused there
 	if err != nil {
 		return hook.Caller{}, fmt.Errorf("--agent %s: %w", name, err)
 	}
-	if !rec.RevokedAt.IsZero() {
-		return hook.Caller{}, fmt.Errorf("--agent %s: revoked at %s", name, rec.RevokedAt.Format(time.RFC3339))
-	}
-	return hook.Caller{Principal: rec.Principal(), Credential: identity.CredentialAgent + ":" + name, Transport: "stdio"}, nil
+	p := rec.Principal()
+	return hook.Caller{Principal: p, Credential: identity.Identity{Principal: p, Credential: identity.CredentialAgent}.Record(), Transport: "stdio"}, nil
 }
 
 // localGate is the gate over the ledger (with its concept graph and the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ewp-go/ewp/audit"
 	auditsqlite "github.com/ewp-go/ewp/audit/sqlite"
+	"github.com/ewp-go/ewp/internal/hookflags"
 	ledgersqlite "github.com/ewp-go/ewp/ledger/sqlite"
 )
 
@@ -129,5 +130,19 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The approval hint names the log without a database URL's password.
+func TestApproveWhereHidesThePassword(t *testing.T) {
+	url := "postgres://ewp:hunter2@db.example/ewp?sslmode=disable"
+	for _, f := range []localFlags{{Local: hookflags.Local{DB: url}}, {Local: hookflags.Local{DB: "l.db", Audit: url}}} {
+		w := approveWhere(f)
+		if strings.Contains(w.DB, "hunter2") || !strings.Contains(w.DB, "db.example") {
+			t.Errorf("%+v: %q", f.Local, w.DB)
+		}
+	}
+	if w := approveWhere(localFlags{Local: hookflags.Local{DB: "/srv/l.db"}}); w.DB != "--db /srv/l.db" {
+		t.Errorf("a file: %q", w.DB)
 	}
 }
