@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/identity"
+	"github.com/ewp-go/ewp/internal/linecap"
 )
 
 // ServeStdio serves MCP over newline-delimited JSON-RPC on in and out until
@@ -69,10 +69,10 @@ const drainGrace = 5 * time.Second
 // before closing p: mcp-go cancels whatever is in flight when its input
 // ends.
 func (s *Server) pumpStdio(ctx context.Context, in io.Reader, p *io.PipeWriter, w *lineWriter, owed *answers) {
-	lr := &lineReader{br: bufio.NewReaderSize(in, 64<<10), max: s.maxRequest}
+	lr := linecap.NewReader(in, s.maxRequest)
 	for {
-		line, err := lr.next()
-		if errors.Is(err, errLineTooLong) {
+		line, err := lr.Next()
+		if errors.Is(err, linecap.ErrTooLong) {
 			if werr := w.writeLine(s.tooLongReply()); werr != nil {
 				_ = p.CloseWithError(werr)
 				return
@@ -122,49 +122,6 @@ func ignoreEOF(err error) error {
 		return nil
 	}
 	return err
-}
-
-// errLineTooLong: a line longer than the message limit, already skipped.
-var errLineTooLong = errors.New("line too long")
-
-// lineReader reads newline-delimited messages of at most max bytes. A
-// longer line is skipped as it is read, never held whole, so memory does
-// not grow with a line's length.
-type lineReader struct {
-	br  *bufio.Reader
-	max int
-}
-
-// next returns the next line without its newline (a last line may lack
-// one, and comes with io.EOF), or errLineTooLong once the rest of an
-// over-long line was skipped.
-func (l *lineReader) next() ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := l.br.ReadSlice('\n')
-		if n := len(chunk); err == nil && n > 0 {
-			chunk = chunk[:n-1] // the newline
-		}
-		if len(line)+len(chunk) > l.max {
-			return nil, l.skip(err)
-		}
-		line = append(line, chunk...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, err
-		}
-	}
-}
-
-// skip discards up to and including the next newline; err is the error of
-// the read that crossed the limit.
-func (l *lineReader) skip(err error) error {
-	for errors.Is(err, bufio.ErrBufferFull) {
-		_, err = l.br.ReadSlice('\n')
-	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	return errLineTooLong
 }
 
 // answers counts the requests passed to mcp-go that it has not answered

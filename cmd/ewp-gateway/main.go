@@ -66,7 +66,8 @@ Flags:
                             Origin (403 otherwise); bodies over --max-request-bytes get 413.
   --allow-host HOST:PORT    With --http: another name requests may use in Host/Origin
                             (repeatable), for a gateway behind a known name.
-  --max-request-bytes N     The largest request body (default 1048576).
+  --max-request-bytes N     The largest request: an HTTP body (413 beyond it) or a stdio line
+                            (skipped and answered with a JSON-RPC error) (default 1048576).
   --agent NAME              stdio: every call is this agent's (ewp-audit agents add NAME makes
                             one): the decisions, the approvals and the budgets are its own.
                             Looked up again on every call: once revoked, calls are refused.

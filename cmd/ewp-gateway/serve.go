@@ -62,7 +62,8 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	defer reg.Close()
 	f := front.New(front.Config{Name: "ewp-gateway", Version: warrant.ProtocolVersion, Gate: b.gate,
 		Manifest: manifestOf{m}, Downstreams: reg, Log: log, Principal: identity.PrincipalFrom,
-		Approve: front.Approve{ConsoleURL: cfg.ConsoleURL, Command: approveCommand(cfg)}})
+		Approve:         front.Approve{ConsoleURL: cfg.ConsoleURL, Command: approveCommand(cfg)},
+		MaxMessageBytes: o.maxRequest, RaiseHint: raiseHint})
 	defer f.Close() // before the registry and the log close: every result recorded
 	fp.Store(f)
 	f.Sync() // anything the registry saw while the front was made
@@ -94,6 +95,10 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	}
 	return serveHTTP(ctx, o, f, b.log, hooks, writeTimeout(cfg), log)
 }
+
+// raiseHint ends the refusal of a message over --max-request-bytes, on
+// either transport.
+const raiseHint = "the operator raises the limit with ewp-gateway --max-request-bytes"
 
 // approveCommand is the command line that approves a pending decision
 // once, naming the log the gateway records in.
@@ -190,7 +195,7 @@ func serveHTTP(ctx context.Context, o options, f *front.Front, l audit.Log, hook
 		return identity.WithPrincipal(ctx, identity.PrincipalFrom(r.Context()))
 	}), auth))
 	hooks(mux, auth)
-	h := mcpwire.Guard(withMetadata(mux, auth), hosts, o.maxRequest, "the operator raises the limit with ewp-gateway --max-request-bytes")
+	h := mcpwire.Guard(withMetadata(mux, auth), hosts, o.maxRequest, raiseHint)
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: wt,
 		IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
 	log.Info("serving the gateway over HTTP", "url", "http://"+addr+endpointPath,

@@ -15,10 +15,11 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/ewp-go/ewp/audit"
-	"github.com/ewp-go/ewp/gate"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/gate"
 )
 
 // Gate is the gate as the front uses it (gate.Gate).
@@ -96,7 +97,17 @@ type Config struct {
 	// console's URL for it ("" without a console) and the command line.
 	Approve Approve
 	Log     *slog.Logger
+	// MaxMessageBytes bounds one stdio message (a line), as HTTP's body
+	// limit bounds a request; DefaultMaxMessageBytes when 0.
+	MaxMessageBytes int
+	// RaiseHint says in the refusal of a longer message how the operator
+	// raises the bound.
+	RaiseHint string
 }
+
+// DefaultMaxMessageBytes is the stdio message bound when the Config
+// gives none: ewp-mcp's default request bound.
+const DefaultMaxMessageBytes = 1 << 20
 
 // Front is the gateway's MCP server.
 type Front struct {
@@ -113,6 +124,9 @@ type Front struct {
 func New(cfg Config) *Front {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = DefaultMaxMessageBytes
 	}
 	if cfg.Principal == nil {
 		cfg.Principal = func(context.Context) audit.Principal { return audit.Principal{Name: audit.Anonymous} }

@@ -1,9 +1,11 @@
 package front
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -386,5 +388,53 @@ func TestProgressIsPassedOn(t *testing.T) {
 	defer mu.Unlock()
 	if len(got) != 2 || got[0]["progressToken"] != "tok-1" || got[0]["message"] != "half" || got[1]["progress"] != 2.0 {
 		t.Errorf("progress notifications = %v", got)
+	}
+}
+
+// A stdio line over the message bound is skipped as it is read and
+// answered with a JSON-RPC error naming the bound and how to raise it;
+// the requests around it are served.
+func TestStdioLineOverTheBound(t *testing.T) {
+	f := New(Config{Gate: &fakeGate{ev: &events{}}, Manifest: fakeManifest{}, Downstreams: &passDown{},
+		MaxMessageBytes: 1024, RaiseHint: "raise it with --max-request-bytes"})
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"` + strings.Repeat("x", 4096) + `"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`,
+	}, "\n") + "\n"
+	// stdin stays open until the last answer is out: mcp-go drops what is
+	// in flight when its input ends.
+	stdin, feed := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- f.ServeStdio(context.Background(), stdin, outW, nil); _ = outW.Close() }()
+	go func() { _, _ = io.WriteString(feed, in) }()
+	var ids []string
+	tooLong := false
+	sc := bufio.NewScanner(outR)
+	for len(ids) < 3 && sc.Scan() {
+		line := sc.Text()
+		var m struct {
+			ID    json.RawMessage `json:"id"`
+			Error *struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("not one JSON message a line: %q", line)
+		}
+		ids = append(ids, string(m.ID))
+		if m.Error != nil && string(m.ID) == "null" && m.Error.Code == -32600 &&
+			strings.Contains(m.Error.Message, "exceeds 1024 bytes") && strings.Contains(m.Error.Message, "--max-request-bytes") {
+			tooLong = true
+		}
+	}
+	_ = feed.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !tooLong || !slices.Contains(ids, "1") || !slices.Contains(ids, "3") || slices.Contains(ids, "2") {
+		t.Fatalf("answers %v (the long line refused: %v)", ids, tooLong)
 	}
 }

@@ -2,10 +2,17 @@ package front
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"sync"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/ewp-go/ewp/internal/linecap"
 )
 
 type transportKey struct{}
@@ -19,6 +26,11 @@ func transportOf(ctx context.Context) string {
 // ServeStdio serves the front on stdin/stdout until ctx ends or stdin
 // closes. ctxFunc, when not nil, adds to each call's context what the
 // process knows of its caller (the principal of --agent).
+//
+// mcp-go reads stdin without a bound on a line, so stdin reaches it
+// through a pump that skips a line over Config.MaxMessageBytes as it
+// reads it and answers it with a JSON-RPC error (id null: the line was
+// not kept), as ewp-mcp does.
 func (f *Front) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writer, ctxFunc func(context.Context) context.Context) error {
 	s := server.NewStdioServer(f.mcp)
 	s.SetContextFunc(func(ctx context.Context) context.Context {
@@ -28,7 +40,62 @@ func (f *Front) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Write
 		}
 		return ctx
 	})
-	return s.Listen(ctx, stdin, stdout)
+	out := &syncWriter{w: stdout}
+	pr, pw := io.Pipe()
+	go f.pumpStdio(stdin, pw, out)
+	err := s.Listen(ctx, pr, out)
+	_ = pr.Close() // unblocks the pump if Listen ended first
+	return err
+}
+
+// pumpStdio passes stdin's lines to p, each whole, until stdin ends.
+func (f *Front) pumpStdio(stdin io.Reader, p *io.PipeWriter, out io.Writer) {
+	lines := linecap.NewReader(stdin, f.cfg.MaxMessageBytes)
+	for {
+		line, err := lines.Next()
+		if errors.Is(err, linecap.ErrTooLong) {
+			if _, werr := out.Write(f.tooLongReply()); werr != nil {
+				_ = p.CloseWithError(werr)
+				return
+			}
+			continue
+		}
+		if len(line) > 0 {
+			if _, perr := p.Write(append(line, '\n')); perr != nil {
+				return // Listen has ended
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil // p's reader sees io.EOF
+			}
+			_ = p.CloseWithError(err)
+			return
+		}
+	}
+}
+
+// tooLongReply answers a line over the bound, with its newline.
+func (f *Front) tooLongReply() []byte {
+	msg := fmt.Sprintf("message exceeds %d bytes and was skipped", f.cfg.MaxMessageBytes)
+	if f.cfg.RaiseHint != "" {
+		msg += "; " + f.cfg.RaiseHint
+	}
+	b, _ := json.Marshal(mcp.NewJSONRPCError(mcp.NewRequestId(nil), mcp.INVALID_REQUEST, msg, nil))
+	return append(b, '\n')
+}
+
+// syncWriter keeps the pump's replies and mcp-go's (one Write a message)
+// from interleaving within a line.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // HTTPHandler is the Streamable HTTP transport of the front at path,
