@@ -1,6 +1,7 @@
 package front
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,6 +17,7 @@ import (
 	"github.com/ewp-go/ewp/console/consolelink"
 	"github.com/ewp-go/ewp/gate"
 	"github.com/ewp-go/ewp/identity"
+	"github.com/ewp-go/ewp/internal/jsonraw"
 	"github.com/ewp-go/ewp/internal/termtext"
 	"github.com/ewp-go/ewp/warrant"
 )
@@ -56,7 +58,11 @@ func (f *Front) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	}
 	args, err := rawArguments(req)
 	if err != nil {
-		return f.refuse(ctx, p, name, nil, "", &warrant.Error{Code: CodeInvalidArgument, Field: "/params/arguments", Rule: err.Error()}), nil
+		we, ok := err.(*warrant.Error)
+		if !ok {
+			we = &warrant.Error{Code: CodeInvalidArgument, Field: "/params/arguments", Rule: err.Error()}
+		}
+		return f.refuse(ctx, p, name, nil, "", we), nil
 	}
 	if t.Withheld != "" {
 		code := t.WithheldCode
@@ -228,18 +234,32 @@ func bounded(s string) string {
 
 // rawArguments is the call's arguments as JSON: an object, {} when absent.
 func rawArguments(req mcp.CallToolRequest) (json.RawMessage, error) {
-	if req.Params.Arguments == nil {
-		return json.RawMessage("{}"), nil
-	}
-	b, err := json.Marshal(req.Params.Arguments)
-	if err != nil {
-		return nil, fmt.Errorf("arguments: %w", err)
+	// The text as sent, when mcp-go kept it: a decoded value loses the
+	// digits of an integer past 2^53, and has a lone surrogate escape
+	// already rewritten to U+FFFD, where the manifest would not see it.
+	b := bytes.TrimSpace(req.Params.RawArguments)
+	if len(b) == 0 || string(b) == "null" {
+		if req.Params.Arguments == nil {
+			return json.RawMessage("{}"), nil
+		}
+		var err error
+		if b, err = json.Marshal(req.Params.Arguments); err != nil {
+			return nil, fmt.Errorf("arguments: %w", err)
+		}
 	}
 	if len(b) == 0 || b[0] != '{' {
 		return nil, fmt.Errorf("arguments must be a JSON object")
 	}
+	if jsonraw.BadText(b) {
+		return nil, errLoneSurrogate
+	}
 	return b, nil
 }
+
+// errLoneSurrogate refuses arguments a decoder would silently rewrite, as
+// ewp-mcp and the hooks refuse them.
+var errLoneSurrogate = &warrant.Error{Code: warrant.CodeLoneSurrogate, Field: "/params/arguments",
+	Rule: "holds a lone UTF-16 surrogate escape or invalid UTF-8, which would be read as U+FFFD; send the text as valid UTF-8"}
 
 // withDecision names the decision in the result's _meta.
 func withDecision(res *mcp.CallToolResult, decisionID string) *mcp.CallToolResult {

@@ -438,3 +438,25 @@ func TestStdioLineOverTheBound(t *testing.T) {
 		t.Fatalf("answers %v (the long line refused: %v)", ids, tooLong)
 	}
 }
+
+// The arguments judged and forwarded are the text the agent sent: an
+// integer past 2^53 keeps its digits, and a lone surrogate escape (which
+// decoding would rewrite to U+FFFD) is refused on record, not forwarded.
+func TestArgumentsAsSent(t *testing.T) {
+	fx := newFixture(t, nil)
+	send := func(args string) mcp.JSONRPCMessage {
+		return fx.f.MCP().HandleMessage(context.Background(), []byte(
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fs__read","arguments":`+args+`}}`))
+	}
+	send(`{"path":"/a","n":9007199254740993}`)
+	if len(fx.gate.reqs) != 1 || !strings.Contains(string(fx.gate.reqs[0].Call.Arguments), "9007199254740993") {
+		t.Fatalf("judged %+v, want the integer as sent", fx.gate.reqs)
+	}
+	b, _ := json.Marshal(send(`{"path":"/\ud800"}`))
+	if !strings.Contains(string(b), warrant.CodeLoneSurrogate) {
+		t.Errorf("a lone surrogate: %s", b)
+	}
+	if got := fx.ev.all(); !slices.Contains(got, "refuse fs/read") || slices.Equal(got[len(got)-1:], []string{"forward fs/read"}) {
+		t.Errorf("events %v: the lone surrogate refused on record, not forwarded", got)
+	}
+}
