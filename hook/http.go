@@ -64,7 +64,7 @@ func (s *Server) serve(answer answerFunc, refusal func(http.ResponseWriter, int,
 		c.Transport, c.RemoteAddr = "http", r.RemoteAddr
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 		if err != nil {
-			refusal(w, http.StatusRequestEntityTooLarge, "ewp: refused: the hook request is over the limit of "+itoa(MaxBody)+" bytes, or unreadable")
+			refusal(w, http.StatusRequestEntityTooLarge, "ewp: refused: the hook request is over the limit of "+strconv.Itoa(MaxBody)+" bytes, or unreadable")
 			return
 		}
 		out, err := answer(r.Context(), s.Judge, c, body, s.Where)
@@ -118,7 +118,7 @@ func (s *Server) failure(r *http.Request, err error) (int, string) {
 func claudeRefusal(w http.ResponseWriter, status int, msg string) {
 	out, _ := claudeOutput(permDeny, msg)
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-EWP-Status", itoa(status))
+	w.Header().Set("X-EWP-Status", strconv.Itoa(status))
 	w.Write(out)
 }
 
@@ -126,9 +126,4 @@ func toolCallRefusal(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(ToolCallAnswer{Decision: audit.VerdictDeny, Reason: msg})
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }

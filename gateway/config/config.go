@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ewp-go/ewp/audit/auditstore"
+	"github.com/ewp-go/ewp/schemas"
 )
 
 // MaxFileBytes is the largest config file read; a larger one is refused.
@@ -267,7 +268,7 @@ func (s serverFile) resolve(name, dir string) (Server, []Problem) {
 		}
 	}
 	var ps []Problem
-	base := "/servers/" + strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
+	base := "/servers" + schemas.Pointer([]string{name})
 	d := func(field, v string, def time.Duration) time.Duration {
 		if v == "" {
 			return def

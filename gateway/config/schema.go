@@ -4,16 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 	"sync"
 
-	"github.com/ewp-go/ewp/schemas"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/ewp-go/ewp/schemas"
 )
 
 const (
@@ -22,13 +22,6 @@ const (
 	manifestFile = "manifest.schema.json"
 )
 
-// manifestStub stands in for manifest.schema.json until package manifest
-// publishes it: the gateway config refers to its $defs "tools",
-// "default", "roots" and "redact", and until then any list, value, object
-// and list pass there (the manifest's own parser judges them).
-const manifestStub = `{"$schema": "https://json-schema.org/draft/2020-12/schema",
- "$defs": {"tools": {"type": "array"}, "default": true, "roots": {"type": "object"}, "redact": {"type": "array"}}}`
-
 var compiled = sync.OnceValues(compile)
 
 func compile() (*jsonschema.Schema, error) {
@@ -36,9 +29,6 @@ func compile() (*jsonschema.Schema, error) {
 	c.DefaultDraft(jsonschema.Draft2020)
 	for _, name := range []string{schemaFile, manifestFile} {
 		raw, err := schemas.FS.ReadFile(name)
-		if errors.Is(err, fs.ErrNotExist) && name == manifestFile {
-			raw, err = []byte(manifestStub), nil
-		}
 		if err != nil {
 			return nil, err
 		}
@@ -95,19 +85,19 @@ func leaves(e *jsonschema.ValidationError, fn func(*jsonschema.ValidationError))
 // problems words one leaf: a missing member and a member that may not be
 // there are named at their own pointer, the rest at the value's.
 func problems(e *jsonschema.ValidationError) []Problem {
-	at := pointer(e.InstanceLocation)
+	at := schemas.Pointer(e.InstanceLocation)
 	rule := keyword(e.ErrorKind)
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
 		out := make([]Problem, len(k.Missing))
 		for i, m := range k.Missing {
-			out[i] = Problem{Pointer: at + "/" + escape(m), Rule: rule, Message: "is required"}
+			out[i] = Problem{Pointer: at + schemas.Pointer([]string{m}), Rule: rule, Message: "is required"}
 		}
 		return out
 	case *kind.AdditionalProperties:
 		out := make([]Problem, len(k.Properties))
 		for i, m := range k.Properties {
-			out[i] = Problem{Pointer: at + "/" + escape(m), Rule: rule, Message: "is not a known member"}
+			out[i] = Problem{Pointer: at + schemas.Pointer([]string{m}), Rule: rule, Message: "is not a known member"}
 		}
 		return out
 	case *kind.FalseSchema:
@@ -126,7 +116,7 @@ func problems(e *jsonschema.ValidationError) []Problem {
 		if at == "/servers" {
 			msg = "is not a server name: lower-case letters, digits and -, with single _ between them (no \"__\"), at most 64"
 		}
-		return []Problem{{Pointer: at + "/" + escape(k.Property), Rule: rule, Message: msg}}
+		return []Problem{{Pointer: at + schemas.Pointer([]string{k.Property}), Rule: rule, Message: msg}}
 	}
 	return []Problem{{Pointer: at, Rule: rule, Message: e.ErrorKind.LocalizedString(printer)}}
 }
@@ -154,19 +144,6 @@ func keyword(k jsonschema.ErrorKind) string {
 		return p[len(p)-1]
 	}
 	return "schema"
-}
-
-func pointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(escape(t))
-	}
-	return b.String()
-}
-
-func escape(t string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
 }
 
 // objectOf turns "...#/properties/servers/propertyNames" into "/servers":

@@ -206,7 +206,7 @@ func (r *Registry) Tools() []Tool {
 		out = append(out, t)
 	}
 	r.mu.RUnlock()
-	slices.SortFunc(out, func(a, b Tool) int { return compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
@@ -455,18 +455,8 @@ func (r *Registry) Servers() []ServerStatus {
 			Resources: c.srv.Resources, Prompts: c.srv.Prompts})
 		c.mu.Unlock()
 	}
-	slices.SortFunc(out, func(a, b ServerStatus) int { return compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b ServerStatus) int { return strings.Compare(a.Name, b.Name) })
 	return out
-}
-
-func compare(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func safeText(err error) string {
