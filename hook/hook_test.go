@@ -13,6 +13,7 @@ import (
 
 	"github.com/ewp-go/ewp/audit"
 	"github.com/ewp-go/ewp/console/consolelink"
+	"github.com/ewp-go/ewp/internal/mcpwire"
 	"github.com/ewp-go/ewp/warrant"
 )
 
@@ -268,15 +269,22 @@ func TestHostGuard(t *testing.T) {
 	j := &fakeJudge{v: Verdict{Decision: audit.VerdictMayAct}}
 	mux := http.NewServeMux()
 	(&Server{Judge: j, Auth: func(http.ResponseWriter, *http.Request) (Caller, bool) { return bot, true },
-		Hosts: []string{"127.0.0.1:8765"}}).Route(mux)
-	for _, c := range []struct {
+		Hosts: mustHosts(t, "127.0.0.1:8765")}).Route(mux)
+	cases := []struct {
 		host, origin, want string
 	}{
 		{"127.0.0.1:8765", "", "allow"},
 		{"127.0.0.1:8765", "http://127.0.0.1:8765", "allow"},
 		{"evil.example:8765", "", "deny"},
 		{"127.0.0.1:8765", "http://evil.example", "deny"},
-	} {
+		{"LOCALHOST:8765", "http://localhost:8765", "allow"}, // a loopback bind's other names, any case
+		{"127.0.0.1:8765", "http://127.0.0.1:8765.evil.example", "deny"},
+	}
+	allowed := 0
+	for _, c := range cases {
+		if c.want == "allow" {
+			allowed++
+		}
 		req := httptest.NewRequest(http.MethodPost, PathClaudeCode, strings.NewReader(pre("Read", `{}`)))
 		req.Host = c.host
 		if c.origin != "" {
@@ -288,7 +296,16 @@ func TestHostGuard(t *testing.T) {
 			t.Errorf("Host %s Origin %q: %s %q, want %s", c.host, c.origin, got, reason, c.want)
 		}
 	}
-	if len(j.asked) != 2 {
-		t.Errorf("the gate was asked %d times, want 2 (only the allowed hosts)", len(j.asked))
+	if len(j.asked) != allowed {
+		t.Errorf("the gate was asked %d times, want %d (only the allowed hosts)", len(j.asked), allowed)
 	}
+}
+
+func mustHosts(t *testing.T, addr string) mcpwire.Hosts {
+	t.Helper()
+	h, err := mcpwire.NewHosts(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

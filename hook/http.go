@@ -7,10 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/ewp-go/ewp/audit"
+	"github.com/ewp-go/ewp/internal/mcpwire"
 	"github.com/ewp-go/ewp/internal/termtext"
 )
 
@@ -33,11 +33,11 @@ type Server struct {
 	// Log receives the errors an answer only names as internal; nil: the
 	// default logger.
 	Log *slog.Logger
-	// Hosts are the host:port values a request may name in Host (and, as
-	// http://HOST, in Origin when it sends one): the DNS-rebinding guard
-	// every HTTP entrance has (a web page the user visits must not reach
-	// a loopback gate). Empty: any (tests only).
-	Hosts []string
+	// Hosts are the names a request may give in Host and, when it sends
+	// one, Origin: the DNS-rebinding guard every HTTP entrance has, the
+	// same check (a web page the user visits must not reach a loopback
+	// gate). Nil: any (tests only, or a mux already behind the guard).
+	Hosts mcpwire.Hosts
 }
 
 // Route adds POST /hooks/claude-code and POST /hooks/tool-call to mux.
@@ -80,16 +80,11 @@ func (s *Server) serve(answer answerFunc, refusal func(http.ResponseWriter, int,
 
 // hostProblem says why r's Host or Origin is not this server's, or "".
 func (s *Server) hostProblem(r *http.Request) string {
-	if len(s.Hosts) == 0 {
+	if s.Hosts == nil {
 		return ""
 	}
-	if !slices.Contains(s.Hosts, r.Host) {
-		return "the request's Host " + strconv.Quote(termtext.Escape(r.Host)) + " is not this server's address"
-	}
-	if o := r.Header.Get("Origin"); o != "" && !slices.ContainsFunc(s.Hosts, func(h string) bool {
-		return o == "http://"+h || o == "https://"+h
-	}) {
-		return "the request's Origin " + strconv.Quote(termtext.Escape(o)) + " is not this server's"
+	if why, ok := s.Hosts.Check(r); !ok {
+		return termtext.Escape(why)
 	}
 	return ""
 }

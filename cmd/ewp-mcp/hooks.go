@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 
 	"github.com/ewp-go/ewp/console"
 	"github.com/ewp-go/ewp/gate"
 	clienthook "github.com/ewp-go/ewp/hook"
 	"github.com/ewp-go/ewp/identity"
+	"github.com/ewp-go/ewp/internal/mcpwire"
 	"github.com/ewp-go/ewp/internal/opfile"
 	"github.com/ewp-go/ewp/internal/pgurl"
 	"github.com/ewp-go/ewp/manifest"
@@ -54,29 +54,17 @@ func routeHooks(ctx context.Context, h http.Handler, cfg config, d hookDeps, add
 	if consoleOn {
 		where.ConsoleURL = "http://" + addr + console.BasePath
 	}
+	hosts, err := mcpwire.NewHosts(addr, cfg.allowHosts...)
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	(&clienthook.Server{Judge: judge, Auth: clienthook.IdentityAuth(d.auth), Where: where, Log: d.log,
-		Hosts: hookHosts(addr, cfg.allowHosts)}).Route(mux)
+		Hosts: hosts}).Route(mux)
 	mux.Handle("/", h)
 	d.log.Info("serving the client hook endpoints", "claude_code", "http://"+addr+clienthook.PathClaudeCode,
 		"tool_call", "http://"+addr+clienthook.PathToolCall, "tools", cfg.tools)
 	return mux, nil
-}
-
-// hookHosts are the Host values the hook endpoints answer: addr, its
-// other loopback names when it is a loopback address, and --allow-host's.
-func hookHosts(addr string, extra []string) []string {
-	hosts := append([]string{addr}, extra...)
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return hosts
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		for _, h := range []string{"127.0.0.1", "localhost", "[::1]"} {
-			hosts = append(hosts, h+":"+port)
-		}
-	}
-	return hosts
 }
 
 // loadManifest reads and parses the --tools file.
