@@ -8,6 +8,7 @@ package mcpwire
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -104,5 +105,7 @@ func tooLarge(w http.ResponseWriter, limit int, hint string) {
 func writeError(w http.ResponseWriter, status, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%q}}`+"\n", code, msg)
+	// JSON's quoting, not Go's: %q writes \x escapes JSON has not.
+	m, _ := json.Marshal(msg)
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%s}}`+"\n", code, m)
 }

@@ -1,6 +1,7 @@
 package mcpwire
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -54,5 +55,21 @@ func TestGuardRefusesForeignHostOriginAndLargeBodies(t *testing.T) {
 		if c.want == http.StatusRequestEntityTooLarge && !strings.Contains(w.Body.String(), "--max-request-bytes") {
 			t.Errorf("%s: 413 without the hint: %s", c.name, w.Body)
 		}
+	}
+}
+
+// An error's message is JSON-quoted whatever it holds (Go's %q would write
+// \x escapes, which are not JSON).
+func TestWriteErrorIsJSON(t *testing.T) {
+	rec := httptest.NewRecorder()
+	writeError(rec, http.StatusBadRequest, -32700, "reading failed: \x01\xff \u2028 \"q\"")
+	var m struct {
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil || m.Error.Code != -32700 || !strings.Contains(m.Error.Message, `"q"`) {
+		t.Fatalf("%s: %v %+v", rec.Body.Bytes(), err, m)
 	}
 }
