@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/ewp-go/ewp/identity"
+	"github.com/ewp-go/ewp/internal/mcpwire"
 )
 
 // MaxBodyBytes is the default bound of one JSON-RPC message (1 MiB), an
@@ -54,9 +53,9 @@ type HTTPConfig struct {
 // pre-filter. A plain JSON-RPC POST with Content-Type application/json is
 // answered with a JSON body, so curl works.
 func (s *Server) HTTPHandler(cfg HTTPConfig) (http.Handler, error) {
-	hosts, err := allowedHosts(cfg)
+	hosts, err := mcpwire.NewHosts(cfg.Addr, cfg.AllowedHosts...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mcp: %w", err)
 	}
 	inner := server.NewStreamableHTTPServer(s.mcp,
 		server.WithEndpointPath(EndpointPath),
@@ -116,7 +115,7 @@ func WriteTimeoutFor(deadline time.Duration) time.Duration {
 type httpFront struct {
 	s     *Server
 	inner http.Handler
-	hosts map[string]bool
+	hosts mcpwire.Hosts
 	auth  *identity.Authenticator
 	// noDirect sends every request through mcp-go's transport, so tests
 	// can compare the two paths.
@@ -124,7 +123,7 @@ type httpFront struct {
 }
 
 func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if msg, ok := f.originOK(r); !ok {
+	if msg, ok := f.hosts.Check(r); !ok {
 		http.Error(w, msg, http.StatusForbidden)
 		return
 	}
@@ -331,39 +330,4 @@ func isJSON(r *http.Request) bool {
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "application/json"
-}
-
-// originOK is the DNS-rebinding defence: a browser tricked into talking to
-// this server sends the attacker's name in Host or Origin.
-func (f *httpFront) originOK(r *http.Request) (string, bool) {
-	if !f.hosts[strings.ToLower(r.Host)] {
-		return fmt.Sprintf("forbidden: Host %q is not this server's address", r.Host), false
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return "", true // not a browser request
-	}
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !f.hosts[strings.ToLower(u.Host)] {
-		return fmt.Sprintf("forbidden: Origin %q is not this server", origin), false
-	}
-	return "", true
-}
-
-// allowedHosts is the set of host:port values requests may name.
-func allowedHosts(cfg HTTPConfig) (map[string]bool, error) {
-	host, port, err := net.SplitHostPort(cfg.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("mcp: HTTP address %q: %w", cfg.Addr, err)
-	}
-	hosts := map[string]bool{strings.ToLower(net.JoinHostPort(host, port)): true}
-	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
-		for _, h := range []string{"localhost", "127.0.0.1", "::1"} {
-			hosts[net.JoinHostPort(h, port)] = true
-		}
-	}
-	for _, h := range cfg.AllowedHosts {
-		hosts[strings.ToLower(h)] = true
-	}
-	return hosts, nil
 }
